@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+/// @title Escrow of buyer funds, debited per call by the relayer and split between creator and treasury
+interface IPaymentEscrow {
+    /// @notice A buyer's signed cap for one call (EIP-712 `DebitAuthorization`).
+    struct DebitAuthorization {
+        address buyer;
+        bytes32 resourceId;
+        uint256 maxAmount;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+    }
+
+    /// @notice One debit: the authorization, the amount actually charged (<= maxAmount), the signature.
+    struct Debit {
+        DebitAuthorization authorization;
+        uint256 amount;
+        bytes signature;
+    }
+
+    /// @notice The `exact` path: an EIP-3009 TransferWithAuthorization from the buyer to this escrow.
+    struct ExactPayment {
+        bytes32 resourceId;
+        address from;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+        bytes signature;
+    }
+
+    /// @param buyer Whose balance grew.
+    /// @param from Who paid the stablecoin in.
+    /// @param amount The amount.
+    /// @param balance The buyer's balance after.
+    event Deposited(address indexed buyer, address indexed from, uint256 amount, uint256 balance);
+
+    /// @param buyer The buyer.
+    /// @param amount The amount requested.
+    /// @param unlocksAt When `withdraw` may be called.
+    event WithdrawalRequested(address indexed buyer, uint256 amount, uint256 unlocksAt);
+
+    /// @param buyer The buyer.
+    /// @param amount The amount paid out.
+    /// @param balance The buyer's balance after.
+    event Withdrawn(address indexed buyer, uint256 amount, uint256 balance);
+
+    /// @notice A call was paid for and split; the two shares are credited to `payout` and the treasury.
+    /// @param resourceId The resource paid.
+    /// @param buyer The buyer debited.
+    /// @param nonce The authorization nonce (the idemKey).
+    /// @param amount The amount debited.
+    /// @param payout The creator's payout address, credited `creatorAmount`.
+    /// @param creatorAmount amount - treasuryAmount.
+    /// @param treasuryAmount floor(amount * feeBps / 10000).
+    event Debited(
+        bytes32 indexed resourceId,
+        address indexed buyer,
+        bytes32 indexed nonce,
+        uint256 amount,
+        address payout,
+        uint256 creatorAmount,
+        uint256 treasuryAmount
+    );
+
+    /// @notice An item of a batch failed and was skipped; the rest of the batch went through.
+    /// @param resourceId The resource of the skipped item.
+    /// @param buyer The buyer of the skipped item.
+    /// @param nonce The nonce of the skipped item (not spent).
+    /// @param reason The ABI-encoded custom error the item would have reverted with.
+    event DebitSkipped(bytes32 indexed resourceId, address indexed buyer, bytes32 indexed nonce, bytes reason);
+
+    /// @param account The creator payout or treasury account.
+    /// @param to Where the earnings were sent.
+    /// @param amount The amount.
+    event EarningsClaimed(address indexed account, address indexed to, uint256 amount);
+
+    /// @param buyer The buyer.
+    /// @param limit Most the buyer may be debited per period (0 = no limit).
+    /// @param period The period length in seconds.
+    event SpendLimitSet(address indexed buyer, uint256 limit, uint256 period);
+
+    /// @param oldFeeBps The previous fee.
+    /// @param newFeeBps The new fee.
+    event FeeChanged(uint16 oldFeeBps, uint16 newFeeBps);
+
+    /// @param treasury The new treasury.
+    event TreasuryChanged(address treasury);
+
+    /// @notice A zero address where one is required.
+    error ZeroAddress();
+    /// @notice A zero amount where a positive one is required.
+    error ZeroAmount();
+    /// @param feeBps The fee asked for; it must be below 5000.
+    error FeeTooHigh(uint16 feeBps);
+    /// @param oldFeeBps The current fee.
+    /// @param newFeeBps The fee asked for, further from the current one than one step allows.
+    error FeeStepTooLarge(uint16 oldFeeBps, uint16 newFeeBps);
+    /// @param nextChangeAt When the fee may change again.
+    error FeeChangeTooSoon(uint256 nextChangeAt);
+    /// @param validAfter The authorization's start.
+    /// @param now_ The block timestamp.
+    error AuthorizationNotYetValid(uint256 validAfter, uint256 now_);
+    /// @param validBefore The authorization's end.
+    /// @param now_ The block timestamp.
+    error AuthorizationExpired(uint256 validBefore, uint256 now_);
+    /// @param buyer The buyer.
+    /// @param nonce The nonce already spent.
+    error NonceAlreadyUsed(address buyer, bytes32 nonce);
+    /// @param amount The amount asked for.
+    /// @param maxAmount The cap the buyer signed.
+    error AmountExceedsMax(uint256 amount, uint256 maxAmount);
+    /// @param resourceId The resource that is unknown or inactive.
+    error ResourceInactive(bytes32 resourceId);
+    /// @param buyer The account the signature should come from.
+    error InvalidSignature(address buyer);
+    /// @param buyer The buyer.
+    /// @param balance The buyer's escrow balance.
+    /// @param needed The amount needed.
+    error InsufficientEscrow(address buyer, uint256 balance, uint256 needed);
+    /// @param buyer The buyer.
+    /// @param limit The buyer's limit per period.
+    /// @param spent Already spent in this period.
+    /// @param amount The amount that would pass the limit.
+    error SpendLimitExceeded(address buyer, uint256 limit, uint256 spent, uint256 amount);
+    /// @param buyer The buyer.
+    /// @param unlocksAt When the withdrawal may happen (0 when none was requested).
+    error WithdrawalLocked(address buyer, uint256 unlocksAt);
+    /// @param from The payer of the exact payment.
+    /// @param nonce Its EIP-3009 nonce, already settled here.
+    error ExactAlreadySettled(address from, bytes32 nonce);
+    /// @param available Stablecoin held but not yet accounted for.
+    /// @param needed The value of the front-run authorization being settled.
+    error UnaccountedFundsMissing(uint256 available, uint256 needed);
+
+    /// @notice Longest a buyer must wait between `requestWithdrawal` and `withdraw`.
+    function WITHDRAWAL_DELAY() external view returns (uint256);
+
+    /// @notice Adds `amount` to the caller's balance (stablecoin `transferFrom` the caller).
+    function deposit(uint256 amount) external;
+
+    /// @notice Adds `amount` to `buyer`'s balance, paid by the caller.
+    function depositFor(address buyer, uint256 amount) external;
+
+    /// @notice Adds `value` to `from`'s balance with `from`'s EIP-3009 ReceiveWithAuthorization (to = this).
+    function depositWithAuthorization(
+        address from,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature
+    ) external;
+
+    /// @notice Starts the delay after which `amount` may be withdrawn; replaces an earlier request.
+    function requestWithdrawal(uint256 amount) external;
+
+    /// @notice Pays out the requested amount (or the balance, if less) once the delay has passed.
+    function withdraw() external returns (uint256 amount);
+
+    /// @notice Sets the caller's spend limit: at most `limit` debited per `period` seconds (0 = none).
+    function setSpendLimit(uint256 limit, uint256 period) external;
+
+    /// @notice Debits `debit.amount` under the buyer's signed authorization and splits it. Relayer only.
+    function debit(Debit calldata debit) external;
+
+    /// @notice Debits many authorizations; a failing item is skipped (`DebitSkipped`), never the batch.
+    /// @return settled How many items were debited.
+    function debitBatch(Debit[] calldata debits) external returns (uint256 settled);
+
+    /// @notice Settles an `exact` payment: pulls the EIP-3009 transfer (or accounts a front-run one) and splits it.
+    function settleExact(ExactPayment calldata payment) external;
+
+    /// @notice Sends the caller's earnings (creator shares or treasury fees) to `to`.
+    function claim(address to) external returns (uint256 amount);
+
+    /// @notice The EIP-712 digest a buyer signs for `authorization`.
+    function hashDebitAuthorization(DebitAuthorization calldata authorization) external view returns (bytes32);
+}

@@ -1,0 +1,52 @@
+import type { IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
+
+type Future = Parameters<IgnitionModuleBuilder["contractAt"]>[1];
+type ContractFuture = ReturnType<IgnitionModuleBuilder["contract"]>;
+
+/**
+ * Deploy-time settings shared by every module. They are read from the `$global` section of an Ignition
+ * parameters file, so one file configures the local stack and the test network alike.
+ */
+export const DEFAULTS = {
+  feeBps: 500,
+  strikeThreshold: 3,
+  slashBps: 5_000,
+  minBond: 0n,
+  bondWithdrawalDelay: 7n * 24n * 60n * 60n,
+} as const;
+
+/** Deploys the ResourceRegistry against a stablecoin and an ERC-8004 identity registry. */
+export function deployResourceRegistry(m: IgnitionModuleBuilder, token: Future, identity: Future): ContractFuture {
+  const admin = m.getParameter("admin", m.getAccount(0));
+  return m.contract("ResourceRegistry", [
+    token,
+    identity,
+    m.getParameter("treasury", m.getAccount(0)),
+    admin,
+    m.getParameter("strikeThreshold", DEFAULTS.strikeThreshold),
+    m.getParameter("slashBps", DEFAULTS.slashBps),
+    m.getParameter("minBond", DEFAULTS.minBond),
+    m.getParameter("bondWithdrawalDelay", DEFAULTS.bondWithdrawalDelay),
+  ]);
+}
+
+/** Deploys the PaymentEscrow bound to a stablecoin and a ResourceRegistry. */
+export function deployPaymentEscrow(m: IgnitionModuleBuilder, token: Future, registry: Future): ContractFuture {
+  return m.contract("PaymentEscrow", [
+    token,
+    registry,
+    m.getParameter("treasury", m.getAccount(0)),
+    m.getParameter("feeBps", DEFAULTS.feeBps),
+    m.getParameter("admin", m.getAccount(0)),
+  ]);
+}
+
+/** Grants the relayer the right to debit and the facilitator the right to record strikes. */
+export function grantServiceRoles(m: IgnitionModuleBuilder, escrow: ContractFuture, registry: ContractFuture): void {
+  const relayerRole = m.staticCall(escrow, "RELAYER_ROLE");
+  const facilitatorRole = m.staticCall(registry, "FACILITATOR_ROLE");
+  m.call(escrow, "grantRole", [relayerRole, m.getParameter("relayer", m.getAccount(0))], { id: "grantRelayer" });
+  m.call(registry, "grantRole", [facilitatorRole, m.getParameter("facilitator", m.getAccount(0))], {
+    id: "grantFacilitator",
+  });
+}

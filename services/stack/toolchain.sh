@@ -1,0 +1,29 @@
+#!/bin/sh
+# Runs a command under the project's Node 22, installing dependencies first when they are missing,
+# stale, or were installed under another Node (which silently drops Hardhat's EDR native binding).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+
+installed() {
+  [ -x node_modules/.bin/node ] || return 1
+  case "$(node_modules/.bin/node --version 2>/dev/null)" in v22.*) ;; *) return 1 ;; esac
+  [ -f node_modules/.package-lock.json ] || return 1
+  [ package-lock.json -nt node_modules/.package-lock.json ] && return 1
+  node_modules/.bin/node -e "require('@nomicfoundation/edr')" >/dev/null 2>&1 || return 1
+  return 0
+}
+
+if ! installed; then
+  echo "[toolchain] installing dependencies under Node 22 (npm ci); this takes about a minute" >&2
+  rm -rf node_modules
+  npm exec --yes --package=node@22 -- npm ci --no-audit --no-fund
+  if ! installed; then
+    echo "[toolchain] the install did not yield Node 22 with Hardhat's EDR binding; see the npm output above" >&2
+    exit 1
+  fi
+fi
+
+PATH="$root/node_modules/.bin:$PATH"
+export PATH
+exec "$@"
