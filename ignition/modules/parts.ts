@@ -1,7 +1,6 @@
-import type { IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
+import type { CallableContractFuture, ContractFuture, IgnitionModuleBuilder } from "@nomicfoundation/ignition-core";
 
-type Future = Parameters<IgnitionModuleBuilder["contractAt"]>[1];
-type ContractFuture = ReturnType<IgnitionModuleBuilder["contract"]>;
+type Contract = ContractFuture<string>;
 
 /**
  * Deploy-time settings shared by every module. They are read from the `$global` section of an Ignition
@@ -16,7 +15,7 @@ export const DEFAULTS = {
 } as const;
 
 /** Deploys the ResourceRegistry against a stablecoin and an ERC-8004 identity registry. */
-export function deployResourceRegistry(m: IgnitionModuleBuilder, token: Future, identity: Future): ContractFuture {
+export function deployResourceRegistry(m: IgnitionModuleBuilder, token: Contract, identity: Contract) {
   const admin = m.getParameter("admin", m.getAccount(0));
   return m.contract("ResourceRegistry", [
     token,
@@ -31,7 +30,7 @@ export function deployResourceRegistry(m: IgnitionModuleBuilder, token: Future, 
 }
 
 /** Deploys the PaymentEscrow bound to a stablecoin and a ResourceRegistry. */
-export function deployPaymentEscrow(m: IgnitionModuleBuilder, token: Future, registry: Future): ContractFuture {
+export function deployPaymentEscrow(m: IgnitionModuleBuilder, token: Contract, registry: Contract) {
   return m.contract("PaymentEscrow", [
     token,
     registry,
@@ -42,7 +41,7 @@ export function deployPaymentEscrow(m: IgnitionModuleBuilder, token: Future, reg
 }
 
 /** Grants the relayer the right to debit and the facilitator the right to record strikes. */
-export function grantServiceRoles(m: IgnitionModuleBuilder, escrow: ContractFuture, registry: ContractFuture): void {
+export function grantServiceRoles(m: IgnitionModuleBuilder, escrow: CallableContractFuture<"PaymentEscrow">, registry: CallableContractFuture<"ResourceRegistry">): void {
   const relayerRole = m.staticCall(escrow, "RELAYER_ROLE");
   const facilitatorRole = m.staticCall(registry, "FACILITATOR_ROLE");
   m.call(escrow, "grantRole", [relayerRole, m.getParameter("relayer", m.getAccount(0))], { id: "grantRelayer" });

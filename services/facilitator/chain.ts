@@ -1,0 +1,170 @@
+import { createPublicClient, http } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
+import { abiOf } from "../protocol/artifacts.ts";
+import { serviceChain } from "../protocol/chain.ts";
+
+/** What the facilitator reads from the chain about a buyer before reserving. */
+export type BuyerState = {
+  balance: bigint;
+  pendingWithdrawal: bigint;
+  spendLimit: { limit: bigint; period: bigint; windowStart: bigint; spent: bigint };
+};
+
+/** What the facilitator needs of a resource: whether debits are allowed and its cap. */
+export type ResourceTerms = { active: boolean; cap: bigint; payout: Address };
+
+export type ChainReaderParameters = {
+  rpcUrl: string;
+  escrow: Address;
+  registry: Address;
+  token: Address;
+  /** How long resource terms are cached (ms). */
+  resourceTtlMs?: number;
+};
+
+/** Reads of escrow, registry and token state, against one RPC endpoint. */
+export type ChainReader = ReturnType<typeof createChainReader>;
+
+/**
+ * Creates the facilitator's view of the chain. Every read is a plain eth_call; nothing here signs.
+ * @example const chain = createChainReader({ rpcUrl, escrow, registry, token })
+ */
+export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtlMs = 2_000 }: ChainReaderParameters) {
+  const publicClient = createPublicClient({
+    chain: serviceChain(rpcUrl),
+    transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }),
+  }) as PublicClient;
+  const escrowAbi = abiOf("PaymentEscrow");
+  const registryAbi = abiOf("ResourceRegistry");
+  const tokenAbi = abiOf("TestStablecoin");
+  const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
+
+  const readEscrow = <T,>(functionName: string, args: readonly unknown[]) =>
+    publicClient.readContract({ address: escrow, abi: escrowAbi, functionName, args } as never) as Promise<T>;
+
+  return {
+    publicClient,
+    addresses: { escrow, registry, token },
+
+    async buyerState(buyer: Address): Promise<BuyerState> {
+      const [balance, pending, limit] = await Promise.all([
+        readEscrow<bigint>("balanceOf", [buyer]),
+        readEscrow<readonly [bigint, bigint]>("pendingWithdrawal", [buyer]),
+        readEscrow<readonly [bigint, bigint, bigint, bigint]>("spendLimitOf", [buyer]),
+      ]);
+      return {
+        balance,
+        pendingWithdrawal: pending[0],
+        spendLimit: { limit: limit[0], period: limit[1], windowStart: limit[2], spent: limit[3] },
+      };
+    },
+
+    nonceUsed: (buyer: Address, nonce: Hex) => readEscrow<boolean>("nonceUsed", [buyer, nonce]),
+
+    exactSettled: (from: Address, nonce: Hex) => readEscrow<boolean>("exactSettled", [from, nonce]),
+
+    async resourceTerms(resourceId: Hex, now = Date.now()): Promise<ResourceTerms | null> {
+      const cached = resources.get(resourceId);
+      if (cached && now - cached.at < resourceTtlMs) return cached.terms;
+      let terms: ResourceTerms | null = null;
+      try {
+        const resource = await publicClient.readContract({
+          address: registry,
+          abi: registryAbi,
+          functionName: "getResource",
+          args: [resourceId],
+        });
+        terms = { active: resource.active, cap: resource.pricing.max, payout: resource.payout };
+      } catch (error) {
+        if (!isRevert(error)) throw error;
+      }
+      resources.set(resourceId, { at: now, terms });
+      return terms;
+    },
+
+    /** Every `Debited` log carrying `nonce` (the idemKey): how a debit from an earlier attempt is found again. */
+    async debitedLogs(nonce: Hex) {
+      const logs = await publicClient.getContractEvents({
+        address: escrow,
+        abi: escrowAbi,
+        eventName: "Debited",
+        args: { nonce },
+        fromBlock: "earliest",
+        strict: true,
+      });
+      return logs.map((log) => ({
+        transaction: log.transactionHash,
+        payer: log.args.buyer,
+        resourceId: log.args.resourceId,
+        buyer: log.args.buyer,
+        amount: log.args.amount,
+        creatorAmount: log.args.creatorAmount,
+        treasuryAmount: log.args.treasuryAmount,
+      }));
+    },
+
+    strikeRecorded: (idemKey: Hex) =>
+      publicClient.readContract({ address: registry, abi: registryAbi, functionName: "strikeRecorded", args: [idemKey] }),
+
+    tokenBalance: (owner: Address) =>
+      publicClient.readContract({ address: token, abi: tokenAbi, functionName: "balanceOf", args: [owner] }),
+
+    authorizationState: (from: Address, nonce: Hex) =>
+      publicClient.readContract({ address: token, abi: tokenAbi, functionName: "authorizationState", args: [from, nonce] }),
+
+    async isContract(address: Address): Promise<boolean> {
+      const code = await publicClient.getCode({ address });
+      return code !== undefined && code !== "0x";
+    },
+
+    async isValidErc1271(wallet: Address, hash: Hex, signature: Hex): Promise<boolean> {
+      try {
+        const result = await publicClient.readContract({
+          address: wallet,
+          abi: erc1271Abi,
+          functionName: "isValidSignature",
+          args: [hash, signature],
+        });
+        return result === "0x1626ba7e";
+      } catch (error) {
+        if (isRevert(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+const erc1271Abi = [
+  {
+    type: "function",
+    name: "isValidSignature",
+    stateMutability: "view",
+    inputs: [
+      { name: "hash", type: "bytes32" },
+      { name: "signature", type: "bytes" },
+    ],
+    outputs: [{ name: "", type: "bytes4" }],
+  },
+] as const;
+
+/** Whether a viem error is a contract revert (an answer) rather than a transport failure (no answer). */
+export function isRevert(error: unknown): boolean {
+  let current = error as { name?: string; cause?: unknown } | undefined;
+  while (current) {
+    if (current.name === "ContractFunctionRevertedError" || current.name === "ContractFunctionZeroDataError") return true;
+    if (current.name === "HttpRequestError" || current.name === "TimeoutError") return false;
+    current = current.cause as typeof current;
+  }
+  return false;
+}
+
+/** Whether an error means the chain could not be reached (as opposed to a revert or a bug). */
+export function isChainUnavailable(error: unknown): boolean {
+  let current = error as { name?: string; code?: string; cause?: unknown } | undefined;
+  while (current) {
+    if (current.name === "HttpRequestError" || current.name === "TimeoutError" || current.name === "ChainUnavailableError") return true;
+    if (current.code === "ECONNREFUSED" || current.code === "ECONNRESET" || current.code === "UND_ERR_SOCKET") return true;
+    current = current.cause as typeof current;
+  }
+  return false;
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { addressSchema } from "../protocol/schemas/primitives.ts";
+
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
+const flag = z.enum(["0", "1", "true", "false", "on", "off"]).transform((v) => v === "1" || v === "true" || v === "on");
+
+/** Everything the facilitator reads from its environment, validated at start-up. */
+export const facilitatorEnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4020),
+  HOST: z.string().default("127.0.0.1"),
+  RPC_URL: z.url(),
+  ESCROW_ADDRESS: addressSchema,
+  REGISTRY_ADDRESS: addressSchema,
+  TOKEN_ADDRESS: addressSchema,
+  /** Comma-separated private keys of the relayer pool; each signer has its own nonce lane. */
+  RELAYER_KEYS: z.string().transform((v, ctx) => {
+    const keys = v.split(",").map((k) => k.trim()).filter(Boolean);
+    for (const key of keys) {
+      if (!privateKey.safeParse(key).success) {
+        ctx.addIssue({ code: "custom", message: "every relayer key must be 0x followed by 64 hex digits" });
+        return z.NEVER;
+      }
+    }
+    if (keys.length === 0) ctx.addIssue({ code: "custom", message: "at least one relayer key is required" });
+    return keys as `0x${string}`[];
+  }),
+  /** Key holding FACILITATOR_ROLE on the registry, used to record strikes; defaults to the first relayer key. */
+  FACILITATOR_KEY: privateKey.optional(),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default(".data/facilitator"),
+  DATABASE_SCHEMA: z.string().default("facilitator"),
+  CALLER_AUTH: flag.default(false),
+  CALLER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  NODE_ENV: z.string().default("development"),
+  BATCH_WINDOW_MS: z.coerce.number().int().min(0).default(20),
+  BATCH_MAX_ITEMS: z.coerce.number().int().min(1).max(256).default(64),
+  RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  SETTLE_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
+  LOW_GAS_WEI: z.coerce.bigint().default(10n ** 16n),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+/** The facilitator's validated configuration. */
+export type FacilitatorConfig = z.output<typeof facilitatorEnvSchema>;
+
+/** Refused configuration, with every problem named. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Reads and validates the facilitator configuration; bad configuration fails here, at start-up.
+ * @example const config = loadFacilitatorConfig(process.env)
+ */
+export function loadFacilitatorConfig(env: Record<string, string | undefined>): FacilitatorConfig {
+  const parsed = facilitatorEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new ConfigError(`invalid facilitator configuration: ${problems}`);
+  }
+  const config = parsed.data;
+  if (config.CALLER_AUTH && !config.CALLER_AUTH_SECRET) {
+    if (config.NODE_ENV === "production") {
+      throw new ConfigError("CALLER_AUTH is on in production but CALLER_AUTH_SECRET is not set; refusing to start");
+    }
+  }
+  return config;
+}

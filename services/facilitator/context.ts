@@ -1,0 +1,26 @@
+import type { Logger } from "pino";
+import type { Address } from "viem";
+import type { ChainReader } from "./chain.ts";
+import type { FacilitatorMetrics } from "./metrics.ts";
+import type { Relayer } from "./relayer/createRelayer.ts";
+import type { Store } from "./store/createStore.ts";
+
+/** Unix seconds; injected so that tests can move time (result TTL, expiry). */
+export type Clock = { now(): number };
+
+/** The system clock. */
+export const systemClock: Clock = { now: () => Math.floor(Date.now() / 1000) };
+
+/** Everything the facilitator's operations use; routes only translate HTTP to these. */
+export type FacilitatorContext = {
+  store: Store;
+  chain: ChainReader;
+  relayer: Relayer;
+  clock: Clock;
+  logger: Logger;
+  metrics: FacilitatorMetrics;
+  escrow: Address;
+  token: Address;
+  /** How long a settle waits for a debit driven by another request before answering settlement_pending. */
+  settleWaitMs: number;
+};

@@ -1,0 +1,96 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { createChainReader } from "./chain.ts";
+import type { FacilitatorConfig } from "./config.ts";
+import { systemClock } from "./context.ts";
+import type { Clock, FacilitatorContext } from "./context.ts";
+import { runBackgroundPass } from "./backgroundWork.ts";
+import { createLogger } from "./logger.ts";
+import { createFacilitatorMetrics } from "./metrics.ts";
+import { createRelayer } from "./relayer/createRelayer.ts";
+import { createFacilitatorApp, listen } from "./server.ts";
+import { createStore } from "./store/createStore.ts";
+
+export type CreateFacilitatorOptions = { clock?: Clock; logger?: Logger; backgroundIntervalMs?: number };
+
+/** A running facilitator: its URL, its context (for tests and tools), and `stop`. */
+export type Facilitator = { url: string; server: Server; ctx: FacilitatorContext; stop(): Promise<void> };
+
+/**
+ * Builds and starts a facilitator from validated configuration: store (migrated), chain reader, relayer,
+ * HTTP server and the background loop (expiry, settlement retries, strikes).
+ * @example const facilitator = await createFacilitator(loadFacilitatorConfig(process.env))
+ */
+export async function createFacilitator(config: FacilitatorConfig, options: CreateFacilitatorOptions = {}): Promise<Facilitator> {
+  const logger = options.logger ?? createLogger("facilitator", config.LOG_LEVEL);
+  const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: config.DATABASE_SCHEMA });
+  const chain = createChainReader({ rpcUrl: config.RPC_URL, escrow: config.ESCROW_ADDRESS, registry: config.REGISTRY_ADDRESS, token: config.TOKEN_ADDRESS });
+  let metrics: FacilitatorContext["metrics"];
+  const relayer = createRelayer({
+    rpcUrl: config.RPC_URL,
+    escrow: config.ESCROW_ADDRESS,
+    registry: config.REGISTRY_ADDRESS,
+    relayerKeys: config.RELAYER_KEYS,
+    facilitatorKey: (config.FACILITATOR_KEY ?? config.RELAYER_KEYS[0]!) as `0x${string}`,
+    batchWindowMs: config.BATCH_WINDOW_MS,
+    batchMaxItems: config.BATCH_MAX_ITEMS,
+    receiptTimeoutMs: config.RECEIPT_TIMEOUT_MS,
+    onBatch: (size, gasUsed) => {
+      metrics.batchSize.observe(size);
+      metrics.batchGas.observe(Number(gasUsed) / size);
+    },
+  });
+  metrics = createFacilitatorMetrics(() => relayer.gasBalances());
+  const ctx: FacilitatorContext = {
+    store,
+    chain,
+    relayer,
+    clock: options.clock ?? systemClock,
+    logger,
+    metrics,
+    escrow: config.ESCROW_ADDRESS,
+    token: config.TOKEN_ADDRESS,
+    settleWaitMs: config.SETTLE_WAIT_MS,
+  };
+
+  const readiness = async () => {
+    try {
+      await store.query("SELECT 1");
+      const [chainId, balances] = await Promise.all([chain.publicClient.getChainId(), relayer.gasBalances()]);
+      const lowGas = balances.filter((b) => b.balance < config.LOW_GAS_WEI).map((b) => b.address);
+      return { ready: true, chainId, lowGas };
+    } catch (error) {
+      return { ready: false, reason: (error as Error).message.split("\n")[0] };
+    }
+  };
+  const app = createFacilitatorApp(
+    ctx,
+    config.CALLER_AUTH ? { enabled: true, secret: config.CALLER_AUTH_SECRET } : { enabled: false },
+    readiness,
+  );
+  const server = await listen(app, config.PORT, config.HOST);
+  const { port } = server.address() as AddressInfo;
+
+  let stopped = false;
+  let pass: Promise<void> = Promise.resolve();
+  const interval = setInterval(() => {
+    pass = pass.then(() => (stopped ? undefined : runBackgroundPass(ctx).catch((error) => logger.warn({ err: (error as Error).message }, "background pass failed"))));
+  }, options.backgroundIntervalMs ?? 1_000);
+
+  logger.info({ port, store: store.kind, relayers: relayer.relayerAddresses }, "facilitator listening");
+  return {
+    url: `http://${config.HOST}:${port}`,
+    server,
+    ctx,
+    async stop() {
+      stopped = true;
+      clearInterval(interval);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await pass;
+      await relayer.drain();
+      await store.close();
+    },
+  };
+}

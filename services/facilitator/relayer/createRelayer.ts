@@ -1,0 +1,190 @@
+import { createPublicClient, createWalletClient, decodeEventLog, encodeFunctionData, http } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
+import { abiOf } from "../../protocol/artifacts.ts";
+import { serviceChain } from "../../protocol/chain.ts";
+import { createNonceManager } from "./nonceManager.ts";
+import type { NonceManager } from "./nonceManager.ts";
+import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
+
+/** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
+export type DebitItem = {
+  authorization: { buyer: Address; resourceId: Hex; maxAmount: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
+  amount: bigint;
+  signature: Hex;
+};
+
+/** An `exact` payment for the escrow's `settleExact`. */
+export type ExactItem = {
+  resourceId: Hex;
+  from: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  signature: Hex;
+};
+
+/** What became of one debit on chain. */
+export type DebitOutcome =
+  | { kind: "debited"; transaction: Hex; amount: bigint; creatorAmount: bigint; treasuryAmount: bigint; payer: Address }
+  | { kind: "skipped"; transaction: Hex; reason: Hex };
+
+export type RelayerParameters = {
+  rpcUrl: string;
+  escrow: Address;
+  registry: Address;
+  relayerKeys: readonly Hex[];
+  facilitatorKey: Hex;
+  batchWindowMs: number;
+  batchMaxItems: number;
+  receiptTimeoutMs: number;
+  onBatch?: (size: number, gasUsed: bigint) => void;
+};
+
+export type Relayer = ReturnType<typeof createRelayer>;
+
+type Lane = { account: ReturnType<typeof privateKeyToAccount>; wallet: ReturnType<typeof createWalletClient>; nonces: NonceManager };
+type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void };
+
+/**
+ * The relayer: a pool of signers, each with its own nonce lane, that batches debits arriving within
+ * `batchWindowMs` (or `batchMaxItems`) into one `debitBatch` transaction and reports each item's outcome
+ * from the receipt's `Debited` / `DebitSkipped` logs.
+ * @example const outcome = await relayer.debit(item)
+ */
+export function createRelayer(p: RelayerParameters) {
+  const chain = serviceChain(p.rpcUrl);
+  const transport = http(p.rpcUrl, { retryCount: 0, timeout: 10_000 });
+  const publicClient = createPublicClient({ chain, transport }) as PublicClient;
+  const escrowAbi = abiOf("PaymentEscrow");
+  const registryAbi = abiOf("ResourceRegistry");
+  const lanesByAddress = new Map<Address, Lane>();
+  const laneFor = (key: Hex): Lane => {
+    const account = privateKeyToAccount(key);
+    let lane = lanesByAddress.get(account.address);
+    if (!lane) {
+      lane = { account, wallet: createWalletClient({ account, chain, transport }), nonces: createNonceManager(publicClient, account.address) };
+      lanesByAddress.set(account.address, lane);
+    }
+    return lane;
+  };
+  const debitLanes = p.relayerKeys.map(laneFor);
+  const strikeLane = laneFor(p.facilitatorKey);
+  let nextLane = 0;
+  let queue: Pending[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const inFlight = new Set<Promise<void>>();
+
+  const send = (lane: Lane, to: Address, data: Hex, gas: bigint) =>
+    sendTransaction({ publicClient, wallet: lane.wallet, account: lane.account, nonces: lane.nonces, to, data, gas, receiptTimeoutMs: p.receiptTimeoutMs });
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, p.batchMaxItems);
+      queue = queue.slice(p.batchMaxItems);
+      const lane = debitLanes[nextLane++ % debitLanes.length]!;
+      const run = sendBatch(lane, batch).finally(() => inFlight.delete(run));
+      inFlight.add(run);
+    }
+  }
+
+  async function sendBatch(lane: Lane, batch: Pending[]): Promise<void> {
+    try {
+      const data = encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [batch.map((b) => b.item)] });
+      const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length));
+      if (receipt.status !== "success") throw new ChainUnavailableError(`debitBatch ${receipt.transactionHash} reverted`);
+      p.onBatch?.(batch.length, receipt.gasUsed);
+      const outcomes = outcomesOf(receipt);
+      for (const { item, resolve, reject } of batch) {
+        const outcome = outcomes.get(key(item.authorization.buyer, item.authorization.nonce));
+        if (outcome) resolve(outcome);
+        else reject(new Error(`no Debited or DebitSkipped log for nonce ${item.authorization.nonce}`));
+      }
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+    }
+  }
+
+  function outcomesOf(receipt: TransactionReceipt): Map<string, DebitOutcome> {
+    const outcomes = new Map<string, DebitOutcome>();
+    for (const log of receipt.logs) {
+      if (log.address.toLowerCase() !== p.escrow.toLowerCase()) continue;
+      try {
+        const event = decodeEventLog({ abi: escrowAbi, data: log.data, topics: log.topics });
+        if (event.eventName === "Debited") {
+          const a = event.args;
+          outcomes.set(key(a.buyer, a.nonce), {
+            kind: "debited",
+            transaction: receipt.transactionHash,
+            amount: a.amount,
+            creatorAmount: a.creatorAmount,
+            treasuryAmount: a.treasuryAmount,
+            payer: a.buyer,
+          });
+        } else if (event.eventName === "DebitSkipped") {
+          outcomes.set(key(event.args.buyer, event.args.nonce), { kind: "skipped", transaction: receipt.transactionHash, reason: event.args.reason });
+        }
+      } catch {
+        continue;
+      }
+    }
+    return outcomes;
+  }
+
+  return {
+    publicClient,
+    relayerAddresses: debitLanes.map((lane) => lane.account.address),
+    facilitatorAddress: strikeLane.account.address,
+
+    /** Queues a debit for the next batch; resolves with its outcome once the batch is mined. */
+    debit(item: DebitItem): Promise<DebitOutcome> {
+      return new Promise<DebitOutcome>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        if (queue.length >= p.batchMaxItems) flush();
+        else timer ??= setTimeout(flush, p.batchWindowMs);
+      });
+    },
+
+    /** Settles an `exact` payment in its own transaction. */
+    async settleExact(item: ExactItem): Promise<DebitOutcome> {
+      const lane = debitLanes[nextLane++ % debitLanes.length]!;
+      const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
+      const receipt = await send(lane, p.escrow, data, 250_000n);
+      if (receipt.status !== "success") throw new ChainUnavailableError(`settleExact ${receipt.transactionHash} reverted`);
+      const outcome = outcomesOf(receipt).get(key(item.from, item.nonce));
+      if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
+      return outcome;
+    },
+
+    /** Records a strike for a failed call on the registry; resolves with the transaction hash. */
+    async recordStrike(resourceId: Hex, idemKey: Hex, reason: string): Promise<Hex> {
+      const data = encodeFunctionData({ abi: registryAbi, functionName: "recordStrike", args: [resourceId, idemKey, reason] });
+      const receipt = await send(strikeLane, p.registry, data, 200_000n);
+      if (receipt.status !== "success") throw new Error(`recordStrike ${receipt.transactionHash} reverted`);
+      return receipt.transactionHash;
+    },
+
+    /** Native gas balance of every signer, for /ready and /metrics. */
+    gasBalances(): Promise<{ address: Address; balance: bigint }[]> {
+      return Promise.all(
+        [...lanesByAddress.values()].map(async (lane) => ({
+          address: lane.account.address,
+          balance: await publicClient.getBalance({ address: lane.account.address }),
+        })),
+      );
+    },
+
+    /** Sends whatever is queued and waits for every batch in flight. */
+    async drain(): Promise<void> {
+      flush();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function key(buyer: string, nonce: string): string {
+  return `${buyer.toLowerCase()}:${nonce.toLowerCase()}`;
+}

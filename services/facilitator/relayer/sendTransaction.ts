@@ -1,0 +1,70 @@
+import type { Account, Address, Hex, PublicClient, TransactionReceipt, WalletClient } from "viem";
+import type { NonceManager } from "./nonceManager.ts";
+
+export type SendTransactionParameters = {
+  publicClient: PublicClient;
+  wallet: WalletClient;
+  account: Account;
+  nonces: NonceManager;
+  to: Address;
+  data: Hex;
+  gas: bigint;
+  /** How long to wait for a receipt before replacing the transaction with a fee bump. */
+  receiptTimeoutMs: number;
+  /** How many fee-bumped replacements to try before giving up (the debit stays pending, not lost). */
+  replacements?: number;
+};
+
+/** A transaction that could not be confirmed: the chain was unreachable or it stayed stuck. */
+export class ChainUnavailableError extends Error {
+  override name = "ChainUnavailableError";
+}
+
+/**
+ * Sends a transaction on the signer's nonce lane and waits for its receipt; if it is not mined in time it is
+ * replaced (same nonce, fees raised by a quarter) and whichever version is mined is returned.
+ * @example const receipt = await sendTransaction({ publicClient, wallet, account, nonces, to, data, gas, receiptTimeoutMs })
+ */
+export async function sendTransaction(p: SendTransactionParameters): Promise<TransactionReceipt> {
+  const fees = await p.publicClient.estimateFeesPerGas();
+  let maxFeePerGas = fees.maxFeePerGas;
+  let maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
+  const hashes: Hex[] = [];
+  return p.nonces.withNonce(async (nonce) => {
+    for (let attempt = 0; attempt <= (p.replacements ?? 2); attempt++) {
+      const hash = await p.wallet.sendTransaction({
+        account: p.account,
+        chain: p.wallet.chain,
+        to: p.to,
+        data: p.data,
+        gas: p.gas,
+        nonce,
+        maxFeePerGas,
+        maxPriorityFeePerGas,
+      } as never);
+      hashes.push(hash);
+      const receipt = await firstReceipt(p.publicClient, hashes, p.receiptTimeoutMs);
+      if (receipt) return receipt;
+      maxFeePerGas = (maxFeePerGas * 125n) / 100n + 1n;
+      maxPriorityFeePerGas = (maxPriorityFeePerGas * 125n) / 100n + 1n;
+    }
+    throw new ChainUnavailableError(`transaction with nonce ${nonce} was not mined after replacements`);
+  });
+}
+
+async function firstReceipt(client: PublicClient, hashes: readonly Hex[], timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  while (Date.now() < deadline) {
+    for (const hash of hashes) {
+      const receipt = await client.getTransactionReceipt({ hash }).catch((error: { name?: string }) => {
+        if (error.name === "TransactionReceiptNotFoundError") return null;
+        throw error;
+      });
+      if (receipt) return receipt;
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 500);
+  }
+  return null;
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { amountSchema, bytes32Schema, resourceIdSchema } from "../../protocol/schemas/primitives.ts";
+
+/** `POST /verify` request. The payment payload is judged by verify itself (an invalid one is data, not a 400). */
+export const verifyRequestSchema = z.object({
+  paymentPayload: z.unknown().refine((v) => v !== undefined, "paymentPayload is required"),
+  resourceId: resourceIdSchema,
+  maxTimeoutSeconds: z.number().int().min(1).max(86_400),
+});
+
+/** `POST /release` request. */
+export const releaseRequestSchema = z.object({
+  idemKey: bytes32Schema,
+  resourceId: resourceIdSchema,
+  strikeReason: z.string().min(1).max(200).optional(),
+});
+
+/** `POST /settle` request: the validated response the gate is about to send, and its metered price. */
+export const settleRequestSchema = z.object({
+  idemKey: bytes32Schema,
+  resourceId: resourceIdSchema,
+  amount: amountSchema.refine((v) => BigInt(v) > 0n, "amount must be positive"),
+  response: z.object({
+    status: z.number().int().min(200).max(299),
+    contentType: z.string().min(1).max(200),
+    body: z.unknown(),
+  }),
+});
+
+/** Path parameter that must be a bytes32. */
+export const bytes32ParamSchema = bytes32Schema;

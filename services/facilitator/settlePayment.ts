@@ -1,0 +1,166 @@
+import type { Address, Hex } from "viem";
+import { encodeBase64Json } from "../protocol/base64.ts";
+import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
+import type { Receipt } from "../protocol/schemas/receipt.ts";
+import type { FacilitatorContext } from "./context.ts";
+import type { DebitOutcome } from "./relayer/createRelayer.ts";
+import type { Sql } from "./store/createStore.ts";
+import { findResult, insertResult } from "./store/results.ts";
+import { findReservation, updateReservation } from "./store/reservations.ts";
+import type { Reservation, StoredResponse } from "./store/reservations.ts";
+
+export type SettlePaymentParameters = { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse };
+
+/** `POST /settle`'s outcome: the settle body (200), no reservation (409), failed for good (409), or pending (503). */
+export type SettlePaymentReturnType =
+  | { kind: "settled"; body: Record<string, unknown> }
+  | { kind: "no_reservation"; message: string }
+  | { kind: "settlement_failed"; message: string }
+  | { kind: "pending"; retryAfterSeconds: number };
+
+/** Seconds a settle holds the right to drive its debit before the retrier may take it over. */
+export const SETTLE_LEASE_SECONDS = 60;
+
+/**
+ * Debits `min(amount, cap)` of a live reservation through the relayer, persists the response and receipt, and
+ * answers with the receipt. A repeated or concurrent settle of one idemKey yields one debit and the same body.
+ * @example const outcome = await settlePayment(ctx, { idemKey, resourceId, amount: 1200n, response })
+ */
+export async function settlePayment(ctx: FacilitatorContext, p: SettlePaymentParameters): Promise<SettlePaymentReturnType> {
+  const now = ctx.clock.now();
+  const claim = await ctx.store.transaction(async (tx) => {
+    const r = await findReservation(tx, p.idemKey, true);
+    if (!r || r.resourceId !== p.resourceId) return { kind: "none" as const, message: "no reservation for this idemKey and resource" };
+    if (r.status === "settled") return { kind: "done" as const };
+    if (r.status === "released" || r.status === "expired") return { kind: "none" as const, message: `the reservation was ${r.status}` };
+    if (r.status === "settling") return { kind: "wait" as const };
+    if (r.validBefore <= now) {
+      await updateReservation(tx, r.idemKey, { status: "expired" }, now);
+      return { kind: "none" as const, message: "the authorization expired before settlement" };
+    }
+    const amount = r.scheme === "exact" ? r.cap : p.amount < r.cap ? p.amount : r.cap;
+    await updateReservation(tx, r.idemKey, { status: "settling", amount, response: p.response, leaseUntil: now + SETTLE_LEASE_SECONDS }, now);
+    return { kind: "drive" as const, reservation: { ...r, status: "settling" as const, amount, response: p.response } };
+  });
+
+  if (claim.kind === "none") return { kind: "no_reservation", message: claim.message };
+  if (claim.kind === "done" || claim.kind === "wait") return awaitResult(ctx, p.idemKey);
+  return driveSettlement(ctx, claim.reservation);
+}
+
+/**
+ * Submits a settling reservation's debit and records what became of it. Used by settle and by the retrier.
+ * Returns `pending` when the chain could not confirm it; the reservation then stays settling for the retrier.
+ */
+export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): Promise<SettlePaymentReturnType> {
+  let outcome: DebitOutcome;
+  try {
+    outcome = await submit(ctx, r);
+  } catch (error) {
+    ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement pending: the chain did not confirm the debit");
+    ctx.metrics.settle.inc({ outcome: "pending" });
+    await ctx.store.query("UPDATE reservation SET lease_until = 0 WHERE idem_key = $1 AND status = 'settling'", [r.idemKey]);
+    return { kind: "pending", retryAfterSeconds: 2 };
+  }
+  if (outcome.kind === "skipped") {
+    const found = await findDebit(ctx, r);
+    if (found) return finalize(ctx, r, found);
+    await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released" }, ctx.clock.now()));
+    ctx.metrics.settle.inc({ outcome: "failed" });
+    return { kind: "settlement_failed", message: `the escrow refused the debit (${outcome.reason.slice(0, 10)}); nothing was debited` };
+  }
+  return finalize(ctx, r, outcome);
+}
+
+async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOutcome> {
+  const a = r.payload.authorization;
+  if (r.scheme === "exact") {
+    return ctx.relayer.settleExact({
+      resourceId: r.resourceId,
+      from: a.from as Address,
+      value: BigInt(a.value!),
+      validAfter: BigInt(a.validAfter!),
+      validBefore: BigInt(a.validBefore!),
+      nonce: a.nonce as Hex,
+      signature: r.payload.signature,
+    });
+  }
+  return ctx.relayer.debit({
+    authorization: {
+      buyer: a.buyer as Address,
+      resourceId: a.resourceId as Hex,
+      maxAmount: BigInt(a.maxAmount!),
+      validAfter: BigInt(a.validAfter!),
+      validBefore: BigInt(a.validBefore!),
+      nonce: a.nonce as Hex,
+    },
+    amount: r.amount!,
+    signature: r.payload.signature,
+  });
+}
+
+/** Looks on chain for the `Debited` log of a reservation whose debit may have landed in an earlier attempt. */
+export async function findDebit(ctx: FacilitatorContext, r: Reservation): Promise<Extract<DebitOutcome, { kind: "debited" }> | null> {
+  const logs = await ctx.chain.debitedLogs(r.idemKey);
+  const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer)?.toLowerCase();
+  const log = logs.find((l) => l.buyer.toLowerCase() === payer && l.resourceId === r.resourceId);
+  return log ? { kind: "debited", ...log } : null;
+}
+
+/** Stores the receipt and result of a debit that landed, and marks the reservation settled. */
+export async function finalize(ctx: FacilitatorContext, r: Reservation, d: Extract<DebitOutcome, { kind: "debited" }>): Promise<SettlePaymentReturnType> {
+  const now = ctx.clock.now();
+  const receipt: Receipt = {
+    success: true,
+    scheme: r.scheme,
+    network: NETWORK,
+    transaction: d.transaction,
+    payer: d.payer,
+    payTo: r.resourceId,
+    idemKey: r.idemKey,
+    amount: d.amount.toString(),
+    creatorAmount: d.creatorAmount.toString(),
+    treasuryAmount: d.treasuryAmount.toString(),
+    settledAt: new Date(now * 1000).toISOString(),
+  };
+  const encoded = encodeBase64Json(receipt);
+  const body = {
+    success: true,
+    transaction: d.transaction,
+    network: NETWORK,
+    payer: d.payer,
+    idemKey: r.idemKey,
+    amount: receipt.amount,
+    creatorAmount: receipt.creatorAmount,
+    treasuryAmount: receipt.treasuryAmount,
+    receipt: encoded,
+  };
+  await ctx.store.transaction(async (tx: Sql) => {
+    await insertResult(tx, {
+      idemKey: r.idemKey,
+      resourceId: r.resourceId,
+      response: r.response!,
+      receipt: encoded,
+      body,
+      settledAt: now,
+      expiresAt: now + RESULT_TTL_SECONDS,
+    });
+    await updateReservation(tx, r.idemKey, { status: "settled", txHash: d.transaction }, now);
+  });
+  ctx.metrics.settle.inc({ outcome: "settled" });
+  const stored = await findResult(ctx.store, r.idemKey, now);
+  return { kind: "settled", body: stored?.body ?? body };
+}
+
+/** Waits (bounded) for a result driven by another request or instance. */
+async function awaitResult(ctx: FacilitatorContext, idemKey: Hex): Promise<SettlePaymentReturnType> {
+  const deadline = Date.now() + ctx.settleWaitMs;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+    const result = await findResult(ctx.store, idemKey, ctx.clock.now());
+    if (result) return { kind: "settled", body: result.body };
+    const r = await findReservation(ctx.store, idemKey);
+    if (r && (r.status === "released" || r.status === "expired")) return { kind: "no_reservation", message: `the reservation was ${r.status}` };
+    if (Date.now() >= deadline) return { kind: "pending", retryAfterSeconds: 2 };
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}

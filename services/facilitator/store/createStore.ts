@@ -1,0 +1,78 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { migrate } from "./migrate.ts";
+
+/** A query runner: plain SQL with positional parameters, rows back. */
+export type Sql = {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+};
+
+/** The facilitator's store: PostgreSQL when a URL is given, PGlite in a data directory otherwise. */
+export type Store = Sql & {
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly kind: "postgres" | "pglite";
+};
+
+export type CreateStoreParameters = {
+  /** postgres://… ; when absent, PGlite runs embedded in `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `memory://` keeps it in memory (tests). */
+  dataDir?: string | undefined;
+  /** PostgreSQL schema holding the facilitator's tables (default `facilitator`). */
+  schema?: string | undefined;
+};
+
+/**
+ * Opens the store and applies pending migrations, one code path for both engines.
+ * @example const store = await createStore({ databaseUrl: process.env.DATABASE_URL, dataDir: ".data/facilitator" })
+ */
+export async function createStore({ databaseUrl, dataDir, schema = "facilitator" }: CreateStoreParameters): Promise<Store> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name "${schema}"`);
+  const store = databaseUrl ? await openPostgres(databaseUrl, schema) : await openPglite(dataDir ?? "memory://", schema);
+  await store.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await migrate(store, schema);
+  return store;
+}
+
+async function openPostgres(url: string, schema: string): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  pool.on("error", () => {});
+  await pool.query("SELECT 1");
+  const run = async <Row,>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
+    (await client.query(text, params as unknown[])).rows as Row[];
+  return {
+    kind: "postgres",
+    query: (text, params) => run(pool, text, params),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn({ query: (text, params) => run(client, text, params) });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string, schema: string): Promise<Store> {
+  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir);
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
+  return {
+    kind: "pglite",
+    query: async (text, params) => (await db.query(text, params as unknown[])).rows as never[],
+    transaction: (fn) =>
+      db.transaction((tx) => fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] })),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,154 @@
+import type { Hex } from "viem";
+import type { Sql } from "./createStore.ts";
+
+/** Lifecycle of a reservation: reserved → settling → settled, or reserved → released / expired. */
+export type ReservationStatus = "reserved" | "settling" | "settled" | "released" | "expired";
+
+/** A reservation row as the services use it; amounts as bigint, times as unix seconds. */
+export type Reservation = {
+  idemKey: Hex;
+  scheme: "service-escrow" | "exact";
+  buyer: Hex;
+  resourceId: Hex;
+  cap: bigint;
+  payload: StoredPayload;
+  validBefore: number;
+  status: ReservationStatus;
+  amount: bigint | null;
+  response: StoredResponse | null;
+  txHash: Hex | null;
+};
+
+/** The normalised payment as reserved: enough to submit the debit later, even after a restart. */
+export type StoredPayload = { scheme: string; authorization: Record<string, string>; signature: Hex };
+
+/** The handler's response as the gate validated it; persisted so a retry gets the same bytes. */
+export type StoredResponse = { status: number; contentType: string; body: unknown };
+
+type Row = {
+  idem_key: string;
+  scheme: string;
+  buyer: string;
+  resource_id: string;
+  cap: string;
+  payload: StoredPayload | string;
+  valid_before: string | number;
+  status: ReservationStatus;
+  amount: string | null;
+  response: StoredResponse | string | null;
+  tx_hash: string | null;
+};
+
+const columns = "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash";
+
+function json<T>(value: T | string): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}
+
+function toReservation(row: Row): Reservation {
+  return {
+    idemKey: row.idem_key as Hex,
+    scheme: row.scheme as Reservation["scheme"],
+    buyer: row.buyer as Hex,
+    resourceId: row.resource_id as Hex,
+    cap: BigInt(row.cap),
+    payload: json(row.payload),
+    validBefore: Number(row.valid_before),
+    status: row.status,
+    amount: row.amount === null ? null : BigInt(row.amount),
+    response: row.response === null ? null : json(row.response),
+    txHash: row.tx_hash as Hex | null,
+  };
+}
+
+/** Serialises the per-buyer section across transactions and across facilitator instances sharing a database. */
+export async function lockBuyer(tx: Sql, buyer: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`buyer:${buyer.toLowerCase()}`]);
+}
+
+/** Sum of what is held for a buyer: live reservations plus debits settling but not yet mined. */
+export async function heldFor(tx: Sql, buyer: string, scheme: Reservation["scheme"], now: number): Promise<bigint> {
+  const [row] = await tx.query<{ held: string }>(
+    `SELECT COALESCE(SUM(cap), 0)::text AS held FROM reservation
+      WHERE buyer = $1 AND scheme = $2 AND (status = 'settling' OR (status = 'reserved' AND valid_before > $3))`,
+    [buyer.toLowerCase(), scheme, now],
+  );
+  return BigInt(row?.held ?? "0");
+}
+
+/** Inserts a new reservation; false when the idemKey was already used. */
+export async function insertReservation(
+  tx: Sql,
+  r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore">,
+  now: number,
+): Promise<boolean> {
+  const rows = await tx.query(
+    `INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'reserved', $8, $8) ON CONFLICT (idem_key) DO NOTHING RETURNING idem_key`,
+    [r.idemKey, r.scheme, r.buyer.toLowerCase(), r.resourceId, r.cap.toString(), JSON.stringify(r.payload), r.validBefore, now],
+  );
+  return rows.length === 1;
+}
+
+/** Whether an idemKey has ever been reserved here. */
+export async function idemKeyKnown(tx: Sql, idemKey: string): Promise<boolean> {
+  return (await tx.query("SELECT 1 FROM reservation WHERE idem_key = $1", [idemKey])).length === 1;
+}
+
+/** The reservation of `idemKey`, optionally locked until the transaction ends. */
+export async function findReservation(tx: Sql, idemKey: string, forUpdate = false): Promise<Reservation | null> {
+  const rows = await tx.query<Row>(
+    `SELECT ${columns} FROM reservation WHERE idem_key = $1${forUpdate ? " FOR UPDATE" : ""}`,
+    [idemKey],
+  );
+  return rows[0] ? toReservation(rows[0]) : null;
+}
+
+/** Moves a reservation to a new status (and records the debit amount, response, tx hash when given). */
+export async function updateReservation(
+  tx: Sql,
+  idemKey: string,
+  change: { status: ReservationStatus; amount?: bigint; response?: StoredResponse; txHash?: string; leaseUntil?: number },
+  now: number,
+): Promise<void> {
+  await tx.query(
+    `UPDATE reservation SET status = $2,
+        amount = COALESCE($3::numeric, amount), response = COALESCE($4::jsonb, response),
+        tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7
+      WHERE idem_key = $1`,
+    [
+      idemKey,
+      change.status,
+      change.amount?.toString() ?? null,
+      change.response ? JSON.stringify(change.response) : null,
+      change.txHash ?? null,
+      change.leaseUntil ?? null,
+      now,
+    ],
+  );
+}
+
+/** Marks reservations whose authorization has expired unsettled as expired (no strike). Returns how many. */
+export async function expireReservations(tx: Sql, now: number): Promise<number> {
+  const rows = await tx.query(
+    `UPDATE reservation SET status = 'expired', updated_at = $1
+      WHERE status = 'reserved' AND valid_before <= $1 RETURNING idem_key`,
+    [now],
+  );
+  return rows.length;
+}
+
+/**
+ * Claims settling reservations that no live settle is driving (lease passed), for the retrier; the lease keeps
+ * two instances from driving the same debit at once.
+ */
+export async function claimStaleSettling(tx: Sql, now: number, leaseSeconds: number, limit = 64): Promise<Reservation[]> {
+  const rows = await tx.query<Row>(
+    `UPDATE reservation SET lease_until = $1 + $2
+      WHERE idem_key IN (SELECT idem_key FROM reservation WHERE status = 'settling' AND lease_until <= $1
+                          ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING ${columns}`,
+    [now, leaseSeconds, limit],
+  );
+  return rows.map(toReservation);
+}

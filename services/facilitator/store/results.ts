@@ -1,0 +1,63 @@
+import type { Sql } from "./createStore.ts";
+import type { StoredResponse } from "./reservations.ts";
+
+/** A settled call as served by `GET /results/:idemKey` and replayed to a repeated settle. */
+export type StoredResult = {
+  idemKey: string;
+  resourceId: string;
+  response: StoredResponse;
+  receipt: string;
+  /** The exact `POST /settle` answer, returned again to a repeated settle. */
+  body: Record<string, unknown>;
+  settledAt: number;
+  expiresAt: number;
+};
+
+type Row = {
+  idem_key: string;
+  resource_id: string;
+  response: StoredResponse | string;
+  receipt: string;
+  body: Record<string, unknown> | string;
+  settled_at: string | number;
+  expires_at: string | number;
+};
+
+const parse = <T,>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+
+/** Stores a settled result; the first write wins, so a racing duplicate cannot change it. */
+export async function insertResult(tx: Sql, result: StoredResult): Promise<void> {
+  await tx.query(
+    `INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idem_key) DO NOTHING`,
+    [
+      result.idemKey,
+      result.resourceId,
+      JSON.stringify(result.response),
+      result.receipt,
+      JSON.stringify(result.body),
+      result.settledAt,
+      result.expiresAt,
+    ],
+  );
+}
+
+/** The stored result of `idemKey` while it is retained (`expires_at` after `now`), else null. */
+export async function findResult(tx: Sql, idemKey: string, now: number): Promise<StoredResult | null> {
+  const [row] = await tx.query<Row>("SELECT * FROM result WHERE idem_key = $1 AND expires_at > $2", [idemKey, now]);
+  if (!row) return null;
+  return {
+    idemKey: row.idem_key,
+    resourceId: row.resource_id,
+    response: parse(row.response),
+    receipt: row.receipt,
+    body: parse(row.body),
+    settledAt: Number(row.settled_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+/** Deletes results past their retention. */
+export async function purgeResults(tx: Sql, now: number): Promise<number> {
+  return (await tx.query("DELETE FROM result WHERE expires_at <= $1 RETURNING idem_key", [now])).length;
+}

@@ -1,0 +1,118 @@
+import type { Address, Hex } from "viem";
+import { debitDigest } from "../protocol/debitDigest.ts";
+import { hashTypedData } from "viem";
+import { transferTypedData } from "../protocol/typedData.ts";
+import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import type { VerifyReason } from "../protocol/reasons.ts";
+import { checkSignature } from "./checkSignature.ts";
+import type { FacilitatorContext } from "./context.ts";
+import { heldFor, idemKeyKnown, insertReservation, lockBuyer } from "./store/reservations.ts";
+
+export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
+
+/** `POST /verify`'s answer: a reservation, or why there is none (expected failures are data). */
+export type VerifyPaymentReturnType =
+  | { isValid: true; payer: Address; idemKey: Hex; reserved: string; expiresAt: string }
+  | { isValid: false; invalidReason: VerifyReason | "invalid_payload"; invalidMessage: string };
+
+const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage: string): VerifyPaymentReturnType => ({
+  isValid: false,
+  invalidReason,
+  invalidMessage,
+});
+
+/**
+ * Reserve-before-run: checks a payment's binding, window, signature, nonce and cap, then — under a per-buyer
+ * lock that holds across instances — its un-reserved balance and spend limit, and reserves the resource's cap
+ * until the authorization expires. A handler may run only after this returns `isValid: true`.
+ * @example const result = await verifyPayment(ctx, { payload, resourceId, maxTimeoutSeconds: 60 })
+ */
+export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentParameters): Promise<VerifyPaymentReturnType> {
+  const now = ctx.clock.now();
+  const a = p.payload.scheme === "service-escrow" ? escrowTerms(p.payload) : exactTerms(p.payload, ctx.escrow);
+  if ("refusal" in a) return a.refusal;
+  if (a.resourceId !== undefined && a.resourceId !== p.resourceId) {
+    return refuse("invalid_payload", "the authorization is bound to another resource");
+  }
+  if (a.validBefore < BigInt(now + p.maxTimeoutSeconds)) {
+    return refuse("expired", `validBefore must be at least ${p.maxTimeoutSeconds}s in the future`);
+  }
+  if (a.validAfter > BigInt(now)) return refuse("expired", "the authorization is not valid yet");
+
+  const terms = await ctx.chain.resourceTerms(p.resourceId);
+  if (!terms || !terms.active) return refuse("invalid_payload", "the resource is unknown or inactive");
+  if (a.maxAmount < terms.cap) {
+    return refuse("over_cap", `the signed cap ${a.maxAmount} is below the resource's cap ${terms.cap}`);
+  }
+  const digest =
+    p.payload.scheme === "service-escrow"
+      ? debitDigest(p.payload.authorization, ctx.escrow)
+      : hashTypedData(transferTypedData(p.payload.authorization, ctx.token));
+  if (!(await checkSignature({ chain: ctx.chain, signer: a.payer, digest, signature: p.payload.signature }))) {
+    return refuse("bad_signature", "the signature is not the payer's over this authorization");
+  }
+
+  const cap = terms.cap;
+  const scheme = p.payload.scheme;
+  return ctx.store.transaction(async (tx) => {
+    await lockBuyer(tx, a.payer);
+    if (await idemKeyKnown(tx, a.nonce)) return refuse("nonce_used", "this nonce was already used");
+    const held = await heldFor(tx, a.payer, scheme, now);
+    if (scheme === "service-escrow") {
+      const [spent, state] = await Promise.all([ctx.chain.nonceUsed(a.payer, a.nonce), ctx.chain.buyerState(a.payer)]);
+      if (spent) return refuse("nonce_used", "this nonce was already spent on chain");
+      const available = state.balance - state.pendingWithdrawal - held;
+      if (available < cap) return refuse("insufficient_balance", `un-reserved escrow balance ${available < 0n ? 0n : available} is below ${cap}`);
+      const { limit, period, windowStart, spent: spentInWindow } = state.spendLimit;
+      if (limit > 0n) {
+        const windowSpent = BigInt(now) >= windowStart + period ? 0n : spentInWindow;
+        if (windowSpent + held + cap > limit) return refuse("over_cap", "the debit would pass the buyer's spend limit");
+      }
+    } else {
+      const [used, balance] = await Promise.all([ctx.chain.authorizationState(a.payer, a.nonce), ctx.chain.tokenBalance(a.payer)]);
+      if (used) return refuse("nonce_used", "this authorization was already used or cancelled");
+      if (balance - held < a.maxAmount) return refuse("insufficient_balance", `token balance is below ${a.maxAmount}`);
+    }
+    const reserved = scheme === "exact" ? a.maxAmount : cap;
+    const stored = { scheme, authorization: p.payload.authorization, signature: p.payload.signature };
+    const inserted = await insertReservation(
+      tx,
+      { idemKey: a.nonce, scheme, buyer: a.payer, resourceId: p.resourceId, cap: reserved, payload: stored, validBefore: Number(a.validBefore) },
+      now,
+    );
+    if (!inserted) return refuse("nonce_used", "this nonce was already used");
+    return {
+      isValid: true as const,
+      payer: a.payer,
+      idemKey: a.nonce,
+      reserved: reserved.toString(),
+      expiresAt: new Date(Number(a.validBefore) * 1000).toISOString(),
+    };
+  });
+}
+
+type Terms = { payer: Address; nonce: Hex; maxAmount: bigint; validAfter: bigint; validBefore: bigint; resourceId?: Hex };
+
+function escrowTerms(payload: Extract<PaymentPayload, { scheme: "service-escrow" }>): Terms {
+  const a = payload.authorization;
+  return {
+    payer: a.buyer,
+    nonce: a.nonce,
+    maxAmount: BigInt(a.maxAmount),
+    validAfter: BigInt(a.validAfter),
+    validBefore: BigInt(a.validBefore),
+    resourceId: a.resourceId,
+  };
+}
+
+function exactTerms(payload: Extract<PaymentPayload, { scheme: "exact" }>, escrow: Address): Terms | { refusal: VerifyPaymentReturnType } {
+  const a = payload.authorization;
+  if (a.to !== escrow) return { refusal: refuse("invalid_payload", "an exact payment must pay the escrow") };
+  return {
+    payer: a.from,
+    nonce: a.nonce,
+    maxAmount: BigInt(a.value),
+    validAfter: BigInt(a.validAfter) + 1n,
+    validBefore: BigInt(a.validBefore),
+  };
+}

@@ -1,0 +1,88 @@
+import { network } from "hardhat";
+import { getAddress, parseUnits } from "viem";
+import type { Address, Hex } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import StackModule from "../../ignition/modules/Stack.ts";
+import { serveRpc } from "./rpcServer.ts";
+
+/** The well-known development mnemonic of Hardhat's local chain: never used on any other chain. */
+const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+
+/** Private key of development account `index` (local chain only). */
+export function devKey(index: number): Hex {
+  const key = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!;
+  return `0x${Buffer.from(key).toString("hex")}`;
+}
+
+/** Roles of the development accounts in tests. */
+export const ROLE = { admin: 0, relayer: 1, facilitator: 2, treasury: 3, creator: 4, buyer: 5, other: 6, relayer2: 7 } as const;
+
+/**
+ * An in-process EDR chain (chain id 5042002) with the whole stack deployed through Ignition, served over HTTP on
+ * a port that can be stopped and resumed (to test an unreachable RPC).
+ * @example const chain = await startLocalChain(); ...; await chain.close()
+ */
+export async function startLocalChain() {
+  const connection = await network.create();
+  const { viem, ignition } = connection;
+  const wallets = await viem.getWalletClients();
+  const address = (index: number) => getAddress(wallets[index]!.account.address);
+  const { token, identity, registry, escrow } = await ignition.deploy(StackModule, {
+    parameters: {
+      $global: { admin: address(ROLE.admin), treasury: address(ROLE.treasury), relayer: address(ROLE.relayer), facilitator: address(ROLE.facilitator) },
+    },
+  });
+  const escrowAdmin = await viem.getContractAt("PaymentEscrow", escrow.address);
+  await escrowAdmin.write.grantRole([await escrow.read.RELAYER_ROLE(), address(ROLE.relayer2)]);
+  const rpc = await serveRpc(connection.provider);
+  const publicClient = await viem.getPublicClient();
+
+  /** Registers a resource for `creator` (minting its ERC-8004 identity) and returns its id. */
+  async function registerResource({ slug, cap = parseUnits("0.05", 6), base = 1_000n, perKB = 200n, creatorIndex = ROLE.creator }: {
+    slug: string;
+    cap?: bigint;
+    base?: bigint;
+    perKB?: bigint;
+    creatorIndex?: number;
+  }): Promise<Hex> {
+    const account = wallets[creatorIndex]!.account;
+    const uri = `https://example.test/${slug}.json`;
+    const { result: agentId } = await identity.simulate.register([uri], { account });
+    await identity.write.register([uri], { account });
+    await registry.write.register(
+      [{ slug, agentId, payout: account.address, category: "tools", pricing: { base, perKB, max: cap }, cardURI: `https://example.test/${slug}/card`, cardHash: `0x${"00".repeat(32)}` }],
+      { account },
+    );
+    return (await registry.read.resourceIdOf([account.address, slug])) as Hex;
+  }
+
+  /** Mints stablecoin to `buyerIndex` and deposits `deposit` of it into the escrow. */
+  async function fundBuyer(buyerIndex: number, deposit: bigint): Promise<Address> {
+    const account = wallets[buyerIndex]!.account;
+    await token.write.mint([account.address, deposit]);
+    await token.write.approve([escrow.address, deposit], { account });
+    await escrow.write.deposit([deposit], { account });
+    return getAddress(account.address);
+  }
+
+  return {
+    connection,
+    viem,
+    publicClient,
+    wallets,
+    address,
+    rpc,
+    rpcUrl: rpc.url,
+    contracts: { token, identity, registry, escrow },
+    addresses: { token: token.address, identity: identity.address, registry: registry.address, escrow: escrow.address },
+    registerResource,
+    fundBuyer,
+    async close() {
+      await rpc.close();
+      await connection.close();
+    },
+  };
+}
+
+/** A started local chain. */
+export type LocalChain = Awaited<ReturnType<typeof startLocalChain>>;

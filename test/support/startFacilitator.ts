@@ -1,0 +1,66 @@
+import { loadFacilitatorConfig } from "../../services/facilitator/config.ts";
+import type { Clock } from "../../services/facilitator/context.ts";
+import { createFacilitator } from "../../services/facilitator/createFacilitator.ts";
+import { devKey, ROLE } from "./localChain.ts";
+import type { LocalChain } from "./localChain.ts";
+
+/** A clock tests can move; starts at the chain's wall clock. */
+export function manualClock(start = Math.floor(Date.now() / 1000)): Clock & { advance(seconds: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    advance(seconds) {
+      now += seconds;
+    },
+  };
+}
+
+/**
+ * Starts a facilitator on a free port against a local chain, PGlite in memory unless DATABASE_URL is given.
+ * @example const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "5" } })
+ */
+export async function startFacilitator(chain: LocalChain, options: { env?: Record<string, string>; clock?: Clock; backgroundIntervalMs?: number } = {}) {
+  const config = loadFacilitatorConfig({
+    PORT: "0",
+    RPC_URL: chain.rpcUrl,
+    ESCROW_ADDRESS: chain.addresses.escrow,
+    REGISTRY_ADDRESS: chain.addresses.registry,
+    TOKEN_ADDRESS: chain.addresses.token,
+    RELAYER_KEYS: devKey(ROLE.relayer),
+    FACILITATOR_KEY: devKey(ROLE.facilitator),
+    DATA_DIR: "memory://",
+    LOG_LEVEL: "silent",
+    RECEIPT_TIMEOUT_MS: "5000",
+    SETTLE_WAIT_MS: "3000",
+    ...options.env,
+  });
+  return createFacilitator(config, { clock: options.clock, backgroundIntervalMs: options.backgroundIntervalMs ?? 100 });
+}
+
+/** POSTs JSON and returns status, headers and the parsed body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: response.status, headers: response.headers, body: json as any };
+}
+
+/** GETs and returns status and the parsed body. */
+export async function getJson(url: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: response.status, headers: response.headers, body: json as any };
+}
