@@ -1,0 +1,90 @@
+import type { Address } from 'viem'
+import { CHAIN_ID, ESCROW_DOMAIN_NAME, ESCROW_DOMAIN_VERSION, TOKEN_DOMAIN_NAME, TOKEN_DOMAIN_VERSION } from './constants.ts'
+import type { EscrowAuthorization, ExactAuthorization } from './schemas/paymentPayload.ts'
+
+/** The `DebitAuthorization` type string; the PaymentEscrow contract hashes exactly this. */
+export const DEBIT_AUTHORIZATION_TYPE =
+  'DebitAuthorization(address buyer,bytes32 resourceId,uint256 maxAmount,uint256 validAfter,uint256 validBefore,bytes32 nonce)'
+
+/** EIP-712 types of the escrow debit. */
+export const debitAuthorizationTypes = {
+  DebitAuthorization: [
+    { name: 'buyer', type: 'address' },
+    { name: 'resourceId', type: 'bytes32' },
+    { name: 'maxAmount', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
+const eip3009Fields = [
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+] as const
+
+/** EIP-712 types of EIP-3009 `TransferWithAuthorization`. */
+export const transferWithAuthorizationTypes = { TransferWithAuthorization: eip3009Fields } as const
+
+/** EIP-712 types of EIP-3009 `ReceiveWithAuthorization`. */
+export const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: eip3009Fields } as const
+
+/**
+ * The EIP-712 domain of the PaymentEscrow contract.
+ * @example escrowDomain('0x5FbDB2315678afecb367f032d93F642f64180aa3')
+ */
+export function escrowDomain(verifyingContract: Address) {
+  return { name: ESCROW_DOMAIN_NAME, version: ESCROW_DOMAIN_VERSION, chainId: CHAIN_ID, verifyingContract } as const
+}
+
+/**
+ * The EIP-712 domain of the stablecoin, for EIP-3009 and EIP-2612 signatures.
+ * @example tokenDomain(usdc) // { name: 'USDC', version: '2', chainId: 5042002, verifyingContract: usdc }
+ */
+export function tokenDomain(token: Address, chainId: number = CHAIN_ID) {
+  return { name: TOKEN_DOMAIN_NAME, version: TOKEN_DOMAIN_VERSION, chainId, verifyingContract: token } as const
+}
+
+/**
+ * Full typed data of a debit authorization, ready for viem's `signTypedData`, `hashTypedData` and `recoverTypedDataAddress`.
+ * @example await account.signTypedData(debitTypedData(authorization, escrow))
+ */
+export function debitTypedData(authorization: EscrowAuthorization, escrow: Address) {
+  return {
+    domain: escrowDomain(escrow),
+    types: debitAuthorizationTypes,
+    primaryType: 'DebitAuthorization',
+    message: {
+      buyer: authorization.buyer,
+      resourceId: authorization.resourceId,
+      maxAmount: BigInt(authorization.maxAmount),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    },
+  } as const
+}
+
+/**
+ * Full typed data of an EIP-3009 `TransferWithAuthorization` for the exact scheme.
+ * @example await account.signTypedData(transferTypedData(authorization, usdc))
+ */
+export function transferTypedData(authorization: ExactAuthorization, token: Address, chainId: number = CHAIN_ID) {
+  return {
+    domain: tokenDomain(token, chainId),
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: authorization.from,
+      to: authorization.to,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    },
+  } as const
+}
