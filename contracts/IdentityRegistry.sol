@@ -106,7 +106,10 @@ contract IdentityRegistry is ERC721URIStorage, EIP712, IIdentityRegistry {
         _safeMint(msg.sender, agentId);
         if (bytes(agentURI).length != 0) _setTokenURI(agentId, agentURI);
         emit Registered(agentId, agentURI, msg.sender);
-        emit MetadataSet(agentId, AGENT_WALLET_KEY, AGENT_WALLET_KEY, abi.encodePacked(msg.sender));
+        // The wallet as stored now: the receiver's onERC721Received may have moved the identity (which
+        // clears it) or set another one, and the last agentWallet event must match the state.
+        address wallet = _agentWallet[agentId];
+        emit MetadataSet(agentId, AGENT_WALLET_KEY, AGENT_WALLET_KEY, wallet == address(0) ? bytes("") : abi.encodePacked(wallet));
     }
 
     function _writeMetadata(uint256 agentId, string memory key, bytes memory value) private {

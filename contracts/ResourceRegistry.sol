@@ -200,8 +200,10 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         _creditBond(resourceId, msg.sender, amount);
     }
 
-    /// @notice Posts a bond from `from`'s EIP-3009 ReceiveWithAuthorization (to = this registry), so an
+    /// @notice Posts a bond from the creator's EIP-3009 ReceiveWithAuthorization (to = this registry), so an
     /// operator can submit it without holding the creator's funds; it cannot be front-run.
+    /// @dev The authorization names only the registry, not the resource: `from` must be the resource's creator,
+    /// or whoever sees it first could credit it to a resource of their own and later withdraw it.
     function postBondWithAuthorization(
         bytes32 resourceId,
         address from,
@@ -211,7 +213,8 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         bytes32 nonce,
         bytes calldata signature
     ) external nonReentrant {
-        _requireKnown(resourceId);
+        Resource storage res = _requireKnown(resourceId);
+        if (from != res.creator) revert NotCreator(from, res.creator);
         if (value == 0) revert ZeroAmount();
         IERC3009(address(token)).receiveWithAuthorization(
             from, address(this), value, validAfter, validBefore, nonce, signature

@@ -7,6 +7,7 @@ import { claimStrikes, finishStrike } from "./store/strikes.ts";
 /** Seconds past `validBefore` after which an unconfirmed debit is given up: the contract refuses it by then. */
 export const GIVE_UP_MARGIN_SECONDS = 30;
 const STRIKE_ATTEMPTS = 10;
+const RETRY_BACKOFF_SECONDS = 2;
 
 /**
  * One pass of the facilitator's background work: expire unsettled reservations (no strike), retry settlements
@@ -35,6 +36,7 @@ async function retrySettlements(ctx: FacilitatorContext, now: number): Promise<v
       }
     } catch (error) {
       ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement retry failed; will try again");
+      await ctx.store.query("UPDATE reservation SET lease_until = $2 WHERE idem_key = $1 AND status = 'settling'", [r.idemKey, now + RETRY_BACKOFF_SECONDS]);
     }
   }
 }

@@ -8,6 +8,7 @@ import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { verifyCallerToken } from "../protocol/callerToken.ts";
 import { normalizePaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { ErrorCode } from "../protocol/reasons.ts";
+import { isChainUnavailable } from "./chain.ts";
 import type { FacilitatorContext } from "./context.ts";
 import { releasePayment } from "./releasePayment.ts";
 import { bytes32ParamSchema, releaseRequestSchema, settleRequestSchema, verifyRequestSchema } from "./routes/schemas.ts";
@@ -20,9 +21,9 @@ export type CallerAuth = { enabled: false } | { enabled: true; secret: string | 
 /** An HTTP error with the shared error body; thrown by routes, rendered by `errorBodies`. */
 export class HttpError extends Error {
   readonly status: number;
-  readonly code: ErrorCode | "settlement_failed";
+  readonly code: ErrorCode;
   readonly headers: Record<string, string>;
-  constructor(status: number, code: ErrorCode | "settlement_failed", message: string, headers: Record<string, string> = {}) {
+  constructor(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
     this.code = code;
@@ -42,6 +43,10 @@ function errorBodies(ctx: FacilitatorContext): Koa.Middleware {
         koa.status = error.status;
         koa.set(error.headers);
         koa.body = { error: { code: error.code, message: error.message } };
+      } else if (isChainUnavailable(error)) {
+        koa.status = 503;
+        koa.set("Retry-After", "2");
+        koa.body = { error: { code: "chain_unavailable", message: "the chain cannot be reached; retry shortly" } };
       } else if (e.status && e.status >= 400 && e.status < 500) {
         koa.status = e.status === 415 ? 415 : e.status === 413 ? 413 : 400;
         const code = koa.status === 415 ? "unsupported_media_type" : koa.status === 413 ? "payload_too_large" : "invalid_request";

@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'in_progress',
   'upstream_failed',
   'settlement_pending',
+  'settlement_failed',
+  'chain_unavailable',
   'unsupported_media_type',
   'payload_too_large',
   'invalid_request',

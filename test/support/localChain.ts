@@ -1,5 +1,5 @@
 import { network } from "hardhat";
-import { getAddress, parseUnits } from "viem";
+import { getAddress, parseEventLogs, parseUnits } from "viem";
 import type { Address, Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import StackModule from "../../ignition/modules/Stack.ts";
@@ -46,9 +46,10 @@ export async function startLocalChain() {
     creatorIndex?: number;
   }): Promise<Hex> {
     const account = wallets[creatorIndex]!.account;
-    const uri = `https://example.test/${slug}.json`;
-    const { result: agentId } = await identity.simulate.register([uri], { account });
-    await identity.write.register([uri], { account });
+    const hash = await identity.write.register([`https://example.test/${slug}.json`], { account });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    const [registered] = parseEventLogs({ abi: identity.abi, logs: receipt.logs, eventName: "Registered" });
+    const agentId = registered!.args.agentId;
     await registry.write.register(
       [{ slug, agentId, payout: account.address, category: "tools", pricing: { base, perKB, max: cap }, cardURI: `https://example.test/${slug}/card`, cardHash: `0x${"00".repeat(32)}` }],
       { account },

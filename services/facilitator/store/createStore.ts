@@ -32,7 +32,6 @@ export type CreateStoreParameters = {
 export async function createStore({ databaseUrl, dataDir, schema = "facilitator" }: CreateStoreParameters): Promise<Store> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name "${schema}"`);
   const store = databaseUrl ? await openPostgres(databaseUrl, schema) : await openPglite(dataDir ?? "memory://", schema);
-  await store.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   await migrate(store, schema);
   return store;
 }
