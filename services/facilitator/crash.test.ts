@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { expect } from "chai";
+import pg from "pg";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import type { LocalChain } from "../../test/support/localChain.ts";
+import { postJson } from "../../test/support/startFacilitator.ts";
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const CAP = 50_000n;
+
+/** Starts `node services/facilitator/main.ts` as a child process and resolves with its URL once it listens. */
+function spawnFacilitator(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["services/facilitator/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`facilitator did not start: ${out}`)), 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"port":(\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+      }
+    });
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`facilitator exited with ${code}: ${out}`)));
+  });
+}
+
+describe("a facilitator killed between verify and settle", function () {
+  let chain: LocalChain;
+  let resourceId: Hex;
+  const schema = `facilitator_crash_${process.pid}_${Date.now()}`;
+  const buyer = privateKeyToAccount(devKey(ROLE.buyer));
+  const children: ChildProcess[] = [];
+
+  before(async function () {
+    chain = await startLocalChain();
+    resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
+    await chain.fundBuyer(ROLE.buyer, 1_000_000n);
+  });
+
+  after(async function () {
+    for (const child of children) child.kill("SIGKILL");
+    await chain?.close();
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it("debits nothing after restart, and the reservation expires", async function () {
+    const env = {
+      PORT: "0",
+      RPC_URL: chain.rpcUrl,
+      ESCROW_ADDRESS: chain.addresses.escrow,
+      REGISTRY_ADDRESS: chain.addresses.registry,
+      TOKEN_ADDRESS: chain.addresses.token,
+      RELAYER_KEYS: devKey(ROLE.relayer),
+      FACILITATOR_KEY: devKey(ROLE.facilitator),
+      DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      LOG_LEVEL: "info",
+    };
+    const first = await spawnFacilitator(env);
+    children.push(first.child);
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 4);
+    const payload = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore });
+    const verified = await postJson(`${first.url}/verify`, { paymentPayload: payload, resourceId, maxTimeoutSeconds: 1 });
+    expect(verified.body.isValid).to.equal(true);
+    const before = await chain.contracts.escrow.read.balanceOf([buyer.address]);
+
+    first.child.kill("SIGKILL");
+    await new Promise((resolve) => first.child.once("exit", resolve));
+
+    const second = await spawnFacilitator(env);
+    children.push(second.child);
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    try {
+      const status = async () => (await client.query(`SELECT status FROM ${schema}.reservation WHERE idem_key = $1`, [payload.authorization.nonce])).rows[0]?.status;
+      expect(await status()).to.equal("reserved");
+      const deadline = Date.now() + 15_000;
+      while ((await status()) !== "expired" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await status()).to.equal("expired");
+    } finally {
+      await client.end();
+    }
+    const settled = await postJson(`${second.url}/settle`, {
+      idemKey: payload.authorization.nonce,
+      resourceId,
+      amount: "1000",
+      response: { status: 200, contentType: "application/json", body: {} },
+    });
+    expect(settled.status).to.equal(409);
+    expect(await chain.contracts.escrow.read.balanceOf([buyer.address])).to.equal(before);
+    expect(await chain.contracts.escrow.read.nonceUsed([buyer.address, payload.authorization.nonce])).to.equal(false);
+  });
+});
