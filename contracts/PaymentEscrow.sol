@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
@@ -41,6 +42,9 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     uint16 public constant MAX_FEE_STEP = 100;
     /// @notice Shortest time between two fee changes.
     uint256 public constant FEE_CHANGE_INTERVAL = 1 days;
+    /// @notice Most gas a contract buyer's ERC-1271 `isValidSignature` may use in a debit, so that one hostile
+    /// wallet cannot burn the gas of a whole batch (an unbounded call takes 63/64 of what is left).
+    uint256 public constant ERC1271_GAS_LIMIT = 500_000;
 
     struct PendingWithdrawal {
         uint192 amount;
@@ -66,7 +70,6 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     mapping(address buyer => uint256) public balanceOf;
     mapping(address account => uint256) public earningsOf;
     mapping(address buyer => mapping(bytes32 nonce => bool)) public nonceUsed;
-    mapping(address from => mapping(bytes32 nonce => bool)) public exactSettled;
     mapping(address buyer => PendingWithdrawal) public pendingWithdrawal;
     mapping(address buyer => SpendLimit) public spendLimitOf;
 
@@ -186,15 +189,15 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @inheritdoc IPaymentEscrow
     function settleExact(ExactPayment calldata p) external onlyRole(RELAYER_ROLE) whenNotPaused nonReentrant {
-        if (exactSettled[p.from][p.nonce]) revert ExactAlreadySettled(p.from, p.nonce);
+        if (nonceUsed[p.from][p.nonce]) revert NonceAlreadyUsed(p.from, p.nonce);
         if (p.value == 0) revert ZeroAmount();
         (address payout, bool active) = registry.paymentTarget(p.resourceId);
         if (!active) revert ResourceInactive(p.resourceId);
-        exactSettled[p.from][p.nonce] = true;
+        nonceUsed[p.from][p.nonce] = true;
 
         if (IERC3009(address(token)).authorizationState(p.from, p.nonce)) {
             // Front-run: someone already submitted the buyer's transfer to this escrow. Count it only if the
-            // buyer signed exactly this transfer and its value sits here unaccounted for; exactSettled
+            // buyer signed exactly this transfer and its value sits here unaccounted for; nonceUsed
             // above makes sure the same funds are never counted twice.
             if (!SignatureChecker.isValidSignatureNow(p.from, _hashExactTransfer(p), p.signature)) {
                 revert InvalidSignature(p.from);
@@ -299,7 +302,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         bool active;
         (payout, active) = registry.paymentTarget(a.resourceId);
         if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, a.resourceId), payout);
-        if (!SignatureChecker.isValidSignatureNow(a.buyer, hashDebitAuthorization(a), item.signature)) {
+        if (!_isValidDebitSignature(a.buyer, hashDebitAuthorization(a), item.signature)) {
             return (abi.encodeWithSelector(InvalidSignature.selector, a.buyer), payout);
         }
         uint256 balance = balanceOf[a.buyer];
@@ -338,6 +341,22 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint256 creatorAmount = amount - treasuryAmount;
         earningsOf[payout] += creatorAmount;
         emit Debited(a.resourceId, a.buyer, a.nonce, amount, payout, creatorAmount, treasuryAmount);
+    }
+
+    /// @dev SignatureChecker for an EOA; for a contract, ERC-1271 with at most ERC1271_GAS_LIMIT gas and only the
+    /// first 32 bytes of its answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch.
+    function _isValidDebitSignature(address signer, bytes32 hash, bytes calldata signature) private view returns (bool) {
+        if (signer.code.length == 0) return SignatureChecker.isValidSignatureNowCalldata(signer, hash, signature);
+        bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
+        bool success;
+        uint256 returnSize;
+        bytes32 returnValue;
+        assembly ("memory-safe") {
+            success := staticcall(ERC1271_GAS_LIMIT, signer, add(data, 0x20), mload(data), 0x00, 0x20)
+            returnSize := returndatasize()
+            returnValue := mload(0x00)
+        }
+        return success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector);
     }
 
     function _windowExpired(SpendLimit storage s) private view returns (bool) {

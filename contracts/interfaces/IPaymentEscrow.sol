@@ -128,9 +128,6 @@ interface IPaymentEscrow {
     /// @param buyer The buyer.
     /// @param unlocksAt When the withdrawal may happen (0 when none was requested).
     error WithdrawalLocked(address buyer, uint256 unlocksAt);
-    /// @param from The payer of the exact payment.
-    /// @param nonce Its EIP-3009 nonce, already settled here.
-    error ExactAlreadySettled(address from, bytes32 nonce);
     /// @param available Stablecoin held but not yet accounted for.
     /// @param needed The value of the front-run authorization being settled.
     error UnaccountedFundsMissing(uint256 available, uint256 needed);

@@ -61,8 +61,6 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
 
     nonceUsed: (buyer: Address, nonce: Hex) => readEscrow<boolean>("nonceUsed", [buyer, nonce]),
 
-    exactSettled: (from: Address, nonce: Hex) => readEscrow<boolean>("exactSettled", [from, nonce]),
-
     async resourceTerms(resourceId: Hex, now = Date.now()): Promise<ResourceTerms | null> {
       const cached = resources.get(resourceId);
       if (cached && now - cached.at < resourceTtlMs) return cached.terms;

@@ -1,6 +1,6 @@
-import { recoverAddress } from "viem";
 import type { Address, Hex } from "viem";
 import type { ChainReader } from "./chain.ts";
+import { recoverSigner } from "./recoverSigner.ts";
 
 /** Half the secp256k1 group order: a signature with a larger `s` is malleable and refused, as on chain. */
 const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -26,9 +26,5 @@ async function recoversTo(signer: Address, digest: Hex, signature: Hex): Promise
   const s = BigInt(`0x${signature.slice(66, 130)}`);
   const v = Number.parseInt(signature.slice(130), 16);
   if (s > HALF_ORDER || (v !== 27 && v !== 28)) return false;
-  try {
-    return (await recoverAddress({ hash: digest, signature })) === signer;
-  } catch {
-    return false;
-  }
+  return (await recoverSigner(digest, signature)) === signer;
 }

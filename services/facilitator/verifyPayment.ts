@@ -6,7 +6,7 @@ import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import { checkSignature } from "./checkSignature.ts";
 import type { FacilitatorContext } from "./context.ts";
-import { heldFor, idemKeyKnown, insertReservation, lockBuyer } from "./store/reservations.ts";
+import { buyerLockKey, heldFor, idemKeyKnown, insertReservation } from "./store/reservations.ts";
 
 export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
 
@@ -54,9 +54,9 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
 
   const cap = terms.cap;
   const scheme = p.payload.scheme;
-  return ctx.store.transaction(async (tx) => {
-    await lockBuyer(tx, a.payer);
+  return ctx.store.withLock(buyerLockKey(a.payer), async (tx) => {
     if (await idemKeyKnown(tx, a.nonce)) return refuse("nonce_used", "this nonce was already used");
+    // What is held is read before the chain: a debit mined in between is then counted twice (safe), never missed.
     const held = await heldFor(tx, a.payer, scheme, now);
     if (scheme === "service-escrow") {
       const [spent, state] = await Promise.all([ctx.chain.nonceUsed(a.payer, a.nonce), ctx.chain.buyerState(a.payer)]);
@@ -69,8 +69,12 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
         if (windowSpent + held + cap > limit) return refuse("over_cap", "the debit would pass the buyer's spend limit");
       }
     } else {
-      const [used, balance] = await Promise.all([ctx.chain.authorizationState(a.payer, a.nonce), ctx.chain.tokenBalance(a.payer)]);
-      if (used) return refuse("nonce_used", "this authorization was already used or cancelled");
+      const [used, spent, balance] = await Promise.all([
+        ctx.chain.authorizationState(a.payer, a.nonce),
+        ctx.chain.nonceUsed(a.payer, a.nonce),
+        ctx.chain.tokenBalance(a.payer),
+      ]);
+      if (used || spent) return refuse("nonce_used", "this authorization was already used or cancelled");
       if (balance - held < a.maxAmount) return refuse("insufficient_balance", `token balance is below ${a.maxAmount}`);
     }
     const reserved = scheme === "exact" ? a.maxAmount : cap;

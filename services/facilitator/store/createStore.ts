@@ -12,6 +12,12 @@ export type Sql = {
 export type Store = Sql & {
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the lock named `key` against every other holder of it. PostgreSQL: a transaction with
+   * an advisory lock, so it holds across processes. PGlite (one process by nature): an in-process lock, and `fn`'s
+   * queries commit one by one, so other keys are never blocked while `fn` waits on the network.
+   */
+  withLock<T>(key: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   readonly kind: "postgres" | "pglite";
 };
@@ -37,12 +43,12 @@ export async function createStore({ databaseUrl, dataDir, schema = "facilitator"
 }
 
 async function openPostgres(url: string, schema: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  const pool = new pg.Pool({ connectionString: url, max: 20, options: `-c search_path=${schema}` });
   pool.on("error", () => {});
   await pool.query("SELECT 1");
   const run = async <Row,>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
     (await client.query(text, params as unknown[])).rows as Row[];
-  return {
+  const store: Store = {
     kind: "postgres",
     query: (text, params) => run(pool, text, params),
     async transaction(fn) {
@@ -59,17 +65,36 @@ async function openPostgres(url: string, schema: string): Promise<Store> {
         client.release();
       }
     },
+    withLock(key, fn) {
+      return store.transaction(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key]);
+        return fn(tx);
+      });
+    },
     close: () => pool.end(),
   };
+  return store;
 }
 
 async function openPglite(dataDir: string, schema: string): Promise<Store> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir);
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
+  const locks = new Map<string, Promise<unknown>>();
+  const query: Sql["query"] = async (text, params) => (await db.query(text, params as unknown[])).rows as never[];
   return {
     kind: "pglite",
-    query: async (text, params) => (await db.query(text, params as unknown[])).rows as never[],
+    query,
+    withLock(key, fn) {
+      const previous = locks.get(key) ?? Promise.resolve();
+      const run = previous.then(() => fn({ query }));
+      const tail = run.catch(() => {});
+      locks.set(key, tail);
+      void tail.then(() => {
+        if (locks.get(key) === tail) locks.delete(key);
+      });
+      return run;
+    },
     transaction: (fn) =>
       db.transaction((tx) => fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] })),
     close: () => db.close(),

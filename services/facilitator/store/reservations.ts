@@ -61,9 +61,9 @@ function toReservation(row: Row): Reservation {
   };
 }
 
-/** Serialises the per-buyer section across transactions and across facilitator instances sharing a database. */
-export async function lockBuyer(tx: Sql, buyer: string): Promise<void> {
-  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`buyer:${buyer.toLowerCase()}`]);
+/** The lock that serialises reservations of one buyer, across facilitator instances sharing a database. */
+export function buyerLockKey(buyer: string): string {
+  return `buyer:${buyer.toLowerCase()}`;
 }
 
 /** Sum of what is held for a buyer: live reservations plus debits settling but not yet mined. */

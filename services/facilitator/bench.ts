@@ -1,0 +1,140 @@
+import { recoverTypedDataAddress, parseEventLogs } from "viem";
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { debitDigest } from "../protocol/debitDigest.ts";
+import { debitTypedData } from "../protocol/typedData.ts";
+import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
+import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
+import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+
+/**
+ * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),
+ * POST /verify throughput end to end, and settle (debit) throughput with batching on the local chain.
+ * Writes the "Facilitator" section of docs/benchmarks.md.
+ */
+const SIGNATURES = Number(process.env.BENCH_SIGNATURES ?? 3000);
+const VERIFIES = Number(process.env.BENCH_VERIFIES ?? 1500);
+const BUYERS = 50;
+const CONCURRENCY = 64;
+const CAP = 10_000n;
+
+const log = (line: string) => process.stderr.write(`[bench:facilitator] ${line}\n`);
+
+async function timed<T>(items: readonly T[], run: (item: T) => Promise<unknown>, concurrency: number) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        const t = performance.now();
+        await run(item);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { perSecond: items.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+log("starting the local chain");
+const chain = await startLocalChain();
+const resourceId = await chain.registerResource({ slug: "bench", cap: CAP });
+const escrow = chain.addresses.escrow;
+
+log(`signing ${SIGNATURES} authorizations`);
+const signer = privateKeyToAccount(generatePrivateKey());
+const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
+const signed = await Promise.all(
+  Array.from({ length: SIGNATURES }, () => signEscrowPayment({ account: signer, escrow, resourceId, maxAmount: CAP, validBefore })),
+);
+
+async function signaturesPerSecond(check: (p: (typeof signed)[number]) => Promise<boolean>) {
+  const started = performance.now();
+  for (const p of signed) if (!(await check(p))) throw new Error("signature did not verify");
+  return SIGNATURES / ((performance.now() - started) / 1000);
+}
+log("signature verification, one core");
+const viemBaseline = await signaturesPerSecond(async (p) => (await recoverTypedDataAddress({ ...debitTypedData(p.authorization, escrow), signature: p.signature })) === signer.address);
+const oursJs = await signaturesPerSecond(async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "js")) === signer.address);
+const oursNative = await signaturesPerSecond(async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "native")) === signer.address);
+
+log(`funding ${BUYERS} buyers`);
+const buyers = Array.from({ length: BUYERS }, () => privateKeyToAccount(generatePrivateKey()));
+const perBuyer = CAP * BigInt(Math.ceil(VERIFIES / BUYERS) + 1);
+const { token } = chain.contracts;
+await token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)]);
+await token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
+for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
+
+const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "20", BATCH_MAX_ITEMS: "64", LOG_LEVEL: "silent" } });
+log(`${VERIFIES} POST /verify over ${BUYERS} buyers, ${CONCURRENCY} in flight`);
+const payments = await Promise.all(
+  Array.from({ length: VERIFIES }, (_, i) => signEscrowPayment({ account: buyers[i % BUYERS]!, escrow, resourceId, maxAmount: CAP, validBefore })),
+);
+const verify = await timed(payments, async (p) => {
+  const r = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
+  if (r.body.isValid !== true) throw new Error(`verify refused: ${JSON.stringify(r.body)}`);
+}, CONCURRENCY);
+
+log(`${VERIFIES} POST /settle, batched`);
+const startBlock = await chain.publicClient.getBlockNumber();
+const settle = await timed(payments, async (p) => {
+  const r = await postJson(`${facilitator.url}/settle`, {
+    idemKey: p.authorization.nonce,
+    resourceId,
+    amount: "1234",
+    response: { status: 200, contentType: "application/json", body: { ok: true } },
+  });
+  if (r.status !== 200) throw new Error(`settle failed: ${r.status} ${JSON.stringify(r.body)}`);
+}, CONCURRENCY);
+
+const endBlock = await chain.publicClient.getBlockNumber();
+let batches = 0;
+let items = 0;
+let gas = 0n;
+for (let b = startBlock + 1n; b <= endBlock; b++) {
+  const block = await chain.publicClient.getBlock({ blockNumber: b, includeTransactions: true });
+  for (const tx of block.transactions) {
+    if (tx.to?.toLowerCase() !== escrow.toLowerCase()) continue;
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.hash as Hex });
+    const debits = parseEventLogs({ abi: chain.contracts.escrow.abi, logs: receipt.logs, eventName: "Debited" }).length;
+    if (debits === 0) continue;
+    batches += 1;
+    items += debits;
+    gas += receipt.gasUsed;
+  }
+}
+await facilitator.stop();
+await chain.close();
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const markdown = `
+## Facilitator
+
+Command: \`npm run bench:facilitator\` (services/facilitator/bench.ts). Machine: ${machineLine()}. Local chain: in-process Hardhat EDR (automine), store: PGlite in memory.
+
+Signature verification of a DebitAuthorization on one core (${fmt(SIGNATURES)} signatures, sequential):
+
+| implementation | verifications/s |
+|---|---|
+| viem \`recoverTypedDataAddress\` (baseline) | ${fmt(viemBaseline)} |
+| ours: cached domain/type hash + viem recovery (pure-JS fallback) | ${fmt(oursJs)} |
+| ours: cached domain/type hash + libsecp256k1 N-API (\`${recoveryBackend}\` here) | ${fmt(oursNative)} |
+
+End to end over HTTP (${fmt(VERIFIES)} payments, ${BUYERS} buyers, ${CONCURRENCY} requests in flight):
+
+| operation | per second | p50 | p99 |
+|---|---|---|---|
+| \`POST /verify\` (decode, signature, chain reads, per-buyer lock, reserve) | ${fmt(verify.perSecond)} | ${ms(verify.p50)} | ${ms(verify.p99)} |
+| \`POST /settle\` (debit mined on chain, receipt stored) | ${fmt(settle.perSecond)} | ${ms(settle.p50)} | ${ms(settle.p99)} |
+
+Batching: ${items} debits in ${batches} transactions (${(items / Math.max(batches, 1)).toFixed(1)} per batch), ${fmt(Number(gas) / Math.max(items, 1))} gas per debit including each transaction's 21,000 base.
+`;
+writeBenchSection("facilitator", markdown);
+process.stdout.write(markdown);
+process.exit(0);
