@@ -26,11 +26,13 @@ async function retrySettlements(ctx: FacilitatorContext, now: number): Promise<v
   for (const r of stale) {
     try {
       const landed = await findDebit(ctx, r);
+      // The signed window, not the (shorter) reservation: a debit already sent can land until it closes.
+      const signedValidBefore = Number(r.payload.authorization.validBefore);
       if (landed) {
         await finalize(ctx, r, landed);
-      } else if (r.validBefore > now) {
+      } else if (signedValidBefore > now) {
         await driveSettlement(ctx, r);
-      } else if (now > r.validBefore + GIVE_UP_MARGIN_SECONDS) {
+      } else if (now > signedValidBefore + GIVE_UP_MARGIN_SECONDS) {
         await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released" }, now));
         ctx.logger.warn({ idemKey: r.idemKey }, "settlement window closed before the chain confirmed; released, nothing debited");
       }

@@ -15,6 +15,12 @@ export type VerifyPaymentReturnType =
   | { isValid: true; payer: Address; idemKey: Hex; reserved: string; expiresAt: string }
   | { isValid: false; invalidReason: VerifyReason | "invalid_payload"; invalidMessage: string };
 
+/**
+ * Longest a reservation is held, whatever the authorization's window: far below the escrow's one-day
+ * withdrawal delay, so funds can never leave from under a live reservation.
+ */
+export const MAX_RESERVATION_SECONDS = 3_600;
+
 const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage: string): VerifyPaymentReturnType => ({
   isValid: false,
   invalidReason,
@@ -78,10 +84,11 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
       if (balance - held < a.maxAmount) return refuse("insufficient_balance", `token balance is below ${a.maxAmount}`);
     }
     const reserved = scheme === "exact" ? a.maxAmount : cap;
+    const expiresAt = Math.min(Number(a.validBefore), now + MAX_RESERVATION_SECONDS);
     const stored = { scheme, authorization: p.payload.authorization, signature: p.payload.signature };
     const inserted = await insertReservation(
       tx,
-      { idemKey: a.nonce, scheme, buyer: a.payer, resourceId: p.resourceId, cap: reserved, payload: stored, validBefore: Number(a.validBefore) },
+      { idemKey: a.nonce, scheme, buyer: a.payer, resourceId: p.resourceId, cap: reserved, payload: stored, validBefore: expiresAt },
       now,
     );
     if (!inserted) return refuse("nonce_used", "this nonce was already used");
@@ -90,7 +97,7 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
       payer: a.payer,
       idemKey: a.nonce,
       reserved: reserved.toString(),
-      expiresAt: new Date(Number(a.validBefore) * 1000).toISOString(),
+      expiresAt: new Date(expiresAt * 1000).toISOString(),
     };
   });
 }
