@@ -263,6 +263,20 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     // ---------------------------------------------------------------- views
 
     /// @inheritdoc IPaymentEscrow
+    function buyerState(address buyer, bytes32 nonce) external view returns (BuyerState memory state) {
+        SpendLimit storage s = spendLimitOf[buyer];
+        state = BuyerState({
+            balance: balanceOf[buyer],
+            pendingWithdrawal: pendingWithdrawal[buyer].amount,
+            spendLimit: s.limit,
+            period: s.period,
+            windowStart: s.windowStart,
+            spentInWindow: s.spent,
+            nonceSpent: nonceUsed[buyer][nonce]
+        });
+    }
+
+    /// @inheritdoc IPaymentEscrow
     function hashDebitAuthorization(DebitAuthorization calldata a) public view returns (bytes32) {
         return _hashTypedDataV4(
             keccak256(

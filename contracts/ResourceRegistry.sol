@@ -21,7 +21,7 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
 
     bytes32 public constant FACILITATOR_ROLE = keccak256("FACILITATOR_ROLE");
     bytes32 public constant REGISTER_RESOURCE_TYPEHASH = keccak256(
-        "RegisterResource(address creator,string slug,uint256 agentId,address payout,string category,uint128 base,uint128 perKB,uint128 max,string cardURI,bytes32 cardHash,uint256 deadline)"
+        "RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)"
     );
     uint256 public constant MAX_SLUG_BYTES = 64;
     uint16 public constant BPS = 10_000;
@@ -78,32 +78,41 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     }
 
     /// @inheritdoc IResourceRegistry
-    function registerFor(address creator, Registration calldata registration, uint256 deadline, bytes calldata signature)
-        external
-        returns (bytes32)
-    {
+    function registerFor(
+        address creator,
+        Registration calldata registration,
+        uint256 deadline,
+        bytes calldata signature,
+        BondAuthorization calldata bond
+    ) external nonReentrant returns (bytes32 resourceId) {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
         if (!SignatureChecker.isValidSignatureNow(creator, hashRegistration(creator, registration, deadline), signature)) {
             revert InvalidCreatorSignature(creator);
         }
-        return _register(creator, registration);
+        resourceId = _register(creator, registration);
+        if (bond.value < minBond) revert BondTooLow(resourceId, bond.value, minBond);
+        if (bond.value == 0) return resourceId;
+        _creditBond(resourceId, creator, bond.value);
+        // Interaction last (checks-effects-interactions): the token is the immutable stablecoin and this function is
+        // nonReentrant; if the pull fails, the whole registration reverts with it.
+        IERC3009(address(token)).receiveWithAuthorization(
+            creator, address(this), bond.value, bond.validAfter, bond.validBefore, bond.nonce, bond.signature
+        );
     }
 
-    /// @notice The EIP-712 digest a creator signs for `registerFor`.
+    /// @notice The EIP-712 digest a creator signs for `registerFor`. It covers creator, slug, payout, category, pricing
+    /// and deadline; `agentId`, `cardURI` and `cardHash` of `r` are not part of it (the submitter supplies them).
     function hashRegistration(address creator, Registration calldata r, uint256 deadline) public view returns (bytes32) {
         bytes32 structHash = keccak256(
             abi.encode(
                 REGISTER_RESOURCE_TYPEHASH,
                 creator,
                 keccak256(bytes(r.slug)),
-                r.agentId,
                 r.payout,
                 keccak256(bytes(r.category)),
                 r.pricing.base,
                 r.pricing.perKB,
                 r.pricing.max,
-                keccak256(bytes(r.cardURI)),
-                r.cardHash,
                 deadline
             )
         );

@@ -31,6 +31,24 @@ interface IPaymentEscrow {
         bytes signature;
     }
 
+    /// @notice A buyer's escrow state as a facilitator needs it before reserving.
+    /// @param balance The escrow balance.
+    /// @param pendingWithdrawal The amount of a requested, not yet executed withdrawal.
+    /// @param spendLimit The limit per period (0 = none).
+    /// @param period The limit's period in seconds.
+    /// @param windowStart When the current period started.
+    /// @param spentInWindow Debited in the current period, as last recorded.
+    /// @param nonceSpent Whether the nonce asked about is already spent.
+    struct BuyerState {
+        uint256 balance;
+        uint256 pendingWithdrawal;
+        uint256 spendLimit;
+        uint256 period;
+        uint256 windowStart;
+        uint256 spentInWindow;
+        bool nonceSpent;
+    }
+
     /// @param buyer Whose balance grew.
     /// @param from Who paid the stablecoin in.
     /// @param amount The amount.
@@ -172,6 +190,11 @@ interface IPaymentEscrow {
 
     /// @notice Sends the caller's earnings (creator shares or treasury fees) to `to`.
     function claim(address to) external returns (uint256 amount);
+
+    /// @notice Everything a facilitator reads before reserving a buyer's payment, in one call.
+    /// @param buyer The buyer.
+    /// @param nonce The payment's nonce.
+    function buyerState(address buyer, bytes32 nonce) external view returns (BuyerState memory);
 
     /// @notice The EIP-712 digest a buyer signs for `authorization`.
     function hashDebitAuthorization(DebitAuthorization calldata authorization) external view returns (bytes32);

@@ -23,6 +23,16 @@ interface IResourceRegistry {
         bytes32 cardHash;
     }
 
+    /// @notice A creator's EIP-3009 `ReceiveWithAuthorization` (from = the creator, to = this registry) that posts
+    /// the bond in the same transaction as `registerFor`; `value` 0 (with an empty signature) posts none.
+    struct BondAuthorization {
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+        bytes signature;
+    }
+
     /// @notice A registered resource.
     /// @dev payout, active, strikes and deactivatedAt share one slot: a debit reads one slot.
     struct Resource {
@@ -159,10 +169,25 @@ interface IResourceRegistry {
     /// @notice Registers a resource for `msg.sender`, who must own `registration.agentId`.
     function register(Registration calldata registration) external returns (bytes32 resourceId);
 
-    /// @notice Registers a resource for `creator` with the creator's EIP-712 `RegisterResource` signature.
-    function registerFor(address creator, Registration calldata registration, uint256 deadline, bytes calldata signature)
-        external
-        returns (bytes32 resourceId);
+    /// @notice Registers a resource for `creator` and posts its bond, in one transaction, on the creator's consent.
+    /// @dev The creator's EIP-712 `RegisterResource` signature covers (creator, slug, payout, category, base, perKB,
+    /// max, deadline). The submitter (the marketplace) supplies `agentId`, `cardURI` and `cardHash`, which exist only
+    /// after it has minted the identity and finalized the card; `agentId` must be owned by `creator`. The bond is pulled
+    /// from the creator with `bond` (a ReceiveWithAuthorization to this registry), never from the submitter, and must
+    /// be at least `minBond`: when either part fails, nothing is registered and nothing is posted.
+    /// @param creator The creator, who signed `signature` and `bond`.
+    /// @param registration The registration; its agentId, cardURI and cardHash are the submitter's.
+    /// @param deadline Last second at which `signature` is accepted.
+    /// @param signature The creator's `RegisterResource` signature (ECDSA or ERC-1271).
+    /// @param bond The creator's bond authorization.
+    /// @return resourceId keccak256(abi.encode(creator, registration.slug)).
+    function registerFor(
+        address creator,
+        Registration calldata registration,
+        uint256 deadline,
+        bytes calldata signature,
+        BondAuthorization calldata bond
+    ) external returns (bytes32 resourceId);
 
     /// @notice Where a debit for `resourceId` pays the creator's share, and whether debits are allowed.
     function paymentTarget(bytes32 resourceId) external view returns (address payout, bool active);

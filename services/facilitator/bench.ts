@@ -7,7 +7,8 @@ import { debitTypedData } from "../protocol/typedData.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
 import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
 import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import { postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
+import { devKey } from "../../test/support/localChain.ts";
 
 /**
  * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),
@@ -70,7 +71,19 @@ await token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)]);
 await token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
 for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
 
-const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "20", BATCH_MAX_ITEMS: "64", LOG_LEVEL: "silent" } });
+const facilitator = await spawnFacilitator({
+  PORT: "0",
+  RPC_URL: chain.rpcUrl,
+  ESCROW_ADDRESS: escrow,
+  REGISTRY_ADDRESS: chain.addresses.registry,
+  TOKEN_ADDRESS: chain.addresses.token,
+  RELAYER_KEYS: devKey(ROLE.relayer),
+  FACILITATOR_KEY: devKey(ROLE.facilitator),
+  DATA_DIR: "memory://",
+  BATCH_WINDOW_MS: "20",
+  BATCH_MAX_ITEMS: "64",
+  LOG_LEVEL: "info",
+});
 log(`${VERIFIES} POST /verify over ${BUYERS} buyers, ${CONCURRENCY} in flight`);
 const payments = await Promise.all(
   Array.from({ length: VERIFIES }, (_, i) => signEscrowPayment({ account: buyers[i % BUYERS]!, escrow, resourceId, maxAmount: CAP, validBefore })),
@@ -108,7 +121,7 @@ for (let b = startBlock + 1n; b <= endBlock; b++) {
     gas += receipt.gasUsed;
   }
 }
-await facilitator.stop();
+facilitator.child.kill("SIGTERM");
 await chain.close();
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -116,7 +129,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const markdown = `
 ## Facilitator
 
-Command: \`npm run bench:facilitator\` (services/facilitator/bench.ts). Machine: ${machineLine()}. Local chain: in-process Hardhat EDR (automine), store: PGlite in memory.
+Command: \`npm run bench:facilitator\` (services/facilitator/bench.ts). Machine: ${machineLine()}. The facilitator runs in its own process (PGlite in memory); the local chain (Hardhat EDR, automine) and the load generator share the other process.
 
 Signature verification of a DebitAuthorization on one core (${fmt(SIGNATURES)} signatures, sequential):
 

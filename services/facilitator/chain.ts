@@ -8,6 +8,7 @@ export type BuyerState = {
   balance: bigint;
   pendingWithdrawal: bigint;
   spendLimit: { limit: bigint; period: bigint; windowStart: bigint; spent: bigint };
+  nonceSpent: boolean;
 };
 
 /** What the facilitator needs of a resource: whether debits are allowed and its cap. */
@@ -32,34 +33,30 @@ export type ChainReader = ReturnType<typeof createChainReader>;
 export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtlMs = 2_000 }: ChainReaderParameters) {
   const publicClient = createPublicClient({
     chain: serviceChain(rpcUrl),
-    transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }),
+    transport: http(rpcUrl, { retryCount: 0, timeout: 5_000, batch: { wait: 0 } }),
   }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
   const tokenAbi = abiOf("TestStablecoin");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
 
-  const readEscrow = <T,>(functionName: string, args: readonly unknown[]) =>
-    publicClient.readContract({ address: escrow, abi: escrowAbi, functionName, args } as never) as Promise<T>;
-
   return {
     publicClient,
     addresses: { escrow, registry, token },
 
-    async buyerState(buyer: Address): Promise<BuyerState> {
-      const [balance, pending, limit] = await Promise.all([
-        readEscrow<bigint>("balanceOf", [buyer]),
-        readEscrow<readonly [bigint, bigint]>("pendingWithdrawal", [buyer]),
-        readEscrow<readonly [bigint, bigint, bigint, bigint]>("spendLimitOf", [buyer]),
-      ]);
+    /** The buyer's escrow state and whether `nonce` is spent, in one eth_call. */
+    async buyerState(buyer: Address, nonce: Hex): Promise<BuyerState> {
+      const state = await publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "buyerState", args: [buyer, nonce] });
       return {
-        balance,
-        pendingWithdrawal: pending[0],
-        spendLimit: { limit: limit[0], period: limit[1], windowStart: limit[2], spent: limit[3] },
+        balance: state.balance,
+        pendingWithdrawal: state.pendingWithdrawal,
+        spendLimit: { limit: state.spendLimit, period: state.period, windowStart: state.windowStart, spent: state.spentInWindow },
+        nonceSpent: state.nonceSpent,
       };
     },
 
-    nonceUsed: (buyer: Address, nonce: Hex) => readEscrow<boolean>("nonceUsed", [buyer, nonce]),
+    nonceUsed: (buyer: Address, nonce: Hex) =>
+      publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "nonceUsed", args: [buyer, nonce] }),
 
     async resourceTerms(resourceId: Hex, now = Date.now()): Promise<ResourceTerms | null> {
       const cached = resources.get(resourceId);

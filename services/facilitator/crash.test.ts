@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { expect } from "chai";
 import pg from "pg";
@@ -7,29 +6,10 @@ import type { Hex } from "viem";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
-import { postJson } from "../../test/support/startFacilitator.ts";
+import { postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const CAP = 50_000n;
-
-/** Starts `node services/facilitator/main.ts` as a child process and resolves with its URL once it listens. */
-function spawnFacilitator(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["services/facilitator/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`facilitator did not start: ${out}`)), 30_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"port":(\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: `http://127.0.0.1:${match[1]}` });
-      }
-    });
-    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`facilitator exited with ${code}: ${out}`)));
-  });
-}
 
 describe("a facilitator killed between verify and settle", function () {
   let chain: LocalChain;

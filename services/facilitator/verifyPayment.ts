@@ -65,8 +65,8 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
     // What is held is read before the chain: a debit mined in between is then counted twice (safe), never missed.
     const held = await heldFor(tx, a.payer, scheme, now);
     if (scheme === "service-escrow") {
-      const [spent, state] = await Promise.all([ctx.chain.nonceUsed(a.payer, a.nonce), ctx.chain.buyerState(a.payer)]);
-      if (spent) return refuse("nonce_used", "this nonce was already spent on chain");
+      const state = await ctx.chain.buyerState(a.payer, a.nonce);
+      if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
       const available = state.balance - state.pendingWithdrawal - held;
       if (available < cap) return refuse("insufficient_balance", `un-reserved escrow balance ${available < 0n ? 0n : available} is below ${cap}`);
       const { limit, period, windowStart, spent: spentInWindow } = state.spendLimit;

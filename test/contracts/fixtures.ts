@@ -135,22 +135,36 @@ export async function registerResource(
   return { resourceId: resourceIdFor(creator.account.address, registration.slug), agentId, registration };
 }
 
-/** EIP-712 types of `ResourceRegistry`'s `RegisterResource`, field for field as its type string. */
+/**
+ * EIP-712 types of `ResourceRegistry`'s `RegisterResource`, field for field as its type string. The creator signs
+ * neither the agent id nor the card: the marketplace mints the identity and finalizes the card after the creator signs.
+ */
 export const REGISTER_RESOURCE_TYPES = {
   RegisterResource: [
     { name: "creator", type: "address" },
     { name: "slug", type: "string" },
-    { name: "agentId", type: "uint256" },
     { name: "payout", type: "address" },
     { name: "category", type: "string" },
     { name: "base", type: "uint128" },
     { name: "perKB", type: "uint128" },
     { name: "max", type: "uint128" },
-    { name: "cardURI", type: "string" },
-    { name: "cardHash", type: "bytes32" },
     { name: "deadline", type: "uint256" },
   ],
 } as const;
+
+/** The EIP-712 message of `RegisterResource` for `registration` (its agentId, cardURI and cardHash are not signed). */
+export function registerResourceMessage(creator: Address, registration: Registration, deadline: bigint) {
+  return {
+    creator,
+    slug: registration.slug,
+    payout: registration.payout,
+    category: registration.category,
+    base: registration.pricing.base,
+    perKB: registration.pricing.perKB,
+    max: registration.pricing.max,
+    deadline,
+  };
+}
 
 /**
  * The creator's EIP-712 `RegisterResource` signature for `registerFor`, in the domain {ResourceRegistry, 1}.
@@ -168,20 +182,36 @@ export async function signRegisterResource(
     domain: { name: "ResourceRegistry", version: "1", chainId: 5042002, verifyingContract: stack.registry.address },
     types: REGISTER_RESOURCE_TYPES,
     primaryType: "RegisterResource",
-    message: {
-      creator,
-      slug: registration.slug,
-      agentId: registration.agentId,
-      payout: registration.payout,
-      category: registration.category,
-      base: registration.pricing.base,
-      perKB: registration.pricing.perKB,
-      max: registration.pricing.max,
-      cardURI: registration.cardURI,
-      cardHash: registration.cardHash,
-      deadline,
-    },
+    message: registerResourceMessage(creator, registration, deadline),
   });
+}
+
+/** The on-chain `BondAuthorization` of `registerFor`: the creator's ReceiveWithAuthorization to the registry. */
+export type BondAuthorization = { value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex; signature: Hex };
+
+/** No bond: `registerFor` posts nothing (allowed while `minBond` is 0). */
+export const NO_BOND: BondAuthorization = { value: 0n, validAfter: 0n, validBefore: 0n, nonce: `0x${"00".repeat(32)}`, signature: "0x" };
+
+/**
+ * `signer`'s EIP-3009 `ReceiveWithAuthorization` of `value` to the registry, as the `BondAuthorization` of `registerFor`.
+ * @example await signBondAuthorization(stack, creator, { value: 5n * USDC, nonce: nonceOf("bond") })
+ */
+export async function signBondAuthorization(
+  stack: Stack,
+  signer: Signer,
+  fields: { value: bigint; nonce: Hex; from?: Address; validAfter?: bigint; validBefore?: bigint },
+): Promise<BondAuthorization> {
+  const now = BigInt(await networkHelpers.time.latest());
+  const authorization = {
+    from: getAddress(fields.from ?? signer.account.address),
+    to: stack.registry.address,
+    value: fields.value,
+    validAfter: fields.validAfter ?? 0n,
+    validBefore: fields.validBefore ?? now + AUTHORIZATION_LIFETIME,
+    nonce: fields.nonce,
+  };
+  const signature = await signTokenAuthorization(stack, signer, "ReceiveWithAuthorization", authorization);
+  return { value: authorization.value, validAfter: authorization.validAfter, validBefore: authorization.validBefore, nonce: authorization.nonce, signature };
 }
 
 /** The fields of an EIP-3009 authorization. */

@@ -388,6 +388,24 @@ describe("PaymentEscrow.debit", function () {
     });
   });
 
+  describe("buyerState", function () {
+    it("returns balance, pending withdrawal, spend limit window and nonce state in one call", async function () {
+      const stack = await setup();
+      const { escrow, buyer } = stack;
+      const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
+      const fresh = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
+      expect(fresh).to.deep.equal({ balance: 100n * USDC, pendingWithdrawal: 0n, spendLimit: 0n, period: 0n, windowStart: 0n, spentInWindow: 0n, nonceSpent: false });
+
+      await mined(stack, escrow.write.setSpendLimit([5_000n, 3_600n], { account: buyer.account }));
+      await mined(stack, escrow.write.debit([item], stack.relayerAccount));
+      await mined(stack, escrow.write.requestWithdrawal([2n * USDC], { account: buyer.account }));
+      const state = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
+      const { windowStart, ...rest } = state;
+      expect(rest).to.deep.equal({ balance: 100n * USDC - 1_000n, pendingWithdrawal: 2n * USDC, spendLimit: 5_000n, period: 3_600n, spentInWindow: 1_000n, nonceSpent: true });
+      expect(windowStart).to.equal(BigInt(await networkHelpers.time.latest()) - 1n);
+    });
+  });
+
   describe("with two resources", function () {
     it("credits each resource's payout from the same buyer", async function () {
       const stack = await setup();

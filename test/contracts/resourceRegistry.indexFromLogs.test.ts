@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { keccak256, toHex } from "viem";
 import type { Address, Hex } from "viem";
 import {
+  NO_BOND,
   USDC,
   buildRegistration,
   deployTypedStack,
@@ -121,7 +122,7 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
     const translate = buildRegistration(stack, { agentId: otherAgent, slug: "translate", category: "nlp", payout: accounts.other.account.address });
     const deadline = BigInt((await networkHelpers.time.latest()) + 3600);
     const signature = await signRegisterResource(stack, accounts.other, accounts.other.account.address, translate, deadline);
-    await registry.write.registerFor([accounts.other.account.address, translate, deadline, signature], asAdmin);
+    await registry.write.registerFor([accounts.other.account.address, translate, deadline, signature, NO_BOND], asAdmin);
     const translateId = resourceIdFor(accounts.other.account.address, "translate");
 
     await registry.write.updatePricing([weather, { base: 5n, perKB: 6n, max: 70n }], asCreator);

@@ -1,26 +1,20 @@
 import { expect } from "chai";
-import { encodeFunctionData, hashTypedData, keccak256, toHex, zeroAddress } from "viem";
+import { keccak256, toHex, zeroAddress } from "viem";
 import type { Hex } from "viem";
 import {
   DEFAULT_PRICING,
-  REGISTER_RESOURCE_TYPES,
   buildRegistration,
   deployTypedStack,
   mintAgent,
   networkHelpers,
   registerResource,
   resourceIdFor,
-  signRegisterResource,
   viem,
 } from "./fixtures.ts";
 import type { Registration, Stack } from "./fixtures.ts";
 
 const REGISTER_RESOURCE_TYPE =
-  "RegisterResource(address creator,string slug,uint256 agentId,address payout,string category,uint128 base,uint128 perKB,uint128 max,string cardURI,bytes32 cardHash,uint256 deadline)";
-
-async function deadlineIn(seconds: number): Promise<bigint> {
-  return BigInt((await networkHelpers.time.latest()) + seconds);
-}
+  "RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)";
 
 describe("ResourceRegistry: registration", function () {
   let stack: Stack;
@@ -338,235 +332,6 @@ describe("ResourceRegistry: registration", function () {
       it("leaves the agent unbound after a failed registration", async function () {
         await viem.assertions.revertWithCustomErrorWithArgs(registerAs(buildRegistration(stack, { agentId, slug: "" })), stack.registry, "InvalidSlug", [""]);
         expect(await stack.registry.read.resourceOfAgent([agentId])).to.equal(`0x${"00".repeat(32)}`);
-      });
-    });
-  });
-
-  describe("registerFor", function () {
-    let agentId: bigint;
-    let registration: Registration;
-
-    beforeEach(async function () {
-      agentId = await mintAgent(stack, stack.accounts.creator);
-      registration = buildRegistration(stack, { agentId, slug: "weather" });
-    });
-
-    it("hashRegistration is the EIP-712 digest of the RegisterResource type string", async function () {
-      const deadline = 1_900_000_000n;
-      const creator = stack.accounts.creator.account.address;
-      const expected = hashTypedData({
-        domain: { name: "ResourceRegistry", version: "1", chainId: 5042002, verifyingContract: stack.registry.address },
-        types: REGISTER_RESOURCE_TYPES,
-        primaryType: "RegisterResource",
-        message: {
-          creator,
-          slug: registration.slug,
-          agentId,
-          payout: registration.payout,
-          category: registration.category,
-          base: registration.pricing.base,
-          perKB: registration.pricing.perKB,
-          max: registration.pricing.max,
-          cardURI: registration.cardURI,
-          cardHash: registration.cardHash,
-          deadline,
-        },
-      });
-      expect(await stack.registry.read.hashRegistration([creator, registration, deadline])).to.equal(expected);
-    });
-
-    describe("when an operator submits the creator's signature", function () {
-      it("registers the resource for the creator and emits ResourceRegistered", async function () {
-        const { registry, accounts } = stack;
-        const creator = accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, accounts.creator, creator, registration, deadline);
-        const resourceId = resourceIdFor(creator, "weather");
-        await viem.assertions.emitWithArgs(
-          registry.write.registerFor([creator, registration, deadline, signature], { account: accounts.other.account }),
-          registry,
-          "ResourceRegistered",
-          [
-            resourceId,
-            creator,
-            agentId,
-            "weather",
-            registration.payout,
-            registration.category,
-            registration.pricing,
-            registration.cardURI,
-            registration.cardHash,
-          ],
-        );
-        const resource = await registry.read.getResource([resourceId]);
-        expect(resource.creator.toLowerCase()).to.equal(creator);
-        expect(await registry.read.resourceOfAgent([agentId])).to.equal(resourceId);
-      });
-
-      it("accepts the signature in the very second of its deadline", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(100);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, creator, registration, deadline);
-        await networkHelpers.time.setNextBlockTimestamp(deadline);
-        await stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.other.account });
-        expect((await stack.registry.read.getResource([resourceIdFor(creator, "weather")])).active).to.equal(true);
-      });
-
-      it("cannot be replayed: the second submission hits ResourceExists", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, creator, registration, deadline);
-        await stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.other.account });
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "ResourceExists",
-          [resourceIdFor(creator, "weather")],
-        );
-      });
-    });
-
-    describe("when the deadline has passed", function () {
-      it("reverts with SignatureExpired carrying the deadline", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(10);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, creator, registration, deadline);
-        await networkHelpers.time.increaseTo(deadline + 1n);
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "SignatureExpired",
-          [deadline],
-        );
-      });
-    });
-
-    describe("when the signature is not the creator's", function () {
-      it("reverts with InvalidCreatorSignature when someone else signed", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.other, creator, registration, deadline);
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "InvalidCreatorSignature",
-          [creator],
-        );
-      });
-
-      it("reverts with InvalidCreatorSignature when the operator changes the payout it was signed for", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, creator, registration, deadline);
-        const hijacked = { ...registration, payout: stack.accounts.other.account.address };
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, hijacked, deadline, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "InvalidCreatorSignature",
-          [creator],
-        );
-      });
-
-      it("reverts with InvalidCreatorSignature when the operator extends the deadline", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, creator, registration, deadline);
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline + 1n, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "InvalidCreatorSignature",
-          [creator],
-        );
-      });
-
-      it("reverts with InvalidCreatorSignature for a signature made for another registry", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await stack.accounts.creator.signTypedData({
-          domain: { name: "ResourceRegistry", version: "1", chainId: 5042002, verifyingContract: stack.escrow.address },
-          types: REGISTER_RESOURCE_TYPES,
-          primaryType: "RegisterResource",
-          message: {
-            creator,
-            slug: registration.slug,
-            agentId,
-            payout: registration.payout,
-            category: registration.category,
-            base: registration.pricing.base,
-            perKB: registration.pricing.perKB,
-            max: registration.pricing.max,
-            cardURI: registration.cardURI,
-            cardHash: registration.cardHash,
-            deadline,
-          },
-        });
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "InvalidCreatorSignature",
-          [creator],
-        );
-      });
-
-      it("reverts with InvalidCreatorSignature for malformed signature bytes", async function () {
-        const creator = stack.accounts.creator.account.address;
-        const deadline = await deadlineIn(3600);
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline, "0x1234"], { account: stack.accounts.other.account }),
-          stack.registry,
-          "InvalidCreatorSignature",
-          [creator],
-        );
-      });
-    });
-
-    describe("when the signature is valid but the registration is not", function () {
-      it("still enforces NotAgentOwner for the signing creator", async function () {
-        const creator = stack.accounts.other.account.address;
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.other, creator, registration, deadline);
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([creator, registration, deadline, signature], { account: stack.accounts.admin.account }),
-          stack.registry,
-          "NotAgentOwner",
-          [agentId, creator, stack.accounts.creator.account.address],
-        );
-      });
-    });
-
-    describe("when the creator is an ERC-1271 contract wallet", function () {
-      async function walletWithAgent() {
-        const wallet = await viem.deployContract("RegistryERC1271Wallet", [stack.accounts.creator.account.address]);
-        const data = encodeFunctionData({ abi: stack.identity.abi, functionName: "register", args: ["ipfs://wallet-agent"] });
-        await wallet.write.execute([stack.identity.address, data], { account: stack.accounts.creator.account });
-        const walletAgentId = agentId + 1n;
-        expect((await stack.identity.read.ownerOf([walletAgentId])).toLowerCase()).to.equal(wallet.address.toLowerCase());
-        return { wallet, walletAgentId };
-      }
-
-      it("accepts the wallet's owner signing on its behalf", async function () {
-        const { wallet, walletAgentId } = await walletWithAgent();
-        const forWallet = buildRegistration(stack, { agentId: walletAgentId, slug: "wallet" });
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, wallet.address, forWallet, deadline);
-        await stack.registry.write.registerFor([wallet.address, forWallet, deadline, signature], { account: stack.accounts.other.account });
-        const resource = await stack.registry.read.getResource([resourceIdFor(wallet.address, "wallet")]);
-        expect(resource.creator.toLowerCase()).to.equal(wallet.address.toLowerCase());
-        expect(resource.agentId).to.equal(walletAgentId);
-      });
-
-      it("reverts with InvalidCreatorSignature when the wallet rejects the signature", async function () {
-        const { wallet, walletAgentId } = await walletWithAgent();
-        await wallet.write.setRejectAll([true], { account: stack.accounts.creator.account });
-        const forWallet = buildRegistration(stack, { agentId: walletAgentId, slug: "wallet" });
-        const deadline = await deadlineIn(3600);
-        const signature = await signRegisterResource(stack, stack.accounts.creator, wallet.address, forWallet, deadline);
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.registerFor([wallet.address, forWallet, deadline, signature], { account: stack.accounts.other.account }),
-          stack.registry,
-          "InvalidCreatorSignature",
-          [wallet.address],
-        );
       });
     });
   });

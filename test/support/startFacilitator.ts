@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { loadFacilitatorConfig } from "../../services/facilitator/config.ts";
 import type { Clock } from "../../services/facilitator/context.ts";
 import { createFacilitator } from "../../services/facilitator/createFacilitator.ts";
@@ -64,3 +66,23 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   } catch {}
   return { status: response.status, headers: response.headers, body: json as any };
 }
+
+/** Starts `node services/facilitator/main.ts` as a child process and resolves with its URL once it listens. */
+export function spawnFacilitator(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["services/facilitator/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`facilitator did not start: ${out}`)), 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"port":(\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+      }
+    });
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`facilitator exited with ${code}: ${out}`)));
+  });
+}
+

@@ -1,26 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
-import { migrate } from "./migrate.ts";
+import { openStore } from "../../store/openStore.ts";
+import type { Store } from "../../store/openStore.ts";
+import { MIGRATIONS } from "./migrations.ts";
 
-/** A query runner: plain SQL with positional parameters, rows back. */
-export type Sql = {
-  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
-};
-
-/** The facilitator's store: PostgreSQL when a URL is given, PGlite in a data directory otherwise. */
-export type Store = Sql & {
-  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
-  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
-  /**
-   * Runs `fn` while holding the lock named `key` against every other holder of it. PostgreSQL: a transaction with
-   * an advisory lock, so it holds across processes. PGlite (one process by nature): an in-process lock, and `fn`'s
-   * queries commit one by one, so other keys are never blocked while `fn` waits on the network.
-   */
-  withLock<T>(key: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-  readonly kind: "postgres" | "pglite";
-};
+export type { Sql, Store } from "../../store/openStore.ts";
 
 export type CreateStoreParameters = {
   /** postgres://… ; when absent, PGlite runs embedded in `dataDir`. */
@@ -32,71 +14,9 @@ export type CreateStoreParameters = {
 };
 
 /**
- * Opens the store and applies pending migrations, one code path for both engines.
+ * Opens the facilitator's store (services/store) and applies its migrations.
  * @example const store = await createStore({ databaseUrl: process.env.DATABASE_URL, dataDir: ".data/facilitator" })
  */
-export async function createStore({ databaseUrl, dataDir, schema = "facilitator" }: CreateStoreParameters): Promise<Store> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name "${schema}"`);
-  const store = databaseUrl ? await openPostgres(databaseUrl, schema) : await openPglite(dataDir ?? "memory://", schema);
-  await migrate(store, schema);
-  return store;
-}
-
-async function openPostgres(url: string, schema: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: 20, options: `-c search_path=${schema}` });
-  pool.on("error", () => {});
-  await pool.query("SELECT 1");
-  const run = async <Row,>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
-    (await client.query(text, params as unknown[])).rows as Row[];
-  const store: Store = {
-    kind: "postgres",
-    query: (text, params) => run(pool, text, params),
-    async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const result = await fn({ query: (text, params) => run(client, text, params) });
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
-    withLock(key, fn) {
-      return store.transaction(async (tx) => {
-        await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key]);
-        return fn(tx);
-      });
-    },
-    close: () => pool.end(),
-  };
-  return store;
-}
-
-async function openPglite(dataDir: string, schema: string): Promise<Store> {
-  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
-  const locks = new Map<string, Promise<unknown>>();
-  const query: Sql["query"] = async (text, params) => (await db.query(text, params as unknown[])).rows as never[];
-  return {
-    kind: "pglite",
-    query,
-    withLock(key, fn) {
-      const previous = locks.get(key) ?? Promise.resolve();
-      const run = previous.then(() => fn({ query }));
-      const tail = run.catch(() => {});
-      locks.set(key, tail);
-      void tail.then(() => {
-        if (locks.get(key) === tail) locks.delete(key);
-      });
-      return run;
-    },
-    transaction: (fn) =>
-      db.transaction((tx) => fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] })),
-    close: () => db.close(),
-  };
+export function createStore({ databaseUrl, dataDir, schema = "facilitator" }: CreateStoreParameters): Promise<Store> {
+  return openStore({ databaseUrl, dataDir, schema, migrations: MIGRATIONS });
 }

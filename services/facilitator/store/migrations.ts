@@ -1,5 +1,3 @@
-import type { Store } from "./createStore.ts";
-
 /**
  * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
  * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
@@ -45,21 +43,3 @@ export const MIGRATIONS: readonly string[] = [
      created_at  BIGINT NOT NULL
    );`,
 ];
-
-/** Applies pending migrations under an advisory lock, so instances starting together do not race. */
-export async function migrate(store: Store, schema: string): Promise<void> {
-  await store.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`migrate:${schema}`]);
-    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${schema}.migration (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const rows = await tx.query<{ version: number }>(`SELECT version FROM ${schema}.migration`);
-    const applied = new Set(rows.map((row) => Number(row.version)));
-    for (const [index, sql] of MIGRATIONS.entries()) {
-      const version = index + 1;
-      if (applied.has(version)) continue;
-      await tx.query(`SET LOCAL search_path TO ${schema}`);
-      for (const statement of sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
-      await tx.query(`INSERT INTO ${schema}.migration (version) VALUES ($1)`, [version]);
-    }
-  });
-}
