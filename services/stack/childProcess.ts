@@ -1,0 +1,82 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+
+/** A started part of the stack. */
+export type Part = { name: string; child: ChildProcess; stop(): Promise<void> };
+
+export type StartPartParameters = {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Polled until it resolves true; the part counts as started then. */
+  ready: () => Promise<boolean>;
+  readyTimeoutMs?: number;
+  /** Where the part's output goes, line by line, prefixed with its name. */
+  log: (line: string) => void;
+};
+
+/**
+ * Starts a child process and waits until `ready()` says so; fails fast (with the last lines of its output) when
+ * the child exits first or the wait times out.
+ * @example const chain = await startPart({ name: "chain", command, args, ready: () => rpcAnswers(url), log })
+ */
+export async function startPart(p: StartPartParameters): Promise<Part> {
+  const child = spawn(p.command, p.args, { cwd: p.cwd, env: { ...process.env, ...p.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const tail: string[] = [];
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) {
+      if (!line.trim()) continue;
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      p.log(`${p.name} | ${line}`);
+    }
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  let exited: number | null | undefined;
+  child.once("exit", (code) => (exited = code));
+
+  const deadline = Date.now() + (p.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    if (exited !== undefined) throw new Error(`${p.name} exited with code ${exited} before it was ready:\n${tail.join("\n")}`);
+    if (await p.ready().catch(() => false)) break;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${p.name} was not ready after ${(p.readyTimeoutMs ?? 60_000) / 1000}s:\n${tail.join("\n")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    name: p.name,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited !== undefined) return resolve();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Whether an HTTP GET of `url` answers 2xx. */
+export async function answers(url: string): Promise<boolean> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+  return response.ok;
+}
+
+/** Whether a JSON-RPC endpoint answers eth_chainId. */
+export async function rpcAnswers(url: string): Promise<boolean> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+    signal: AbortSignal.timeout(2_000),
+  });
+  return response.ok;
+}

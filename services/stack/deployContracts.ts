@@ -1,0 +1,59 @@
+import { rmSync } from "node:fs";
+import { network } from "hardhat";
+import { getAddress } from "viem";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import ExternalStackModule from "../../ignition/modules/ExternalStack.ts";
+import StackModule from "../../ignition/modules/Stack.ts";
+
+/** Addresses of the deployed system: the one place services learn them from. */
+export type ContractAddresses = { token: Address; identity: Address; registry: Address; escrow: Address };
+
+export type DeployContractsParameters = {
+  rpcUrl: string;
+  /** Ignition deployment id; its folder under ignition/deployments holds deployed_addresses.json. */
+  deploymentId: string;
+  roles: { admin: Address; treasury: Address; relayer: Address; facilitator: Address };
+  /** Deployer key for a remote chain; the local node's unlocked accounts are used when absent. */
+  deployerKey?: Hex;
+  /** Existing stablecoin and ERC-8004 registry (test network): only the registry and escrow are deployed. */
+  existing?: { token: Address; identity: Address };
+  /** Start from scratch (the local chain is new on every start). */
+  fresh?: boolean;
+};
+
+/** Where Ignition keeps a deployment's record, which the indexer reads. */
+export function deploymentDir(deploymentId: string): string {
+  return new URL(`../../ignition/deployments/${deploymentId}`, import.meta.url).pathname;
+}
+
+/**
+ * Deploys the contracts through Ignition (the only way they get deployed). Ignition records what it did, so a
+ * rerun against the same chain deploys only what is missing.
+ * @example const addresses = await deployContracts({ rpcUrl, deploymentId: "local-stack", roles, fresh: true })
+ */
+export async function deployContracts(p: DeployContractsParameters): Promise<ContractAddresses> {
+  if (p.fresh) rmSync(deploymentDir(p.deploymentId), { recursive: true, force: true });
+  const connection = await network.create({
+    network: "localhost",
+    override: { url: p.rpcUrl, ...(p.deployerKey ? { accounts: [p.deployerKey] } : {}) },
+  });
+  try {
+    const $global = { ...p.roles, admin: p.deployerKey ? privateKeyToAccount(p.deployerKey).address : p.roles.admin };
+    const options = { deploymentId: p.deploymentId, displayUi: false } as const;
+    const deployed = p.existing
+      ? await connection.ignition.deploy(ExternalStackModule, {
+          ...options,
+          parameters: { $global, ExternalStack: { tokenAddress: p.existing.token, identityAddress: p.existing.identity } },
+        })
+      : await connection.ignition.deploy(StackModule, { ...options, parameters: { $global } });
+    return {
+      token: getAddress(deployed.token.address),
+      identity: getAddress(deployed.identity.address),
+      registry: getAddress(deployed.registry.address),
+      escrow: getAddress(deployed.escrow.address),
+    };
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits");
+
+/** Every setting of `npm start`; the README's settings table is this schema. */
+export const stackEnvSchema = z.object({
+  STACK_DIR: z.string().default(".stack"),
+  CHAIN_PORT: port(8545),
+  FACILITATOR_PORT: port(4020),
+  HOST_PORT: port(4030),
+  MARKETPLACE_PORT: port(4000),
+  INDEXER_PORT: port(42069),
+  /** External mode: a remote chain; the embedded chain is not started. */
+  RPC_URL: z.url().optional(),
+  /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */
+  DATABASE_URL: z.string().optional(),
+  DEPLOYER_KEY: key.optional(),
+  RELAYER_KEYS: z.string().optional(),
+  FACILITATOR_KEY: key.optional(),
+  PUBLISHER_KEY: key.optional(),
+  TREASURY_ADDRESS: address.optional(),
+  TOKEN_ADDRESS: address.optional(),
+  IDENTITY_ADDRESS: address.optional(),
+  PUBLISH_TOKEN: z.string().min(16).optional(),
+  HOST_TOKEN: z.string().min(16).optional(),
+  CALLER_AUTH: z.enum(["on", "off"]).optional(),
+  CALLER_AUTH_SECRET: z.string().min(32).optional(),
+});
+
+/** The validated settings of `npm start`. */
+export type StackEnv = z.output<typeof stackEnvSchema>;
+
+/**
+ * Reads the stack's settings; a bad value stops the start with every problem named.
+ * @example const env = loadStackEnv(process.env)
+ */
+export function loadStackEnv(env: Record<string, string | undefined>): StackEnv {
+  const parsed = stackEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  }
+  return parsed.data;
+}

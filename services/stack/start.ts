@@ -1,0 +1,194 @@
+import { execFileSync } from "node:child_process";
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createPublicClient, createWalletClient, getAddress, http, parseUnits } from "viem";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { abiOf } from "../protocol/artifacts.ts";
+import { CHAIN_ID } from "../protocol/constants.ts";
+import { serviceChain } from "../protocol/chain.ts";
+import { answers, rpcAnswers, startPart } from "./childProcess.ts";
+import type { Part } from "./childProcess.ts";
+import { deployContracts } from "./deployContracts.ts";
+import { DEV_ROLE, devKey, isDevKey } from "./devAccounts.ts";
+import { assertPortFree } from "./ports.ts";
+import { loadStackEnv } from "./stackConfig.ts";
+
+/**
+ * `npm start`: the whole system on one machine. Embedded defaults: a Hardhat EDR node (chain 5042002), the
+ * contracts deployed through Ignition, the facilitator, and demo buyers funded; with RPC_URL (external mode) it
+ * runs against that chain instead and deploys only what is missing. Writes STACK_DIR/stack.json.
+ */
+const root = resolve(new URL("../..", import.meta.url).pathname);
+const started = performance.now();
+const env = loadStackEnv(process.env);
+const external = env.RPC_URL !== undefined;
+const stackDir = resolve(root, env.STACK_DIR);
+const logDir = join(stackDir, "logs");
+const dataDir = join(stackDir, "data");
+const parts: Part[] = [];
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
+const say = (line: string) => process.stdout.write(`[stack ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
+
+let stopping = false;
+async function stop(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say("stopping");
+    for (const part of [...parts].reverse()) await part.stop();
+  }
+  process.exit(code);
+}
+process.once("SIGINT", () => void stop(0));
+process.once("SIGTERM", () => void stop(0));
+
+function logFile(name: string) {
+  const stream = createWriteStream(join(logDir, `${name}.log`), { flags: "w" });
+  return (line: string) => stream.write(`${line}\n`);
+}
+
+async function main() {
+  mkdirSync(logDir, { recursive: true });
+  if (!external) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+
+  const ports: [number, string][] = [
+    [env.FACILITATOR_PORT, "FACILITATOR_PORT"],
+    ...(external ? [] : ([[env.CHAIN_PORT, "CHAIN_PORT"]] as [number, string][])),
+  ];
+  for (const [port, setting] of ports) await assertPortFree(port, setting);
+
+  say("compiling contracts");
+  execFileSync(bin("hardhat"), ["compile", "--quiet"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+
+  const keys = external ? externalKeys() : localKeys();
+  const rpcUrl = env.RPC_URL ?? `http://127.0.0.1:${env.CHAIN_PORT}`;
+  if (!external) {
+    say(`starting the local chain (Hardhat EDR, chain id ${CHAIN_ID}) on ${rpcUrl}`);
+    parts.push(
+      await startPart({
+        name: "chain",
+        command: bin("hardhat"),
+        args: ["node", "--network", "node", "--port", String(env.CHAIN_PORT)],
+        cwd: root,
+        ready: () => rpcAnswers(rpcUrl),
+        log: logFile("chain"),
+      }),
+    );
+  }
+  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  if (chainId !== CHAIN_ID) throw new Error(`the chain at ${rpcUrl} has id ${chainId}, expected ${CHAIN_ID}`);
+
+  say("deploying contracts through Ignition");
+  const relayers = keys.relayers.map((k) => privateKeyToAccount(k).address);
+  const contracts = await deployContracts({
+    rpcUrl,
+    deploymentId: external ? `stack-${CHAIN_ID}` : "local-stack",
+    fresh: !external,
+    deployerKey: external ? keys.deployer : undefined,
+    roles: {
+      admin: privateKeyToAccount(keys.deployer).address,
+      treasury: keys.treasury,
+      relayer: relayers[0]!,
+      facilitator: privateKeyToAccount(keys.facilitator).address,
+    },
+    existing: external && env.TOKEN_ADDRESS && env.IDENTITY_ADDRESS ? { token: getAddress(env.TOKEN_ADDRESS), identity: getAddress(env.IDENTITY_ADDRESS) } : undefined,
+  });
+  say(`contracts: escrow ${contracts.escrow}, registry ${contracts.registry}, token ${contracts.token}, identity ${contracts.identity}`);
+
+  const facilitatorUrl = `http://127.0.0.1:${env.FACILITATOR_PORT}`;
+  say(`starting the facilitator on ${facilitatorUrl}`);
+  parts.push(
+    await startPart({
+      name: "facilitator",
+      command: process.execPath,
+      args: ["services/facilitator/main.ts"],
+      cwd: root,
+      env: {
+        PORT: String(env.FACILITATOR_PORT),
+        RPC_URL: rpcUrl,
+        ESCROW_ADDRESS: contracts.escrow,
+        REGISTRY_ADDRESS: contracts.registry,
+        TOKEN_ADDRESS: contracts.token,
+        RELAYER_KEYS: keys.relayers.join(","),
+        FACILITATOR_KEY: keys.facilitator,
+        DATABASE_URL: env.DATABASE_URL,
+        DATA_DIR: join(dataDir, "facilitator"),
+        CALLER_AUTH: env.CALLER_AUTH ?? (external ? "on" : "off"),
+        CALLER_AUTH_SECRET: env.CALLER_AUTH_SECRET,
+        NODE_ENV: external ? "production" : "development",
+      },
+      ready: () => answers(`${facilitatorUrl}/ready`),
+      log: logFile("facilitator"),
+    }),
+  );
+
+  const buyers = external ? [] : await fundDemoBuyers(rpcUrl, contracts.token, contracts.escrow);
+  if (buyers.length) say(`funded ${buyers.length} demo buyers (development keys, local chain only)`);
+
+  const stack = {
+    chainId: CHAIN_ID,
+    rpcUrl,
+    facilitatorUrl,
+    contracts,
+    buyers,
+  };
+  writeFileSync(join(stackDir, "stack.json"), `${JSON.stringify(stack, null, 2)}\n`);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  say(`ready in ${seconds}s; wrote ${join(env.STACK_DIR, "stack.json")}; logs in ${join(env.STACK_DIR, "logs")}`);
+  process.stdout.write(
+    [
+      "",
+      `  chain        ${rpcUrl} (chain id ${CHAIN_ID})`,
+      `  facilitator  ${facilitatorUrl}`,
+      "",
+      "  Ctrl-C stops everything.",
+      "",
+    ].join("\n"),
+  );
+}
+
+function localKeys() {
+  return {
+    deployer: devKey(DEV_ROLE.admin),
+    relayers: [devKey(DEV_ROLE.relayer)],
+    facilitator: devKey(DEV_ROLE.facilitator),
+    treasury: privateKeyToAccount(devKey(DEV_ROLE.treasury)).address as Address,
+  };
+}
+
+function externalKeys() {
+  const missing = ["DEPLOYER_KEY", "RELAYER_KEYS", "TREASURY_ADDRESS"].filter((k) => !process.env[k]);
+  if (missing.length) throw new Error(`external mode (RPC_URL set) needs ${missing.join(", ")}`);
+  const relayers = env.RELAYER_KEYS!.split(",").map((k) => k.trim()) as Hex[];
+  const all = [env.DEPLOYER_KEY!, ...relayers, env.FACILITATOR_KEY, env.PUBLISHER_KEY].filter(Boolean) as string[];
+  if (all.some(isDevKey)) throw new Error("a well-known development key was given for an external chain; refusing to start");
+  return { deployer: env.DEPLOYER_KEY as Hex, relayers, facilitator: (env.FACILITATOR_KEY ?? relayers[0]) as Hex, treasury: getAddress(env.TREASURY_ADDRESS!) };
+}
+
+/** Mints test stablecoin to three development buyers and deposits part of it in the escrow. */
+async function fundDemoBuyers(rpcUrl: string, token: Address, escrow: Address) {
+  const chain = serviceChain(rpcUrl);
+  const transport = http(rpcUrl);
+  const publicClient = createPublicClient({ chain, transport });
+  const admin = createWalletClient({ account: privateKeyToAccount(devKey(DEV_ROLE.admin)), chain, transport });
+  const tokenAbi = abiOf("TestStablecoin");
+  const escrowAbi = abiOf("PaymentEscrow");
+  const buyers = [];
+  for (let i = 0; i < 3; i++) {
+    const privateKey = devKey(DEV_ROLE.buyer + i);
+    const account = privateKeyToAccount(privateKey);
+    const wallet = createWalletClient({ account, chain, transport });
+    const wait = (hash: Hex) => publicClient.waitForTransactionReceipt({ hash });
+    await wait(await admin.writeContract({ address: token, abi: tokenAbi, functionName: "mint", args: [account.address, parseUnits("1000", 6)] }));
+    await wait(await wallet.writeContract({ address: token, abi: tokenAbi, functionName: "approve", args: [escrow, parseUnits("100", 6)] }));
+    await wait(await wallet.writeContract({ address: escrow, abi: escrowAbi, functionName: "deposit", args: [parseUnits("100", 6)] }));
+    buyers.push({ address: account.address, privateKey, label: "local development key: never use on another chain" });
+  }
+  return buyers;
+}
+
+main().catch(async (error: Error) => {
+  process.stderr.write(`[stack] failed: ${error.message}\n`);
+  await stop(1);
+});
