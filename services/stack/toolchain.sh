@@ -15,9 +15,11 @@ installed() {
 }
 
 if ! installed; then
-  echo "[toolchain] installing dependencies under Node 22 (npm ci); this takes about a minute" >&2
+  echo "[toolchain] installing dependencies under Node 22 from package-lock.json; this takes a minute or two" >&2
   rm -rf node_modules
-  npm exec --yes --package=node@22 -- npm ci --no-audit --no-fund
+  # `npm install`, not `npm ci`: the registry here lacks other platforms' optional packages (EDR, rollup) at the
+  # locked versions, which `npm ci` treats as a lock mismatch; `npm install` follows the lock all the same.
+  npm exec --yes --package=node@22 -- npm install --no-audit --no-fund
   if ! installed; then
     echo "[toolchain] the install did not yield Node 22 with Hardhat's EDR binding; see the npm output above" >&2
     exit 1
