@@ -1,0 +1,111 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { migrate } from "./migrate.ts";
+
+/** A query runner: plain SQL with positional parameters, rows back. */
+export type Sql = {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+};
+
+/** A service's store: PostgreSQL when a URL is given, PGlite in a data directory otherwise. */
+export type Store = Sql & {
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the lock named `key` against every other holder of it. PostgreSQL: a transaction with
+   * an advisory lock, so it holds across processes. PGlite (one process by nature): an in-process lock, and `fn`'s
+   * queries commit one by one, so other keys are never blocked while `fn` waits on the network.
+   */
+  withLock<T>(key: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly kind: "postgres" | "pglite";
+};
+
+export type OpenStoreParameters = {
+  /** postgres://… ; when absent, PGlite runs embedded in `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `memory://` keeps it in memory (tests). */
+  dataDir?: string | undefined;
+  /** PostgreSQL schema holding the service's tables. */
+  schema: string;
+  /** The service's schema versions, applied in order (see {@link migrate}). */
+  migrations: readonly string[];
+  /** Most PostgreSQL connections (default 20). */
+  maxConnections?: number | undefined;
+};
+
+/**
+ * Opens a store and applies its pending migrations, one code path for both engines.
+ * @example const store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: ".data/marketplace", schema: "marketplace", migrations })
+ */
+export async function openStore({ databaseUrl, dataDir, schema, migrations, maxConnections = 20 }: OpenStoreParameters): Promise<Store> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name "${schema}"`);
+  const store = databaseUrl ? await openPostgres(databaseUrl, schema, maxConnections) : await openPglite(dataDir ?? "memory://", schema);
+  try {
+    await migrate(store, schema, migrations);
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+  return store;
+}
+
+async function openPostgres(url: string, schema: string, max: number): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
+  pool.on("error", () => {});
+  await pool.query("SELECT 1");
+  const run = async <Row,>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
+    (await client.query(text, params as unknown[])).rows as Row[];
+  const store: Store = {
+    kind: "postgres",
+    query: (text, params) => run(pool, text, params),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn({ query: (text, params) => run(client, text, params) });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    withLock(key, fn) {
+      return store.transaction(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key]);
+        return fn(tx);
+      });
+    },
+    close: () => pool.end(),
+  };
+  return store;
+}
+
+async function openPglite(dataDir: string, schema: string): Promise<Store> {
+  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir);
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
+  const locks = new Map<string, Promise<unknown>>();
+  const query: Sql["query"] = async (text, params) => (await db.query(text, params as unknown[])).rows as never[];
+  return {
+    kind: "pglite",
+    query,
+    withLock(key, fn) {
+      const previous = locks.get(key) ?? Promise.resolve();
+      const run = previous.then(() => fn({ query }));
+      const tail = run.catch(() => {});
+      locks.set(key, tail);
+      void tail.then(() => {
+        if (locks.get(key) === tail) locks.delete(key);
+      });
+      return run;
+    },
+    transaction: (fn) =>
+      db.transaction((tx) => fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] })),
+    close: () => db.close(),
+  };
+}
