@@ -22,34 +22,41 @@ export class ChainUnavailableError extends Error {
 
 /**
  * Sends a transaction on the signer's nonce lane and waits for its receipt; if it is not mined in time it is
- * replaced (same nonce, fees raised by a quarter) and whichever version is mined is returned.
+ * replaced (same nonce, fees raised by a quarter) and whichever version is mined is returned. The lane is held
+ * only while the nonce is assigned and the transaction broadcast, so transactions of one signer pipeline.
  * @example const receipt = await sendTransaction({ publicClient, wallet, account, nonces, to, data, gas, receiptTimeoutMs })
  */
 export async function sendTransaction(p: SendTransactionParameters): Promise<TransactionReceipt> {
   const fees = await p.publicClient.estimateFeesPerGas();
   let maxFeePerGas = fees.maxFeePerGas;
   let maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
-  const hashes: Hex[] = [];
-  return p.nonces.withNonce(async (nonce) => {
-    for (let attempt = 0; attempt <= (p.replacements ?? 2); attempt++) {
-      const hash = await p.wallet.sendTransaction({
-        account: p.account,
-        chain: p.wallet.chain,
-        to: p.to,
-        data: p.data,
-        gas: p.gas,
-        nonce,
-        maxFeePerGas,
-        maxPriorityFeePerGas,
-      } as never);
-      hashes.push(hash);
-      const receipt = await firstReceipt(p.publicClient, hashes, p.receiptTimeoutMs);
-      if (receipt) return receipt;
-      maxFeePerGas = (maxFeePerGas * 125n) / 100n + 1n;
-      maxPriorityFeePerGas = (maxPriorityFeePerGas * 125n) / 100n + 1n;
+  const broadcast = (nonce: number) =>
+    p.wallet.sendTransaction({
+      account: p.account,
+      chain: p.wallet.chain,
+      to: p.to,
+      data: p.data,
+      gas: p.gas,
+      nonce,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    } as never);
+  const { nonce, hash } = await p.nonces.withNonce(async (nonce) => ({ nonce, hash: await broadcast(nonce) }));
+  const hashes: Hex[] = [hash];
+  for (let attempt = 0; ; attempt++) {
+    const receipt = await firstReceipt(p.publicClient, hashes, p.receiptTimeoutMs);
+    if (receipt) return receipt;
+    if (attempt >= (p.replacements ?? 2)) break;
+    maxFeePerGas = (maxFeePerGas * 125n) / 100n + 1n;
+    maxPriorityFeePerGas = (maxPriorityFeePerGas * 125n) / 100n + 1n;
+    try {
+      hashes.push(await broadcast(nonce));
+    } catch {
+      // The original may have been mined meanwhile ("nonce too low"): keep waiting for the hashes we have.
     }
-    throw new ChainUnavailableError(`transaction with nonce ${nonce} was not mined after replacements`);
-  });
+  }
+  p.nonces.resync();
+  throw new ChainUnavailableError(`transaction with nonce ${nonce} was not mined after replacements`);
 }
 
 async function firstReceipt(client: PublicClient, hashes: readonly Hex[], timeoutMs: number) {
