@@ -1,3 +1,4 @@
+import pg from "pg";
 import { recoverTypedDataAddress, parseEventLogs } from "viem";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -63,65 +64,84 @@ const viemBaseline = await signaturesPerSecond(async (p) => (await recoverTypedD
 const oursJs = await signaturesPerSecond(async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "js")) === signer.address);
 const oursNative = await signaturesPerSecond(async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "native")) === signer.address);
 
-log(`funding ${BUYERS} buyers`);
-const buyers = Array.from({ length: BUYERS }, () => privateKeyToAccount(generatePrivateKey()));
-const perBuyer = CAP * BigInt(Math.ceil(VERIFIES / BUYERS) + 1);
 const { token } = chain.contracts;
-await token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)]);
-await token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
-for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-const facilitator = await spawnFacilitator({
-  PORT: "0",
-  RPC_URL: chain.rpcUrl,
-  ESCROW_ADDRESS: escrow,
-  REGISTRY_ADDRESS: chain.addresses.registry,
-  TOKEN_ADDRESS: chain.addresses.token,
-  RELAYER_KEYS: devKey(ROLE.relayer),
-  FACILITATOR_KEY: devKey(ROLE.facilitator),
-  DATA_DIR: "memory://",
-  BATCH_WINDOW_MS: "20",
-  BATCH_MAX_ITEMS: "64",
-  LOG_LEVEL: "info",
-});
-log(`${VERIFIES} POST /verify over ${BUYERS} buyers, ${CONCURRENCY} in flight`);
-const payments = await Promise.all(
-  Array.from({ length: VERIFIES }, (_, i) => signEscrowPayment({ account: buyers[i % BUYERS]!, escrow, resourceId, maxAmount: CAP, validBefore })),
-);
-const verify = await timed(payments, async (p) => {
-  const r = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
-  if (r.body.isValid !== true) throw new Error(`verify refused: ${JSON.stringify(r.body)}`);
-}, CONCURRENCY);
-
-log(`${VERIFIES} POST /settle, batched`);
-const startBlock = await chain.publicClient.getBlockNumber();
-const settle = await timed(payments, async (p) => {
-  const r = await postJson(`${facilitator.url}/settle`, {
-    idemKey: p.authorization.nonce,
-    resourceId,
-    amount: "1234",
-    response: { status: 200, contentType: "application/json", body: { ok: true } },
+/** Funds fresh buyers, starts a facilitator in its own process on `store`, and measures verify and settle. */
+async function measure(store: Record<string, string>) {
+  log(`funding ${BUYERS} buyers`);
+  const buyers = Array.from({ length: BUYERS }, () => privateKeyToAccount(generatePrivateKey()));
+  const perBuyer = CAP * BigInt(Math.ceil(VERIFIES / BUYERS) + 1);
+  await token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)]);
+  await token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
+  for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
+  const facilitator = await spawnFacilitator({
+    PORT: "0",
+    RPC_URL: chain.rpcUrl,
+    ESCROW_ADDRESS: escrow,
+    REGISTRY_ADDRESS: chain.addresses.registry,
+    TOKEN_ADDRESS: chain.addresses.token,
+    RELAYER_KEYS: devKey(ROLE.relayer),
+    FACILITATOR_KEY: devKey(ROLE.facilitator),
+    BATCH_WINDOW_MS: "20",
+    BATCH_MAX_ITEMS: "64",
+    LOG_LEVEL: "info",
+    ...store,
   });
-  if (r.status !== 200) throw new Error(`settle failed: ${r.status} ${JSON.stringify(r.body)}`);
-}, CONCURRENCY);
-
-const endBlock = await chain.publicClient.getBlockNumber();
-let batches = 0;
-let items = 0;
-let gas = 0n;
-for (let b = startBlock + 1n; b <= endBlock; b++) {
-  const block = await chain.publicClient.getBlock({ blockNumber: b, includeTransactions: true });
-  for (const tx of block.transactions) {
-    if (tx.to?.toLowerCase() !== escrow.toLowerCase()) continue;
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.hash as Hex });
-    const debits = parseEventLogs({ abi: chain.contracts.escrow.abi, logs: receipt.logs, eventName: "Debited" }).length;
-    if (debits === 0) continue;
-    batches += 1;
-    items += debits;
-    gas += receipt.gasUsed;
+  try {
+    log(`${VERIFIES} POST /verify over ${BUYERS} buyers, ${CONCURRENCY} in flight`);
+    const payments = await Promise.all(
+      Array.from({ length: VERIFIES }, (_, i) => signEscrowPayment({ account: buyers[i % BUYERS]!, escrow, resourceId, maxAmount: CAP, validBefore })),
+    );
+    const verify = await timed(payments, async (p) => {
+      const r = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
+      if (r.body.isValid !== true) throw new Error(`verify refused: ${JSON.stringify(r.body)}`);
+    }, CONCURRENCY);
+    log(`${VERIFIES} POST /settle, batched`);
+    const startBlock = await chain.publicClient.getBlockNumber();
+    const settle = await timed(payments, async (p) => {
+      const r = await postJson(`${facilitator.url}/settle`, {
+        idemKey: p.authorization.nonce,
+        resourceId,
+        amount: "1234",
+        response: { status: 200, contentType: "application/json", body: { ok: true } },
+      });
+      if (r.status !== 200) throw new Error(`settle failed: ${r.status} ${JSON.stringify(r.body)}`);
+    }, CONCURRENCY);
+    const endBlock = await chain.publicClient.getBlockNumber();
+    let batches = 0;
+    let items = 0;
+    let gas = 0n;
+    for (let b = startBlock + 1n; b <= endBlock; b++) {
+      const block = await chain.publicClient.getBlock({ blockNumber: b, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.to?.toLowerCase() !== escrow.toLowerCase()) continue;
+        const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.hash as Hex });
+        const debits = parseEventLogs({ abi: chain.contracts.escrow.abi, logs: receipt.logs, eventName: "Debited" }).length;
+        if (debits === 0) continue;
+        batches += 1;
+        items += debits;
+        gas += receipt.gasUsed;
+      }
+    }
+    return { verify, settle, batches, items, gas };
+  } finally {
+    facilitator.child.kill("SIGTERM");
   }
 }
-facilitator.child.kill("SIGTERM");
+
+const schema = `facilitator_bench_${process.pid}`;
+const pglite = await measure({ DATA_DIR: "memory://" });
+let postgres: Awaited<ReturnType<typeof measure>> | null = null;
+try {
+  postgres = await measure({ DATABASE_URL, DATABASE_SCHEMA: schema });
+} catch (error) {
+  log(`PostgreSQL run skipped: ${(error as Error).message.split("\n")[0]}`);
+} finally {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect().then(() => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(() => {});
+  await client.end().catch(() => {});
+}
 await chain.close();
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -129,7 +149,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const markdown = `
 ## Facilitator
 
-Command: \`npm run bench:facilitator\` (services/facilitator/bench.ts). Machine: ${machineLine()}. The facilitator runs in its own process (PGlite in memory); the local chain (Hardhat EDR, automine) and the load generator share the other process.
+Command: \`npm run bench:facilitator\` (services/facilitator/bench.ts). Machine: ${machineLine()}. The facilitator runs in its own process; the local chain (Hardhat EDR, automine) and the load generator share the other process.
 
 Signature verification of a DebitAuthorization on one core (${fmt(SIGNATURES)} signatures, sequential):
 
@@ -141,12 +161,17 @@ Signature verification of a DebitAuthorization on one core (${fmt(SIGNATURES)} s
 
 End to end over HTTP (${fmt(VERIFIES)} payments, ${BUYERS} buyers, ${CONCURRENCY} requests in flight):
 
-| operation | per second | p50 | p99 |
-|---|---|---|---|
-| \`POST /verify\` (decode, signature, chain reads, per-buyer lock, reserve) | ${fmt(verify.perSecond)} | ${ms(verify.p50)} | ${ms(verify.p99)} |
-| \`POST /settle\` (debit mined on chain, receipt stored) | ${fmt(settle.perSecond)} | ${ms(settle.p50)} | ${ms(settle.p99)} |
+| store | operation | per second | p50 | p99 |
+|---|---|---|---|---|
+${[["PGlite (embedded)", pglite], ["PostgreSQL", postgres] as const]
+  .filter((row): row is [string, NonNullable<typeof postgres>] => row[1] !== null)
+  .flatMap(([name, r]) => [
+    `| ${name} | \`POST /verify\` (decode, signature, chain read, per-buyer lock, reserve) | ${fmt(r.verify.perSecond)} | ${ms(r.verify.p50)} | ${ms(r.verify.p99)} |`,
+    `| ${name} | \`POST /settle\` (debit mined on chain, receipt stored) | ${fmt(r.settle.perSecond)} | ${ms(r.settle.p50)} | ${ms(r.settle.p99)} |`,
+  ])
+  .join("\n")}
 
-Batching: ${items} debits in ${batches} transactions (${(items / Math.max(batches, 1)).toFixed(1)} per batch), ${fmt(Number(gas) / Math.max(items, 1))} gas per debit including each transaction's 21,000 base.
+Batching (PGlite run): ${pglite.items} debits in ${pglite.batches} transactions (${(pglite.items / Math.max(pglite.batches, 1)).toFixed(1)} per batch), ${fmt(Number(pglite.gas) / Math.max(pglite.items, 1))} gas per debit including each transaction's 21,000 base.
 `;
 writeBenchSection("facilitator", markdown);
 process.stdout.write(markdown);

@@ -6,7 +6,7 @@ import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import { checkSignature } from "./checkSignature.ts";
 import type { FacilitatorContext } from "./context.ts";
-import { buyerLockKey, heldFor, idemKeyKnown, insertReservation } from "./store/reservations.ts";
+import { buyerLockKey, heldFor, insertReservation } from "./store/reservations.ts";
 
 export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
 
@@ -61,7 +61,6 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
   const cap = terms.cap;
   const scheme = p.payload.scheme;
   return ctx.store.withLock(buyerLockKey(a.payer), async (tx) => {
-    if (await idemKeyKnown(tx, a.nonce)) return refuse("nonce_used", "this nonce was already used");
     // What is held is read before the chain: a debit mined in between is then counted twice (safe), never missed.
     const held = await heldFor(tx, a.payer, scheme, now);
     if (scheme === "service-escrow") {

@@ -90,11 +90,6 @@ export async function insertReservation(
   return rows.length === 1;
 }
 
-/** Whether an idemKey has ever been reserved here. */
-export async function idemKeyKnown(tx: Sql, idemKey: string): Promise<boolean> {
-  return (await tx.query("SELECT 1 FROM reservation WHERE idem_key = $1", [idemKey])).length === 1;
-}
-
 /** The reservation of `idemKey`, optionally locked until the transaction ends. */
 export async function findReservation(tx: Sql, idemKey: string, forUpdate = false): Promise<Reservation | null> {
   const rows = await tx.query<Row>(
