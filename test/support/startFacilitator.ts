@@ -72,7 +72,10 @@ export function spawnFacilitator(env: Record<string, string>): Promise<{ child: 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["services/facilitator/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
-    const timer = setTimeout(() => reject(new Error(`facilitator did not start: ${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`facilitator did not start: ${out}`));
+    }, 30_000);
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"port":(\d+)/.exec(out);
