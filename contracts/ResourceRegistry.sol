@@ -14,8 +14,9 @@ import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
 /// @title Registry of paid resources
 /// @notice Binds a resource id (keccak256(abi.encode(creator, slug))) to an ERC-8004 identity owned by the
 /// creator, with payout, category, pricing and card; holds bonds in the stablecoin; records strikes
-/// and slashes the bond after `strikeThreshold` of them. Uses only ERC-721 `ownerOf` of the identity
-/// registry, so the canonical ERC-8004 deployment serves as well as ours.
+/// and slashes the bond after `strikeThreshold` of them. A marketplace registers for a creator with `registerFor`,
+/// on the creator's EIP-712 consent, posting the creator's own bond in the same transaction. Uses only ERC-721
+/// `ownerOf` of the identity registry, so the canonical ERC-8004 deployment serves as well as ours.
 contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, EIP712 {
     using SafeERC20 for IERC20;
 

@@ -56,7 +56,8 @@ async function sendStrikes(ctx: FacilitatorContext, now: number): Promise<void> 
       ctx.metrics.strikes.inc();
     } catch (error) {
       const status = strike.attempts >= STRIKE_ATTEMPTS ? "failed" : "queued";
-      await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status, error: (error as Error).message.slice(0, 500) }));
+      const retryAt = now + RETRY_BACKOFF_SECONDS * 2 ** Math.min(strike.attempts, 5);
+      await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status, error: (error as Error).message.slice(0, 500), retryAt }));
       ctx.logger.warn({ idemKey: strike.idemKey, attempts: strike.attempts, err: (error as Error).message }, "strike not recorded");
     }
   }

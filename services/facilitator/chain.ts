@@ -153,13 +153,4 @@ export function isRevert(error: unknown): boolean {
   return false;
 }
 
-/** Whether an error means the chain could not be reached (as opposed to a revert or a bug). */
-export function isChainUnavailable(error: unknown): boolean {
-  let current = error as { name?: string; code?: string; cause?: unknown } | undefined;
-  while (current) {
-    if (current.name === "HttpRequestError" || current.name === "TimeoutError" || current.name === "ChainUnavailableError") return true;
-    if (current.code === "ECONNREFUSED" || current.code === "ECONNRESET" || current.code === "UND_ERR_SOCKET") return true;
-    current = current.cause as typeof current;
-  }
-  return false;
-}
+export { isChainUnavailable } from "../protocol/chain.ts";

@@ -12,6 +12,8 @@ export const facilitatorEnvSchema = z.object({
   ESCROW_ADDRESS: addressSchema,
   REGISTRY_ADDRESS: addressSchema,
   TOKEN_ADDRESS: addressSchema,
+  /** The Ponder indexer (its base URL); `GET /revenue/:resourceId` reads the chain-derived projections there. */
+  INDEXER_URL: z.url().optional(),
   /** Comma-separated private keys of the relayer pool; each signer has its own nonce lane. */
   RELAYER_KEYS: z.string().transform((v, ctx) => {
     const keys = v.split(",").map((k) => k.trim()).filter(Boolean);

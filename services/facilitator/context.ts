@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Address } from "viem";
+import type { ProjectionsClient } from "../projections/createProjectionsClient.ts";
 import type { ChainReader } from "./chain.ts";
 import type { FacilitatorMetrics } from "./metrics.ts";
 import type { Relayer } from "./relayer/createRelayer.ts";
@@ -21,6 +22,8 @@ export type FacilitatorContext = {
   metrics: FacilitatorMetrics;
   escrow: Address;
   token: Address;
+  /** The indexer's projections (revenue); absent when no INDEXER_URL is configured. */
+  projections?: ProjectionsClient | undefined;
   /** How long a settle waits for a debit driven by another request before answering settlement_pending. */
   settleWaitMs: number;
 };

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
 import { createChainReader } from "./chain.ts";
 import type { FacilitatorConfig } from "./config.ts";
 import { systemClock } from "./context.ts";
@@ -52,6 +53,7 @@ export async function createFacilitator(config: FacilitatorConfig, options: Crea
     escrow: config.ESCROW_ADDRESS,
     token: config.TOKEN_ADDRESS,
     settleWaitMs: config.SETTLE_WAIT_MS,
+    projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };
 
   const readiness = async () => {

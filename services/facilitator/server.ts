@@ -1,13 +1,15 @@
-import type { Server } from "node:http";
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { Hex } from "viem";
-import { z } from "zod";
 import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { verifyCallerToken } from "../protocol/callerToken.ts";
 import { normalizePaymentPayload } from "../protocol/schemas/paymentPayload.ts";
-import type { ErrorCode } from "../protocol/reasons.ts";
+import { errorBodies } from "../http/errorBodies.ts";
+import { HttpError } from "../http/httpError.ts";
+import { listen } from "../http/listen.ts";
+import { parseWith } from "../http/parseWith.ts";
+import { readRevenue } from "../projections/readRevenue.ts";
 import { isChainUnavailable } from "./chain.ts";
 import type { FacilitatorContext } from "./context.ts";
 import { releasePayment } from "./releasePayment.ts";
@@ -18,52 +20,12 @@ import { verifyPayment } from "./verifyPayment.ts";
 
 export type CallerAuth = { enabled: false } | { enabled: true; secret: string | undefined };
 
-/** An HTTP error with the shared error body; thrown by routes, rendered by `errorBodies`. */
-export class HttpError extends Error {
-  readonly status: number;
-  readonly code: ErrorCode;
-  readonly headers: Record<string, string>;
-  constructor(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.headers = headers;
-  }
-}
+export { HttpError, listen };
 
-/** Renders every failure as `{ error: { code, message } }`; an unexpected one is logged and becomes a bare 500. */
-function errorBodies(ctx: FacilitatorContext): Koa.Middleware {
-  return async (koa, next) => {
-    try {
-      await next();
-      if (koa.status === 404 && koa.body === undefined) throw new HttpError(404, "not_found", "no such route");
-    } catch (error) {
-      const e = error as { status?: number; expose?: boolean; type?: string; message?: string };
-      if (error instanceof HttpError) {
-        koa.status = error.status;
-        koa.set(error.headers);
-        koa.body = { error: { code: error.code, message: error.message } };
-      } else if (isChainUnavailable(error)) {
-        koa.status = 503;
-        koa.set("Retry-After", "2");
-        koa.body = { error: { code: "chain_unavailable", message: "the chain cannot be reached; retry shortly" } };
-      } else if (e.status && e.status >= 400 && e.status < 500) {
-        koa.status = e.status === 415 ? 415 : e.status === 413 ? 413 : 400;
-        const code = koa.status === 415 ? "unsupported_media_type" : koa.status === 413 ? "payload_too_large" : "invalid_request";
-        koa.body = { error: { code, message: e.expose && e.message ? e.message : "the request body could not be read" } };
-      } else {
-        ctx.logger.error({ err: e.message, route: koa.path }, "unexpected error");
-        koa.status = 500;
-        koa.body = { error: { code: "internal_error", message: "internal error" } };
-      }
-    }
-  };
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new HttpError(400, "invalid_request", z.prettifyError(result.error));
-  return result.data;
+/** The facilitator's own expected failure beyond the shared ones: an unreachable chain is 503 with Retry-After. */
+function chainUnavailable(error: unknown): HttpError | undefined {
+  if (!isChainUnavailable(error)) return undefined;
+  return new HttpError(503, "chain_unavailable", "the chain cannot be reached; retry shortly", { "Retry-After": "2" });
 }
 
 function authorize(koa: Koa.Context, auth: CallerAuth, resourceId: string, now: number): void {
@@ -100,7 +62,7 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
   });
 
   router.post("/verify", async (koa) => {
-    const request = parse(verifyRequestSchema, koa.request.body);
+    const request = parseWith(verifyRequestSchema, koa.request.body);
     authorize(koa, auth, request.resourceId, ctx.clock.now());
     const normalized = normalizePaymentPayload(request.paymentPayload);
     const result = normalized.ok
@@ -111,7 +73,7 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
   });
 
   router.post("/release", async (koa) => {
-    const request = parse(releaseRequestSchema, koa.request.body);
+    const request = parseWith(releaseRequestSchema, koa.request.body);
     authorize(koa, auth, request.resourceId, ctx.clock.now());
     const outcome = await releasePayment(ctx, request);
     if (outcome.kind === "no_reservation") throw new HttpError(409, "no_reservation", outcome.message);
@@ -120,7 +82,7 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
   });
 
   router.post("/settle", async (koa) => {
-    const request = parse(settleRequestSchema, koa.request.body);
+    const request = parseWith(settleRequestSchema, koa.request.body);
     authorize(koa, auth, request.resourceId, ctx.clock.now());
     const outcome = await settlePayment(ctx, {
       idemKey: request.idemKey,
@@ -139,7 +101,7 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
   });
 
   router.get("/results/:idemKey", async (koa) => {
-    const idemKey = parse(bytes32ParamSchema, koa.params.idemKey) as Hex;
+    const idemKey = parseWith(bytes32ParamSchema, koa.params.idemKey) as Hex;
     const now = ctx.clock.now();
     const result = await findResult(ctx.store, idemKey, now);
     if (auth.enabled) authorize(koa, auth, result?.resourceId ?? "unknown", now);
@@ -154,6 +116,17 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
     };
   });
 
+  router.get("/revenue/:resourceId", async (koa) => {
+    const resourceId = parseWith(bytes32ParamSchema, koa.params.resourceId) as Hex;
+    authorize(koa, auth, resourceId, ctx.clock.now());
+    if (!ctx.projections) throw new HttpError(503, "indexer_unavailable", "no indexer is configured (INDEXER_URL)");
+    const revenue = await readRevenue(ctx.projections, resourceId).catch((error: Error) => {
+      throw new HttpError(503, "indexer_unavailable", `the indexer cannot be read: ${error.message.split("\n")[0]}`, { "Retry-After": "2" });
+    });
+    if (!revenue) throw new HttpError(404, "not_found", "no resource with this id is registered on chain");
+    koa.body = revenue;
+  });
+
   app.use(async (koa, next) => {
     const started = performance.now();
     try {
@@ -163,18 +136,9 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
       ctx.metrics.requestSeconds.observe({ route: String(route), status: String(koa.status) }, (performance.now() - started) / 1000);
     }
   });
-  app.use(errorBodies(ctx));
+  app.use(errorBodies({ logger: ctx.logger, translate: chainUnavailable }));
   app.use(bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
-}
-
-/** Starts listening; resolves with the server once it accepts connections. */
-export function listen(app: Koa, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
-    server.once("listening", () => resolve(server));
-    server.once("error", reject);
-  });
 }

@@ -14,3 +14,18 @@ export function serviceChain(rpcUrl: string) {
     rpcUrls: { default: { http: [rpcUrl] } },
   })
 }
+
+/**
+ * Whether an error means the chain could not be reached (as opposed to a revert or a bug): a failed or timed-out
+ * HTTP request anywhere in its cause chain.
+ * @example if (isChainUnavailable(error)) answer503()
+ */
+export function isChainUnavailable(error: unknown): boolean {
+  let current = error as { name?: string; code?: string; cause?: unknown } | undefined
+  while (current) {
+    if (current.name === 'HttpRequestError' || current.name === 'TimeoutError' || current.name === 'ChainUnavailableError') return true
+    if (current.code === 'ECONNREFUSED' || current.code === 'ECONNRESET' || current.code === 'UND_ERR_SOCKET') return true
+    current = current.cause as typeof current
+  }
+  return false
+}

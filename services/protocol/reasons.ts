@@ -31,6 +31,9 @@ export const ERROR_CODES = [
   'not_found',
   'unauthorized',
   'internal_error',
+  'indexer_unavailable',
+  'card_invalid',
+  'not_ready',
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),
 ] as const
 

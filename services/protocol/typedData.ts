@@ -88,3 +88,86 @@ export function transferTypedData(authorization: ExactAuthorization, token: Addr
     },
   } as const
 }
+
+/** EIP-712 domain name and version of the ResourceRegistry contract. */
+export const REGISTRY_DOMAIN = { name: 'ResourceRegistry', version: '1' } as const
+
+/**
+ * The `RegisterResource` type string the ResourceRegistry hashes for `registerFor`. The creator signs neither the
+ * agent id nor the card: the marketplace mints the identity and finalizes the card after the creator has signed.
+ */
+export const REGISTER_RESOURCE_TYPE =
+  'RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)'
+
+/** EIP-712 types of the registry's `RegisterResource`. */
+export const registerResourceTypes = {
+  RegisterResource: [
+    { name: 'creator', type: 'address' },
+    { name: 'slug', type: 'string' },
+    { name: 'payout', type: 'address' },
+    { name: 'category', type: 'string' },
+    { name: 'base', type: 'uint128' },
+    { name: 'perKB', type: 'uint128' },
+    { name: 'max', type: 'uint128' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+} as const
+
+/** What a creator consents to in `RegisterResource`. */
+export type RegisterResourceMessage = {
+  creator: Address
+  slug: string
+  payout: Address
+  category: string
+  base: bigint | string
+  perKB: bigint | string
+  max: bigint | string
+  deadline: bigint | string
+}
+
+/**
+ * Full typed data of a creator's `RegisterResource` consent, under the registry's domain.
+ * @example await creator.signTypedData(registerResourceTypedData(message, registry))
+ */
+export function registerResourceTypedData(message: RegisterResourceMessage, registry: Address, chainId: number = CHAIN_ID) {
+  return {
+    domain: { ...REGISTRY_DOMAIN, chainId, verifyingContract: registry },
+    types: registerResourceTypes,
+    primaryType: 'RegisterResource',
+    message: {
+      creator: message.creator,
+      slug: message.slug,
+      payout: message.payout,
+      category: message.category,
+      base: BigInt(message.base),
+      perKB: BigInt(message.perKB),
+      max: BigInt(message.max),
+      deadline: BigInt(message.deadline),
+    },
+  } as const
+}
+
+/**
+ * Full typed data of a creator's bond: an EIP-3009 `ReceiveWithAuthorization` from the creator to the registry.
+ * @example await creator.signTypedData(bondTypedData({ from, value, validAfter, validBefore, nonce }, registry, usdc))
+ */
+export function bondTypedData(
+  b: { from: Address; value: bigint | string; validAfter: bigint | string; validBefore: bigint | string; nonce: `0x${string}` },
+  registry: Address,
+  token: Address,
+  chainId: number = CHAIN_ID,
+) {
+  return {
+    domain: tokenDomain(token, chainId),
+    types: receiveWithAuthorizationTypes,
+    primaryType: 'ReceiveWithAuthorization',
+    message: {
+      from: b.from,
+      to: registry,
+      value: BigInt(b.value),
+      validAfter: BigInt(b.validAfter),
+      validBefore: BigInt(b.validBefore),
+      nonce: b.nonce,
+    },
+  } as const
+}

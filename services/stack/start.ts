@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createPublicClient, createWalletClient, getAddress, http, parseUnits } from "viem";
@@ -9,7 +10,8 @@ import { CHAIN_ID } from "../protocol/constants.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { answers, rpcAnswers, startPart } from "./childProcess.ts";
 import type { Part } from "./childProcess.ts";
-import { deployContracts } from "./deployContracts.ts";
+import { deployContracts, deploymentDir } from "./deployContracts.ts";
+import { publishSamples } from "./publishSamples.ts";
 import { DEV_ROLE, devKey, isDevKey } from "./devAccounts.ts";
 import { assertPortFree } from "./ports.ts";
 import { loadStackEnv } from "./stackConfig.ts";
@@ -41,6 +43,11 @@ async function stop(code: number): Promise<never> {
 }
 process.once("SIGINT", () => void stop(0));
 process.once("SIGTERM", () => void stop(0));
+// npm does not pass SIGTERM on to the script it runs: when whatever started us goes away, stop too.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop(0);
+}, 500).unref();
 
 function logFile(name: string) {
   const stream = createWriteStream(join(logDir, `${name}.log`), { flags: "w" });
@@ -54,6 +61,9 @@ async function main() {
 
   const ports: [number, string][] = [
     [env.FACILITATOR_PORT, "FACILITATOR_PORT"],
+    [env.HOST_PORT, "HOST_PORT"],
+    [env.MARKETPLACE_PORT, "MARKETPLACE_PORT"],
+    [env.INDEXER_PORT, "INDEXER_PORT"],
     ...(external ? [] : ([[env.CHAIN_PORT, "CHAIN_PORT"]] as [number, string][])),
   ];
   for (const [port, setting] of ports) await assertPortFree(port, setting);
@@ -96,7 +106,45 @@ async function main() {
   });
   say(`contracts: escrow ${contracts.escrow}, registry ${contracts.registry}, token ${contracts.token}, identity ${contracts.identity}`);
 
+  const indexerUrl = `http://127.0.0.1:${env.INDEXER_PORT}`;
+  say(`starting the indexer (Ponder) on ${indexerUrl}`);
+  parts.push(
+    await startPart({
+      name: "indexer",
+      command: process.execPath,
+      args: [
+        join(root, "node_modules/ponder/dist/esm/bin/ponder.js"),
+        "--root",
+        join(root, "indexer"),
+        "--log-format",
+        "json",
+        "start",
+        "--schema",
+        "indexer",
+        "--port",
+        String(env.INDEXER_PORT),
+        "--hostname",
+        "127.0.0.1",
+        ...(env.DATABASE_URL ? ["--views-schema", "indexer_views"] : []),
+      ],
+      cwd: join(root, "indexer"),
+      env: {
+        RPC_URL: rpcUrl,
+        DEPLOYED_ADDRESSES: join(deploymentDir(external ? `stack-${CHAIN_ID}` : "local-stack"), "deployed_addresses.json"),
+        PONDER_PGLITE_DIR: join(dataDir, "ponder"),
+        PONDER_DISABLE_CACHE: external ? undefined : "1",
+        PONDER_TELEMETRY_DISABLED: "true",
+        DATABASE_URL: env.DATABASE_URL,
+      },
+      ready: () => answers(`${indexerUrl}/ready`),
+      readyTimeoutMs: 180_000,
+      log: logFile("indexer"),
+    }),
+  );
+
   const facilitatorUrl = `http://127.0.0.1:${env.FACILITATOR_PORT}`;
+  const callerAuth = (env.CALLER_AUTH ?? (external ? "on" : "off")) === "on";
+  if (callerAuth && !env.CALLER_AUTH_SECRET) throw new Error("caller auth is on (the default in external mode) but CALLER_AUTH_SECRET is not set");
   say(`starting the facilitator on ${facilitatorUrl}`);
   parts.push(
     await startPart({
@@ -110,11 +158,12 @@ async function main() {
         ESCROW_ADDRESS: contracts.escrow,
         REGISTRY_ADDRESS: contracts.registry,
         TOKEN_ADDRESS: contracts.token,
+        INDEXER_URL: indexerUrl,
         RELAYER_KEYS: keys.relayers.join(","),
         FACILITATOR_KEY: keys.facilitator,
         DATABASE_URL: env.DATABASE_URL,
         DATA_DIR: join(dataDir, "facilitator"),
-        CALLER_AUTH: env.CALLER_AUTH ?? (external ? "on" : "off"),
+        CALLER_AUTH: callerAuth ? "on" : "off",
         CALLER_AUTH_SECRET: env.CALLER_AUTH_SECRET,
         NODE_ENV: external ? "production" : "development",
       },
@@ -123,25 +172,95 @@ async function main() {
     }),
   );
 
+  const hostUrl = `http://127.0.0.1:${env.HOST_PORT}`;
+  const hostToken = env.HOST_TOKEN ?? randomBytes(24).toString("hex");
+  say(`starting the resource host (workerd sandboxes) on ${hostUrl}`);
+  parts.push(
+    await startPart({
+      name: "host",
+      command: process.execPath,
+      args: ["services/host/main.ts"],
+      cwd: root,
+      env: {
+        PORT: String(env.HOST_PORT),
+        DATA_DIR: join(dataDir, "host"),
+        HOST_TOKEN: hostToken,
+        FACILITATOR_URL: facilitatorUrl,
+        ESCROW_ADDRESS: contracts.escrow,
+        TOKEN_ADDRESS: contracts.token,
+        FACILITATOR_AUTH_SECRET: callerAuth ? env.CALLER_AUTH_SECRET : undefined,
+      },
+      ready: () => answers(`${hostUrl}/ready`),
+      log: logFile("host"),
+    }),
+  );
+
+  const marketplaceUrl = `http://127.0.0.1:${env.MARKETPLACE_PORT}`;
+  const publishToken = env.PUBLISH_TOKEN ?? randomBytes(24).toString("hex");
+  say(`starting the marketplace on ${marketplaceUrl}`);
+  parts.push(
+    await startPart({
+      name: "marketplace",
+      command: process.execPath,
+      args: ["services/marketplace/main.ts"],
+      cwd: root,
+      env: {
+        PORT: String(env.MARKETPLACE_PORT),
+        RPC_URL: rpcUrl,
+        INDEXER_URL: indexerUrl,
+        TOKEN_ADDRESS: contracts.token,
+        ESCROW_ADDRESS: contracts.escrow,
+        REGISTRY_ADDRESS: contracts.registry,
+        IDENTITY_ADDRESS: contracts.identity,
+        OPERATOR_KEY: keys.publisher,
+        PUBLISH_TOKEN: publishToken,
+        DATABASE_URL: env.DATABASE_URL,
+        DATA_DIR: join(dataDir, "marketplace"),
+      },
+      ready: () => answers(`${marketplaceUrl}/ready`),
+      log: logFile("marketplace"),
+    }),
+  );
+
+  let resources: Awaited<ReturnType<typeof publishSamples>> = [];
+  if (!external) {
+    const creator = privateKeyToAccount(devKey(DEV_ROLE.creator));
+    await mint(rpcUrl, contracts.token, creator.address, parseUnits("100", 6));
+    say("publishing the sample handlers through the pipeline (moderation, bond, probe, mint, index)");
+    resources = await publishSamples({ creator, hostUrl, hostToken, marketplaceUrl, publishToken, contracts, bond: parseUnits("1", 6), say });
+  }
+
   const buyers = external ? [] : await fundDemoBuyers(rpcUrl, contracts.token, contracts.escrow);
   if (buyers.length) say(`funded ${buyers.length} demo buyers (development keys, local chain only)`);
 
   const stack = {
     chainId: CHAIN_ID,
     rpcUrl,
+    marketplaceUrl,
     facilitatorUrl,
+    hostUrl,
+    indexerUrl,
+    publishToken,
+    hostToken,
     contracts,
     buyers,
+    resources,
   };
-  writeFileSync(join(stackDir, "stack.json"), `${JSON.stringify(stack, null, 2)}\n`);
+  writeFileSync(join(stackDir, "stack.json"), `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(`ready in ${seconds}s; wrote ${join(env.STACK_DIR, "stack.json")}; logs in ${join(env.STACK_DIR, "logs")}`);
   process.stdout.write(
     [
       "",
+      `  marketplace  ${marketplaceUrl}/resources`,
       `  chain        ${rpcUrl} (chain id ${CHAIN_ID})`,
+      `  indexer      ${indexerUrl}`,
       `  facilitator  ${facilitatorUrl}`,
+      `  host         ${hostUrl}  (resources at ${hostUrl}/r/<slug>)`,
       "",
+      `  resources    ${resources.map((r) => r.slug).join(", ") || "(none published)"}`,
+      "",
+      "  Pay for a call:  npm run demo",
       "  Ctrl-C stops everything.",
       "",
     ].join("\n"),
@@ -150,6 +269,7 @@ async function main() {
 
 function localKeys() {
   return {
+    publisher: devKey(DEV_ROLE.publisher),
     deployer: devKey(DEV_ROLE.admin),
     relayers: [devKey(DEV_ROLE.relayer)],
     facilitator: devKey(DEV_ROLE.facilitator),
@@ -158,12 +278,20 @@ function localKeys() {
 }
 
 function externalKeys() {
-  const missing = ["DEPLOYER_KEY", "RELAYER_KEYS", "TREASURY_ADDRESS"].filter((k) => !process.env[k]);
+  const missing = ["DEPLOYER_KEY", "RELAYER_KEYS", "TREASURY_ADDRESS", "PUBLISHER_KEY"].filter((k) => !process.env[k]);
   if (missing.length) throw new Error(`external mode (RPC_URL set) needs ${missing.join(", ")}`);
   const relayers = env.RELAYER_KEYS!.split(",").map((k) => k.trim()) as Hex[];
   const all = [env.DEPLOYER_KEY!, ...relayers, env.FACILITATOR_KEY, env.PUBLISHER_KEY].filter(Boolean) as string[];
   if (all.some(isDevKey)) throw new Error("a well-known development key was given for an external chain; refusing to start");
-  return { deployer: env.DEPLOYER_KEY as Hex, relayers, facilitator: (env.FACILITATOR_KEY ?? relayers[0]) as Hex, treasury: getAddress(env.TREASURY_ADDRESS!) };
+  return { publisher: env.PUBLISHER_KEY as Hex, deployer: env.DEPLOYER_KEY as Hex, relayers, facilitator: (env.FACILITATOR_KEY ?? relayers[0]) as Hex, treasury: getAddress(env.TREASURY_ADDRESS!) };
+}
+
+/** Mints test stablecoin to `to` (local chain: the deployer holds the minter role). */
+async function mint(rpcUrl: string, token: Address, to: Address, amount: bigint) {
+  const chain = serviceChain(rpcUrl);
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+  const admin = createWalletClient({ account: privateKeyToAccount(devKey(DEV_ROLE.admin)), chain, transport: http(rpcUrl) });
+  await publicClient.waitForTransactionReceipt({ hash: await admin.writeContract({ address: token, abi: abiOf("TestStablecoin"), functionName: "mint", args: [to, amount] }) });
 }
 
 /** Mints test stablecoin to three development buyers and deposits part of it in the escrow. */

@@ -8,6 +8,7 @@ import {
   debitAuthorizationTypes,
   escrowDomain,
   receiveWithAuthorizationTypes,
+  registerResourceTypes,
   tokenDomain,
   transferWithAuthorizationTypes,
 } from "../../services/protocol/typedData.ts";
@@ -139,18 +140,7 @@ export async function registerResource(
  * EIP-712 types of `ResourceRegistry`'s `RegisterResource`, field for field as its type string. The creator signs
  * neither the agent id nor the card: the marketplace mints the identity and finalizes the card after the creator signs.
  */
-export const REGISTER_RESOURCE_TYPES = {
-  RegisterResource: [
-    { name: "creator", type: "address" },
-    { name: "slug", type: "string" },
-    { name: "payout", type: "address" },
-    { name: "category", type: "string" },
-    { name: "base", type: "uint128" },
-    { name: "perKB", type: "uint128" },
-    { name: "max", type: "uint128" },
-    { name: "deadline", type: "uint256" },
-  ],
-} as const;
+export const REGISTER_RESOURCE_TYPES = registerResourceTypes;
 
 /** The EIP-712 message of `RegisterResource` for `registration` (its agentId, cardURI and cardHash are not signed). */
 export function registerResourceMessage(creator: Address, registration: Registration, deadline: bigint) {

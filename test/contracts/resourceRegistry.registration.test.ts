@@ -12,9 +12,8 @@ import {
   viem,
 } from "./fixtures.ts";
 import type { Registration, Stack } from "./fixtures.ts";
+import { REGISTER_RESOURCE_TYPE } from "../../services/protocol/typedData.ts";
 
-const REGISTER_RESOURCE_TYPE =
-  "RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)";
 
 describe("ResourceRegistry: registration", function () {
   let stack: Stack;

@@ -31,11 +31,13 @@ export async function claimStrikes(tx: Sql, now: number, leaseSeconds: number, l
 }
 
 /** Records the outcome of sending a strike. */
-export async function finishStrike(tx: Sql, idemKey: string, outcome: { status: "recorded" | "failed" | "queued"; txHash?: string; error?: string }) {
-  await tx.query("UPDATE strike SET status = $2, tx_hash = COALESCE($3, tx_hash), last_error = $4 WHERE idem_key = $1", [
-    idemKey,
-    outcome.status,
-    outcome.txHash ?? null,
-    outcome.error ?? null,
-  ]);
+export async function finishStrike(
+  tx: Sql,
+  idemKey: string,
+  outcome: { status: "recorded" | "failed" | "queued"; txHash?: string; error?: string; retryAt?: number },
+) {
+  await tx.query(
+    "UPDATE strike SET status = $2, tx_hash = COALESCE($3, tx_hash), last_error = $4, lease_until = COALESCE($5, lease_until) WHERE idem_key = $1",
+    [idemKey, outcome.status, outcome.txHash ?? null, outcome.error ?? null, outcome.retryAt ?? null],
+  );
 }

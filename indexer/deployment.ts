@@ -1,0 +1,69 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { getAddress } from "viem";
+import type { Address } from "viem";
+
+/** The contracts the indexer follows. */
+export const INDEXED_CONTRACTS = ["ResourceRegistry", "PaymentEscrow", "IdentityRegistry"] as const;
+
+/** One of the contracts the indexer follows. */
+export type IndexedContract = (typeof INDEXED_CONTRACTS)[number];
+
+/** Where a contract lives and the block to start indexing it from. */
+export type DeployedContract = { address: Address; startBlock: number };
+
+/** The default deployment output: Ignition's, for the local chain 5042002. */
+export const DEFAULT_DEPLOYED_ADDRESSES = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "../ignition/deployments/chain-5042002/deployed_addresses.json",
+);
+
+/**
+ * Future ids Ignition gives each contract, in the `Stack` modules (deployed here) and the `ExternalStack` module
+ * (the test network's existing identity registry, bound with `contractAt`).
+ */
+const FUTURE_SUFFIXES: Record<IndexedContract, readonly string[]> = {
+  ResourceRegistry: ["#ResourceRegistry"],
+  PaymentEscrow: ["#PaymentEscrow"],
+  IdentityRegistry: ["#IdentityRegistry", "#ExistingIdentity"],
+};
+
+/** Deployment blocks from Ignition's journal (`TRANSACTION_CONFIRM` receipts), by future id. */
+function journalBlocks(directory: string): Map<string, number> {
+  const blocks = new Map<string, number>();
+  const journal = join(directory, "journal.jsonl");
+  if (!existsSync(journal)) return blocks;
+  for (const line of readFileSync(journal, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    const message = JSON.parse(line) as { type?: string; futureId?: string; receipt?: { blockNumber?: number | string } };
+    if (message.type !== "TRANSACTION_CONFIRM" || !message.futureId || message.receipt?.blockNumber === undefined) continue;
+    const block = Number(message.receipt.blockNumber);
+    const known = blocks.get(message.futureId);
+    if (known === undefined || block < known) blocks.set(message.futureId, block);
+  }
+  return blocks;
+}
+
+/**
+ * Reads the contracts the indexer follows from an Ignition deployment output: addresses from
+ * `deployed_addresses.json`, start blocks from the deployment receipts in the `journal.jsonl` beside it (block 0
+ * when there is no journal, as for a deployment written by a test harness, or for a contract bound with
+ * `contractAt`, whose deployment Ignition never saw).
+ * @throws {Error} when the file is missing or lacks one of the contracts.
+ * @example const { ResourceRegistry } = readDeployment(process.env.DEPLOYED_ADDRESSES)
+ */
+export function readDeployment(path: string = DEFAULT_DEPLOYED_ADDRESSES): Record<IndexedContract, DeployedContract> {
+  if (!existsSync(path)) {
+    throw new Error(`deployment output ${path} not found: deploy the stack with Ignition, or set DEPLOYED_ADDRESSES`);
+  }
+  const futures = JSON.parse(readFileSync(path, "utf8")) as Record<string, string>;
+  const blocks = journalBlocks(dirname(path));
+  const found = {} as Record<IndexedContract, DeployedContract>;
+  for (const name of INDEXED_CONTRACTS) {
+    const futureId = Object.keys(futures).find((id) => FUTURE_SUFFIXES[name].some((suffix) => id.endsWith(suffix)));
+    if (!futureId) throw new Error(`deployment output ${path} has no ${name} (looked for ${FUTURE_SUFFIXES[name].join(", ")})`);
+    found[name] = { address: getAddress(futures[futureId]!), startBlock: blocks.get(futureId) ?? 0 };
+  }
+  return found;
+}

@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
+import { abiOf } from "../protocol/artifacts.ts";
+import { encodeBase64Json } from "../protocol/base64.ts";
+import { buyerChain } from "./pinPaymentTerms.ts";
+import { signEscrowPayment } from "./signPayment.ts";
+
+/**
+ * Prints an X-PAYMENT header value for one call to a resource of the running stack, signed by its first demo
+ * buyer, with the cap read from the chain: `node services/buyer/signHeader.ts echo`. For paying by hand with curl.
+ */
+type Stack = { rpcUrl: string; contracts: { escrow: Address; registry: Address }; buyers: { privateKey: Hex }[]; resources: { slug: string; resourceId: Hex }[] };
+const stack = JSON.parse(readFileSync(resolve(process.env.STACK_DIR ?? ".stack", "stack.json"), "utf8")) as Stack;
+const slug = process.argv[2] ?? "echo";
+const resource = stack.resources.find((r) => r.slug === slug);
+if (!resource) {
+  process.stderr.write(`no resource "${slug}" in stack.json\n`);
+  process.exit(2);
+}
+const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
+const registry = await chain.publicClient.readContract({ address: chain.escrow, abi: abiOf("PaymentEscrow"), functionName: "registry" });
+const onChain = await chain.publicClient.readContract({ address: registry, abi: abiOf("ResourceRegistry"), functionName: "getResource", args: [resource.resourceId] });
+const payload = await signEscrowPayment({
+  account: privateKeyToAccount(stack.buyers[0]!.privateKey),
+  escrow: chain.escrow,
+  resourceId: resource.resourceId,
+  maxAmount: onChain.pricing.max,
+  validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
+});
+process.stdout.write(`${encodeBase64Json(payload)}\n`);

@@ -1,0 +1,46 @@
+import type { Context } from 'koa'
+import { HEADER_PAYMENT_REQUIRED } from '../protocol/constants.ts'
+import { QUOTE_ERRORS } from '../protocol/reasons.ts'
+import type { QuoteError } from '../protocol/reasons.ts'
+import { buildQuote } from '../protocol/schemas/quote.ts'
+import type { ResolvedGateConfig } from './gateConfig.ts'
+
+/**
+ * Builds the resource's 402 quote once per refusal reason (from trusted configuration only) and returns a function
+ * that answers HTTP 402 with the quote as the body and, base64-encoded, in `PAYMENT-REQUIRED`.
+ * @throws {SchemaValidationError} at start-up when the configuration does not form a valid quote.
+ * @example const sendQuote = createQuoteSender(config); sendQuote(koa, 'payment_required')
+ */
+export function createQuoteSender(config: ResolvedGateConfig): (koa: Context, error: QuoteError) => void {
+  const quotes = new Map<QuoteError, { json: string; header: string }>()
+  for (const error of QUOTE_ERRORS) {
+    const quote = buildQuote({
+      error,
+      cap: config.cap,
+      asset: config.token,
+      escrow: config.escrow,
+      resourceId: config.resourceId,
+      maxTimeoutSeconds: config.maxTimeoutSeconds,
+      pricing: {
+        model: 'metered',
+        base: config.pricing.base,
+        perKB: config.pricing.perKB,
+        computeMultiplier: config.pricing.computeMultiplier,
+        maxResponseBytes: config.pricing.maxResponseBytes,
+        errorPrice: '0',
+      },
+      resource: { url: config.callUrl, description: config.description, mimeType: 'application/json' },
+      includeExact: config.acceptExact,
+    })
+    const json = JSON.stringify(quote)
+    quotes.set(error, { json, header: Buffer.from(json, 'utf8').toString('base64') })
+  }
+  return (koa, error) => {
+    const quote = quotes.get(error)!
+    koa.status = 402
+    koa.set(HEADER_PAYMENT_REQUIRED, quote.header)
+    koa.set('Cache-Control', 'no-store')
+    koa.type = 'application/json'
+    koa.body = quote.json
+  }
+}

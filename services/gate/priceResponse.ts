@@ -1,0 +1,21 @@
+import { meteredPrice } from '../protocol/price.ts'
+import type { ResolvedGateConfig } from './gateConfig.ts'
+import type { GateMiddleware } from './gateRuntime.ts'
+
+/**
+ * The metered price of the validated response, from the bytes the buyer gets: `min(cap, ceil((base + perKB * kb) *
+ * multiplier))`. (The facilitator debits the flat amount for an `exact` payment.)
+ * @example app.use(priceResponse(config))
+ */
+export function priceResponse(config: ResolvedGateConfig): GateMiddleware {
+  return async (koa, next) => {
+    koa.state.amount = meteredPrice({
+      base: config.pricing.base,
+      perKB: config.pricing.perKB,
+      computeMultiplier: config.pricing.computeMultiplier,
+      cap: config.cap,
+      responseBytes: Buffer.byteLength(koa.state.response!.text, 'utf8'),
+    })
+    await next()
+  }
+}

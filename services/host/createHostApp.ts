@@ -1,0 +1,117 @@
+import { timingSafeEqual } from 'node:crypto'
+import { bodyParser } from '@koa/bodyparser'
+import Router from '@koa/router'
+import Koa from 'koa'
+import { z } from 'zod'
+import type { Deployment } from './createDeploymentStore.ts'
+import { deploymentRequestSchema, identityRequestSchema } from './deploymentSchema.ts'
+import { resourceUrls } from './hostContext.ts'
+import type { HostContext } from './hostContext.ts'
+
+/** The host's operations behind its HTTP routes. */
+export type HostOperations = {
+  deploy(body: z.output<typeof deploymentRequestSchema>): Promise<
+    | { kind: 'deployed'; created: boolean; deployment: Deployment }
+    | { kind: 'refused'; status: 400 | 409 | 422; code: string; message: string }
+  >
+  setIdentity(slug: string, agentId: string): Promise<{ kind: 'updated'; deployment: Deployment; card: unknown } | { kind: 'unknown' } | { kind: 'refused'; message: string }>
+  list(): { deployment: Deployment; restarts: number }[]
+  ready(): boolean
+}
+
+class HttpError extends Error {
+  readonly status: number
+  readonly code: string
+  constructor(status: number, code: string, message: string) {
+    super(message)
+    this.status = status
+    this.code = code
+  }
+}
+
+function errorBodies(ctx: HostContext): Koa.Middleware {
+  return async (koa, next) => {
+    try {
+      await next()
+      if (koa.status === 404 && koa.body == null) throw new HttpError(404, 'not_found', 'no such route')
+    } catch (error) {
+      const e = error as { status?: number; message?: string; expose?: boolean }
+      if (error instanceof HttpError) {
+        koa.status = error.status
+        koa.body = { error: { code: error.code, message: error.message } }
+      } else if (e.status && e.status >= 400 && e.status < 500) {
+        koa.status = e.status === 413 || e.status === 415 ? e.status : 400
+        const code = koa.status === 413 ? 'payload_too_large' : koa.status === 415 ? 'unsupported_media_type' : 'invalid_request'
+        koa.body = { error: { code, message: e.expose && e.message ? e.message : 'the request body could not be read' } }
+      } else {
+        ctx.logger.error({ err: e.message, path: koa.path }, 'unexpected error in the host')
+        koa.status = 500
+        koa.body = { error: { code: 'internal_error', message: 'internal error' } }
+      }
+    }
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value)
+  if (!result.success) throw new HttpError(400, 'invalid_request', z.prettifyError(result.error))
+  return result.data
+}
+
+function requireToken(ctx: HostContext): Koa.Middleware {
+  const expected = ctx.config.HOST_TOKEN ? Buffer.from(ctx.config.HOST_TOKEN) : undefined
+  return async (koa, next) => {
+    if (!expected) throw new HttpError(401, 'unauthorized', 'deploys are disabled: the host has no HOST_TOKEN')
+    const header = koa.get('authorization')
+    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '')
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
+    await next()
+  }
+}
+
+function describe(ctx: HostContext, deployment: Deployment) {
+  return { slug: deployment.slug, resourceId: deployment.resourceId, agentId: deployment.agentId, creator: deployment.creator, ...resourceUrls(ctx, deployment.slug) }
+}
+
+/**
+ * The host's own routes (Koa): health, readiness, and the bearer-protected deploy API. Resource gates are served
+ * beside it under `/r/{slug}`.
+ * @example const app = createHostApp(ctx, operations)
+ */
+export function createHostApp(ctx: HostContext, operations: HostOperations): Koa {
+  const app = new Koa()
+  app.silent = true
+  const router = new Router()
+  const auth = requireToken(ctx)
+  const json = bodyParser({ enableTypes: ['json'], jsonLimit: '3mb', encoding: 'utf-8' })
+
+  router.get('/health', (koa) => {
+    koa.body = { ok: true, service: 'host' }
+  })
+  router.get('/ready', (koa) => {
+    if (operations.ready()) koa.body = { ready: true }
+    else throw new HttpError(503, 'not_ready', 'deployments are still loading')
+  })
+  router.get('/deployments', auth, (koa) => {
+    koa.body = operations.list().map(({ deployment, restarts }) => ({ ...describe(ctx, deployment), restarts }))
+  })
+  router.post('/deployments', auth, json, async (koa) => {
+    const request = parse(deploymentRequestSchema, koa.request.body)
+    const outcome = await operations.deploy(request)
+    if (outcome.kind === 'refused') throw new HttpError(outcome.status, outcome.code, outcome.message)
+    koa.status = outcome.created ? 201 : 200
+    koa.body = describe(ctx, outcome.deployment)
+  })
+  router.post('/deployments/:slug/identity', auth, json, async (koa) => {
+    const { agentId } = parse(identityRequestSchema, koa.request.body)
+    const outcome = await operations.setIdentity(String(koa.params.slug), agentId)
+    if (outcome.kind === 'unknown') throw new HttpError(404, 'not_found', 'no deployment with this slug')
+    if (outcome.kind === 'refused') throw new HttpError(400, 'invalid_request', outcome.message)
+    koa.body = { ...describe(ctx, outcome.deployment), card: outcome.card }
+  })
+
+  app.use(errorBodies(ctx))
+  app.use(router.routes())
+  app.use(router.allowedMethods())
+  return app
+}

@@ -1,0 +1,339 @@
+import { getAddress } from "viem";
+import type { Hex } from "viem";
+import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
+import type { IndexRecord } from "../../protocol/schemas/indexRecord.ts";
+import type { ResourcesQuery } from "./resourcesQuery.ts";
+import { healthOf, reputationOf, uptimeOf } from "./scores.ts";
+import type { ProbeHistory } from "./scores.ts";
+
+/** What the chain (through the indexer's `resource` projection) says about a resource. */
+export type ChainResource = {
+  resourceId: Hex;
+  creator: Hex;
+  agentId: bigint;
+  slug: string;
+  category: string;
+  base: bigint;
+  perKB: bigint;
+  max: bigint;
+  bond: bigint;
+  active: boolean;
+  cardHash: Hex;
+  strikesTotal: number;
+  registeredBlock: bigint;
+};
+
+/** The marketplace's own record of a resource it published (store table `listing`, without the card). */
+export type Listing = { resourceId: Hex; resourceUrl: string; sampleRequest: unknown; status: "pending" | "published" | "removed" };
+
+/** One resource as the catalog holds it: chain facts, the listing, settled calls, probes and the built record. */
+export type CatalogEntry = {
+  readonly resourceId: Hex;
+  chain: ChainResource | undefined;
+  listing: Listing | undefined;
+  settled: number;
+  history: ProbeHistory;
+  record: IndexRecord | undefined;
+  json: string | undefined;
+  listed: boolean;
+  generation: number;
+  /** Index in the listed order (and in the filter columns) while listed. */
+  pos: number;
+};
+
+export type CreateCatalogParameters = {
+  /** The card URL of a resource, under the marketplace's base URL. */
+  cardUrlOf: (resourceId: Hex) => string;
+  uptimeWindow: number;
+  healthWindow: number;
+  /** Told about a record that fails the index-record schema (it is not listed). */
+  onInvalid?: ((resourceId: Hex, problem: string) => void) | undefined;
+};
+
+function before(a: CatalogEntry, b: CatalogEntry): boolean {
+  const ab = a.chain!.registeredBlock;
+  const bb = b.chain!.registeredBlock;
+  return ab < bb || (ab === bb && a.resourceId < b.resourceId);
+}
+
+/**
+ * The in-memory index behind `GET /resources`: a resource is listed when the chain knows it (registered, bond
+ * posted in the same transaction) and the marketplace published it. Each listed record is built and validated once
+ * per change and kept as JSON, so a read is a scan over precomputed fields plus a string join.
+ * @example const catalog = createCatalog({ cardUrlOf, uptimeWindow: 100, healthWindow: 10 })
+ */
+export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid }: CreateCatalogParameters) {
+  const entries = new Map<Hex, CatalogEntry>();
+  const listed: CatalogEntry[] = [];
+  const waiters = new Map<Hex, (() => void)[]>();
+  let generation = 0;
+
+  const entryOf = (resourceId: Hex): CatalogEntry => {
+    const id = resourceId.toLowerCase() as Hex;
+    let entry = entries.get(id);
+    if (!entry) {
+      entry = { resourceId: id, chain: undefined, listing: undefined, settled: 0, history: [], record: undefined, json: undefined, listed: false, generation, pos: -1 };
+      entries.set(id, entry);
+    }
+    return entry;
+  };
+
+  const columns = createFilterColumns();
+
+  const unlist = (entry: CatalogEntry) => {
+    if (!entry.listed) return;
+    entry.listed = false;
+    const at = entry.pos;
+    listed.splice(at, 1);
+    columns.remove(at, listed.length);
+    for (let i = at; i < listed.length; i++) listed[i]!.pos = i;
+    entry.pos = -1;
+  };
+
+  const list = (entry: CatalogEntry) => {
+    if (entry.listed) {
+      columns.write(entry.pos, entry);
+      return;
+    }
+    entry.listed = true;
+    let low = 0;
+    let high = listed.length;
+    if (high > 0 && before(listed[high - 1]!, entry)) low = high;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (before(listed[mid]!, entry)) low = mid + 1;
+      else high = mid;
+    }
+    listed.splice(low, 0, entry);
+    columns.insert(low, listed.length - 1);
+    for (let i = low; i < listed.length; i++) listed[i]!.pos = i;
+    columns.write(low, entry);
+    const resolve = waiters.get(entry.resourceId);
+    if (resolve) {
+      waiters.delete(entry.resourceId);
+      for (const done of resolve) done();
+    }
+  };
+
+  const rebuild = (entry: CatalogEntry) => {
+    const { chain, listing } = entry;
+    if (!chain || !listing || listing.status === "removed") {
+      entry.record = undefined;
+      entry.json = undefined;
+      unlist(entry);
+      return;
+    }
+    const record = {
+      resourceId: entry.resourceId,
+      creator: getAddress(chain.creator),
+      agentId: chain.agentId.toString(),
+      slug: chain.slug,
+      category: chain.category,
+      pricing: { model: "metered" as const, base: chain.base.toString(), perKB: chain.perKB.toString(), max: chain.max.toString() },
+      reputation: reputationOf(entry.settled, chain.strikesTotal),
+      uptime: uptimeOf(entry.history, uptimeWindow),
+      health: healthOf(entry.history, healthWindow),
+      bond: chain.bond.toString(),
+      cardUrl: cardUrlOf(entry.resourceId),
+      active: chain.active,
+    };
+    const checked = indexRecordSchema.safeParse(record);
+    if (!checked.success) {
+      onInvalid?.(entry.resourceId, checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+      entry.record = undefined;
+      entry.json = undefined;
+      unlist(entry);
+      return;
+    }
+    entry.record = record;
+    entry.json = JSON.stringify(record);
+    list(entry);
+  };
+
+  return {
+    /** Applies a `resource` row of the indexer (a registration or any later change). */
+    applyResource(row: ChainResource): void {
+      const entry = entryOf(row.resourceId);
+      const moved = entry.chain !== undefined && entry.chain.registeredBlock !== row.registeredBlock;
+      if (moved) unlist(entry);
+      entry.chain = { ...row, resourceId: entry.resourceId };
+      entry.generation = generation;
+      rebuild(entry);
+    },
+    /** Applies the settled-call count of a resource (the indexer's `revenue.calls`). */
+    applySettled(resourceId: Hex, calls: number): void {
+      const entry = entryOf(resourceId);
+      if (entry.settled === calls) return;
+      entry.settled = calls;
+      rebuild(entry);
+    },
+    /** Applies the marketplace's listing of a resource (published, pending or removed). */
+    applyListing(listing: Listing): void {
+      const entry = entryOf(listing.resourceId);
+      entry.listing = { ...listing, resourceId: entry.resourceId };
+      rebuild(entry);
+    },
+    /** Forgets a listing (a publish that failed before its registration). */
+    dropListing(resourceId: Hex): void {
+      const entry = entryOf(resourceId);
+      entry.listing = undefined;
+      rebuild(entry);
+    },
+    /** Applies a resource's probe history (oldest first). */
+    applyProbes(resourceId: Hex, history: ProbeHistory): void {
+      const entry = entryOf(resourceId);
+      entry.history = history;
+      rebuild(entry);
+    },
+    /** Starts a full rebuild: chain facts not re-applied before `endResync` are dropped (a reorg removed them). */
+    beginResync(): void {
+      generation += 1;
+    },
+    endResync(): void {
+      for (const entry of entries.values()) {
+        if (entry.chain && entry.generation !== generation) {
+          entry.chain = undefined;
+          rebuild(entry);
+        }
+      }
+    },
+    get(resourceId: string): CatalogEntry | undefined {
+      return entries.get(resourceId.toLowerCase() as Hex);
+    },
+    /** The listed entries, in registration order. */
+    listed(): readonly CatalogEntry[] {
+      return listed;
+    },
+    /** How many resources the catalog knows (listed or not). */
+    get size(): number {
+      return entries.size;
+    },
+    /**
+     * One page of listed records matching `q`, as a JSON array, and how many match in all.
+     * @example catalog.query({ minBond: 1n, limit: 10, offset: 0 }) // { total: 3, json: "[…]" }
+     */
+    query(q: ResourcesQuery): { total: number; json: string } {
+      const offset = q.offset ?? 0;
+      const end = offset + (q.limit ?? 1000);
+      const filtered =
+        q.category !== undefined || q.active !== undefined || q.minBond !== undefined || q.minBasePrice !== undefined ||
+        q.maxBasePrice !== undefined || q.minReputation !== undefined || q.minUptime !== undefined;
+      if (!filtered) {
+        return { total: listed.length, json: `[${listed.slice(offset, end).map((entry) => entry.json).join(",")}]` };
+      }
+      const page: string[] = [];
+      let total = 0;
+      columns.scan(q, listed, (i) => {
+        if (total >= offset && total < end) page.push(listed[i]!.json!);
+        total += 1;
+      });
+      return { total, json: `[${page.join(",")}]` };
+    },
+    /** Resolves true once `resourceId` is listed, or false after `timeoutMs`. */
+    waitForListed(resourceId: Hex, timeoutMs: number): Promise<boolean> {
+      const id = resourceId.toLowerCase() as Hex;
+      if (entries.get(id)?.listed) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          const list = waiters.get(id)?.filter((fn) => fn !== done);
+          if (list?.length) waiters.set(id, list);
+          else waiters.delete(id);
+          resolve(false);
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        waiters.set(id, [...(waiters.get(id) ?? []), done]);
+      });
+    },
+  };
+}
+
+/** The marketplace's in-memory index. */
+export type Catalog = ReturnType<typeof createCatalog>;
+
+/**
+ * The filter fields of the listed records as typed arrays in listed order, so a filtered read is a tight scan over
+ * contiguous memory rather than a walk over objects. Base units are kept as float64 for the scan; when a float ties
+ * with the bound (possible above 2^53), the exact BigInt decides, so comparisons stay exact.
+ */
+function createFilterColumns() {
+  const categories = new Map<string, number>();
+  let capacity = 1024;
+  let category = new Int32Array(capacity);
+  let active = new Uint8Array(capacity);
+  let bond = new Float64Array(capacity);
+  let base = new Float64Array(capacity);
+  let reputation = new Float64Array(capacity);
+  let uptime = new Float64Array(capacity);
+
+  const grow = (needed: number) => {
+    if (needed <= capacity) return;
+    while (capacity < needed) capacity *= 2;
+    const next = <T extends Int32Array | Uint8Array | Float64Array>(old: T, make: (n: number) => T): T => {
+      const array = make(capacity);
+      array.set(old);
+      return array;
+    };
+    category = next(category, (n) => new Int32Array(n));
+    active = next(active, (n) => new Uint8Array(n));
+    bond = next(bond, (n) => new Float64Array(n));
+    base = next(base, (n) => new Float64Array(n));
+    reputation = next(reputation, (n) => new Float64Array(n));
+    uptime = next(uptime, (n) => new Float64Array(n));
+  };
+  const categoryId = (name: string) => {
+    let id = categories.get(name);
+    if (id === undefined) {
+      id = categories.size;
+      categories.set(name, id);
+    }
+    return id;
+  };
+  const all = () => [category, active, bond, base, reputation, uptime] as const;
+
+  return {
+    /** Opens a slot at `at` for a list that had `length` records. */
+    insert(at: number, length: number): void {
+      grow(length + 1);
+      if (at < length) for (const column of all()) column.copyWithin(at + 1, at, length);
+    },
+    /** Closes the slot at `at`; `length` records remain. */
+    remove(at: number, length: number): void {
+      for (const column of all()) column.copyWithin(at, at + 1, length + 1);
+    },
+    write(at: number, entry: CatalogEntry): void {
+      const record = entry.record!;
+      const chain = entry.chain!;
+      category[at] = categoryId(record.category);
+      active[at] = record.active ? 1 : 0;
+      bond[at] = Number(chain.bond);
+      base[at] = Number(chain.base);
+      reputation[at] = record.reputation;
+      uptime[at] = record.uptime;
+    },
+    /** Calls `hit` with the position of every listed record matching `q`, in order. */
+    scan(q: ResourcesQuery, listed: readonly CatalogEntry[], hit: (i: number) => void): void {
+      const wantCategory = q.category === undefined ? -1 : categories.get(q.category);
+      if (wantCategory === undefined) return;
+      const wantActive = q.active === undefined ? -1 : q.active ? 1 : 0;
+      const minBond = q.minBond === undefined ? -Infinity : Number(q.minBond);
+      const minBase = q.minBasePrice === undefined ? -Infinity : Number(q.minBasePrice);
+      const maxBase = q.maxBasePrice === undefined ? Infinity : Number(q.maxBasePrice);
+      const minReputation = q.minReputation ?? -Infinity;
+      const minUptime = q.minUptime ?? -Infinity;
+      for (let i = 0; i < listed.length; i++) {
+        if (wantCategory >= 0 && category[i] !== wantCategory) continue;
+        if (wantActive >= 0 && active[i] !== wantActive) continue;
+        if (reputation[i]! < minReputation || uptime[i]! < minUptime) continue;
+        const b = bond[i]!;
+        if (b < minBond || (b === minBond && listed[i]!.chain!.bond < q.minBond!)) continue;
+        const p = base[i]!;
+        if (p < minBase || (p === minBase && listed[i]!.chain!.base < q.minBasePrice!)) continue;
+        if (p > maxBase || (p === maxBase && listed[i]!.chain!.base > q.maxBasePrice!)) continue;
+        hit(i);
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/** What moderation looks at: the listing's words. */
+export type ModerationSubject = {
+  slug: string;
+  category: string;
+  name: string;
+  description: string;
+  skills: readonly { id: string; name: string; description: string; tags: readonly string[] }[];
+};
+
+/** A moderation rule: a refusal reason, or undefined to let the listing pass. Rules are pluggable. */
+export type ModerationRule = (subject: ModerationSubject) => string | undefined;
+
+const CATEGORY = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+function texts(subject: ModerationSubject): { where: string; text: string }[] {
+  return [
+    { where: "name", text: subject.name },
+    { where: "description", text: subject.description },
+    { where: "category", text: subject.category },
+    ...subject.skills.flatMap((skill, i) => [
+      { where: `skills[${i}].name`, text: skill.name },
+      { where: `skills[${i}].description`, text: skill.description },
+      ...skill.tags.map((tag, j) => ({ where: `skills[${i}].tags[${j}]`, text: tag })),
+    ]),
+  ];
+}
+
+/** Refuses a category that is not lowercase dash-separated words (so that exact-match filters work). */
+export const categoryFormatRule: ModerationRule = (s) =>
+  CATEGORY.test(s.category) ? undefined : `category "${s.category}" must be lowercase words of a-z and 0-9 separated by dashes`;
+
+/** Refuses overlong listing text: name 100, description 2,000, 32 skills, 16 tags each. */
+export const lengthRule: ModerationRule = (s) => {
+  if (s.name.length > 100) return "name is longer than 100 characters";
+  if (s.description.length > 2_000) return "description is longer than 2,000 characters";
+  if (s.skills.length > 32) return "more than 32 skills";
+  for (const [i, skill] of s.skills.entries()) {
+    if (skill.name.length > 100) return `skills[${i}].name is longer than 100 characters`;
+    if (skill.description.length > 2_000) return `skills[${i}].description is longer than 2,000 characters`;
+    if (skill.tags.length > 16) return `skills[${i}] has more than 16 tags`;
+  }
+  return undefined;
+};
+
+/** Refuses control characters anywhere in the listing text. */
+export const controlCharacterRule: ModerationRule = (s) => {
+  const found = texts(s).find(({ text }) => CONTROL.test(text));
+  return found ? `${found.where} contains control characters` : undefined;
+};
+
+/**
+ * Refuses a listing whose text contains a blocked term (case-insensitive, on word boundaries).
+ * @example blockedTermsRule(["malware"])({ name: "Malware builder", … }) // 'name contains the blocked term "malware"'
+ */
+export function blockedTermsRule(terms: readonly string[]): ModerationRule {
+  const patterns = terms
+    .map((term) => term.trim().toLowerCase())
+    .filter(Boolean)
+    .map((term) => ({ term, pattern: new RegExp(`(^|[^a-z0-9])${term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^a-z0-9])`, "i") }));
+  return (s) => {
+    for (const { where, text } of texts(s)) {
+      const hit = patterns.find(({ pattern }) => pattern.test(text));
+      if (hit) return `${where} contains the blocked term "${hit.term}"`;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The default rules: category format, lengths, control characters, and the blocklist.
+ * @example defaultModerationRules("malware,phishing")
+ */
+export function defaultModerationRules(blocklist: string): ModerationRule[] {
+  return [categoryFormatRule, lengthRule, controlCharacterRule, blockedTermsRule(blocklist.split(","))];
+}
+
+/**
+ * Runs every rule; the first refusal wins.
+ * @example moderate(subject, rules) // { ok: false, reason: "…" }
+ */
+export function moderate(subject: ModerationSubject, rules: readonly ModerationRule[]): { ok: true } | { ok: false; reason: string } {
+  for (const rule of rules) {
+    const reason = rule(subject);
+    if (reason !== undefined) return { ok: false, reason };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,52 @@
+import { createClient } from "@ponder/client";
+import * as schema from "../../indexer/ponder.schema.ts";
+
+/** The indexer's tables, as `@ponder/client` queries them. */
+export { schema as projections };
+
+/** How far the indexer has got on chain 5042002, and whether its historical backfill is complete. */
+export type IndexerProgress = { ready: boolean; block: number | null };
+
+/**
+ * A reader of the indexer's chain-derived projections: SQL over HTTP (`@ponder/client` against Ponder's `/sql`),
+ * typed by indexer/ponder.schema.ts, plus the indexer's progress (`/ready`, `/status`).
+ * @example const indexer = createProjectionsClient("http://127.0.0.1:42069"); await indexer.db.select().from(projections.revenue)
+ */
+export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 }: { timeoutMs?: number } = {}) {
+  const base = indexerUrl.replace(/\/+$/, "");
+  const client = createClient(`${base}/sql`, { schema });
+  const get = (path: string) => fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+  return {
+    url: base,
+    db: client.db,
+    live: client.live,
+    /** Whether the backfill is done and the last indexed block (null when the indexer cannot be reached). */
+    async progress(): Promise<IndexerProgress> {
+      try {
+        const [ready, status] = await Promise.all([get("/ready"), get("/status")]);
+        const body = (await status.json()) as Record<string, { block?: { number?: number } }>;
+        const block = Object.values(body)[0]?.block?.number;
+        return { ready: ready.status === 200, block: typeof block === "number" ? block : null };
+      } catch {
+        return { ready: false, block: null };
+      }
+    },
+  };
+}
+
+/** A reader of the indexer's projections. */
+export type ProjectionsClient = ReturnType<typeof createProjectionsClient>;
+
+/**
+ * Resolves once the indexer has indexed `blockNumber` (or rejects after `timeoutMs`).
+ * @example await waitForIndexedBlock(indexer, receipt.blockNumber)
+ */
+export async function waitForIndexedBlock(indexer: ProjectionsClient, blockNumber: bigint | number, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { block } = await indexer.progress();
+    if (block !== null && block >= Number(blockNumber)) return;
+    if (Date.now() > deadline) throw new Error(`the indexer did not reach block ${blockNumber} within ${timeoutMs} ms (at ${block})`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
