@@ -1,18 +1,10 @@
 import { network } from "hardhat";
 import { getAddress, parseEventLogs, parseUnits } from "viem";
 import type { Address, Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import StackModule from "../../ignition/modules/Stack.ts";
 import { serveRpc } from "./rpcServer.ts";
 
-/** The well-known development mnemonic of Hardhat's local chain: never used on any other chain. */
-const DEV_MNEMONIC = "test test test test test test test test test test test junk";
-
-/** Private key of development account `index` (local chain only). */
-export function devKey(index: number): Hex {
-  const key = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!;
-  return `0x${Buffer.from(key).toString("hex")}`;
-}
+export { devKey } from "../../services/stack/devAccounts.ts";
 
 /** Roles of the development accounts in tests. */
 export const ROLE = { admin: 0, relayer: 1, facilitator: 2, treasury: 3, creator: 4, buyer: 5, other: 6, relayer2: 7 } as const;
