@@ -182,4 +182,4 @@ function render({ rows, baseline }: { rows: Row[]; baseline: bigint }): string {
 
 const result = await measure()
 await writeFile(DOC, render(result))
-console.log(render(result))
+process.stdout.write(`${render(result)}\n`);

@@ -1,9 +1,7 @@
 import { network } from "hardhat";
-import { parseUnits } from "viem";
-import { encodeAbiParameters, keccak256, parseEventLogs } from "viem";
+import { encodeAbiParameters, getAddress, keccak256, parseEventLogs, parseUnits, toHex } from "viem";
 import type { Address, Hex } from "viem";
 import StackModule from "../../ignition/modules/Stack.ts";
-import { getAddress, toHex } from "viem";
 import {
   debitAuthorizationTypes,
   escrowDomain,
@@ -214,18 +212,9 @@ export type TokenAuthorization = {
   nonce: Hex;
 };
 
-const EIP3009_FIELDS = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
-
 /** The stablecoin's EIP-712 domain, {USDC, 2}. */
 export function tokenDomainOf(stack: Stack) {
-  return { name: "USDC", version: "2", chainId: 5042002, verifyingContract: stack.token.address } as const;
+  return tokenDomain(stack.token.address);
 }
 
 /**
@@ -241,8 +230,8 @@ export async function signTokenAuthorization(
   const domain = tokenDomainOf(stack);
   const message = authorization;
   return primaryType === "TransferWithAuthorization"
-    ? signer.signTypedData({ domain, types: { TransferWithAuthorization: EIP3009_FIELDS }, primaryType, message })
-    : signer.signTypedData({ domain, types: { ReceiveWithAuthorization: EIP3009_FIELDS }, primaryType, message });
+    ? signer.signTypedData({ domain, types: transferWithAuthorizationTypes, primaryType, message })
+    : signer.signTypedData({ domain, types: receiveWithAuthorizationTypes, primaryType, message });
 }
 
 // ---------------------------------------------------------------- PaymentEscrow helpers
