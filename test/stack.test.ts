@@ -111,3 +111,35 @@ describe("npm start, end to end", function () {
     for (const [name, port] of Object.entries(ports)) await assertPortFree(port, name);
   });
 });
+
+describe("npm start in external mode", function () {
+  this.timeout(120_000);
+
+  it("refuses the well-known development keys for a chain that is not the embedded one", async function () {
+    const ports = Object.fromEntries(
+      await Promise.all(["FACILITATOR_PORT", "HOST_PORT", "MARKETPLACE_PORT", "INDEXER_PORT"].map(async (name) => [name, String(await freePort())])),
+    );
+    const developmentKey = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+    const child = spawn(process.execPath, ["services/stack/start.ts"], {
+      cwd: new URL("..", import.meta.url).pathname,
+      env: {
+        ...process.env,
+        ...ports,
+        STACK_DIR: mkdtempSync(join(tmpdir(), "stack-external-")),
+        RPC_URL: "http://127.0.0.1:9",
+        DEPLOYER_KEY: developmentKey,
+        RELAYER_KEYS: developmentKey,
+        PUBLISHER_KEY: developmentKey,
+        TREASURY_ADDRESS: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        CALLER_AUTH_SECRET: "x".repeat(40),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).to.equal(1);
+    expect(out).to.match(/well-known development key/);
+  });
+});
