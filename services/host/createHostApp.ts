@@ -3,6 +3,10 @@ import { bodyParser } from '@koa/bodyparser'
 import Router from '@koa/router'
 import Koa from 'koa'
 import { z } from 'zod'
+import { errorBodies } from '../http/errorBodies.ts'
+import { HttpError } from '../http/httpError.ts'
+import { parseWith as parse } from '../http/parseWith.ts'
+import type { ErrorCode } from '../protocol/reasons.ts'
 import type { Deployment } from './createDeploymentStore.ts'
 import { deploymentRequestSchema, identityRequestSchema } from './deploymentSchema.ts'
 import { resourceUrls } from './hostContext.ts'
@@ -12,50 +16,11 @@ import type { HostContext } from './hostContext.ts'
 export type HostOperations = {
   deploy(body: z.output<typeof deploymentRequestSchema>): Promise<
     | { kind: 'deployed'; created: boolean; deployment: Deployment }
-    | { kind: 'refused'; status: 400 | 409 | 422; code: string; message: string }
+    | { kind: 'refused'; status: 400 | 409 | 422; code: ErrorCode; message: string }
   >
   setIdentity(slug: string, agentId: string): Promise<{ kind: 'updated'; deployment: Deployment; card: unknown } | { kind: 'unknown' } | { kind: 'refused'; message: string }>
   list(): { deployment: Deployment; restarts: number }[]
   ready(): boolean
-}
-
-class HttpError extends Error {
-  readonly status: number
-  readonly code: string
-  constructor(status: number, code: string, message: string) {
-    super(message)
-    this.status = status
-    this.code = code
-  }
-}
-
-function errorBodies(ctx: HostContext): Koa.Middleware {
-  return async (koa, next) => {
-    try {
-      await next()
-      if (koa.status === 404 && koa.body == null) throw new HttpError(404, 'not_found', 'no such route')
-    } catch (error) {
-      const e = error as { status?: number; message?: string; expose?: boolean }
-      if (error instanceof HttpError) {
-        koa.status = error.status
-        koa.body = { error: { code: error.code, message: error.message } }
-      } else if (e.status && e.status >= 400 && e.status < 500) {
-        koa.status = e.status === 413 || e.status === 415 ? e.status : 400
-        const code = koa.status === 413 ? 'payload_too_large' : koa.status === 415 ? 'unsupported_media_type' : 'invalid_request'
-        koa.body = { error: { code, message: e.expose && e.message ? e.message : 'the request body could not be read' } }
-      } else {
-        ctx.logger.error({ err: e.message, path: koa.path }, 'unexpected error in the host')
-        koa.status = 500
-        koa.body = { error: { code: 'internal_error', message: 'internal error' } }
-      }
-    }
-  }
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const result = schema.safeParse(value)
-  if (!result.success) throw new HttpError(400, 'invalid_request', z.prettifyError(result.error))
-  return result.data
 }
 
 function requireToken(ctx: HostContext): Koa.Middleware {
@@ -110,7 +75,7 @@ export function createHostApp(ctx: HostContext, operations: HostOperations): Koa
     koa.body = { ...describe(ctx, outcome.deployment), card: outcome.card }
   })
 
-  app.use(errorBodies(ctx))
+  app.use(errorBodies({ logger: ctx.logger }))
   app.use(router.routes())
   app.use(router.allowedMethods())
   return app

@@ -34,6 +34,10 @@ export const ERROR_CODES = [
   'indexer_unavailable',
   'card_invalid',
   'not_ready',
+  'slug_taken',
+  'handler_failed',
+  'method_not_allowed',
+  'facilitator_unavailable',
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),
 ] as const
 
