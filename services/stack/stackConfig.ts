@@ -23,6 +23,8 @@ export const stackEnvSchema = z.object({
   TREASURY_ADDRESS: address.optional(),
   TOKEN_ADDRESS: address.optional(),
   IDENTITY_ADDRESS: address.optional(),
+  /** External mode: the Ignition deployment id; its record under ignition/deployments lets a rerun deploy only what is missing. */
+  DEPLOYMENT_ID: z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only").optional(),
   PUBLISH_TOKEN: z.string().min(16).optional(),
   HOST_TOKEN: z.string().min(16).optional(),
   CALLER_AUTH: z.enum(["on", "off"]).optional(),

@@ -25,6 +25,7 @@ const root = resolve(new URL("../..", import.meta.url).pathname);
 const started = performance.now();
 const env = loadStackEnv(process.env);
 const external = env.RPC_URL !== undefined;
+const deploymentId = external ? (env.DEPLOYMENT_ID ?? `stack-${CHAIN_ID}`) : "local-stack";
 const stackDir = resolve(root, env.STACK_DIR);
 const logDir = join(stackDir, "logs");
 const dataDir = join(stackDir, "data");
@@ -93,7 +94,7 @@ async function main() {
   const relayers = keys.relayers.map((k) => privateKeyToAccount(k).address);
   const contracts = await deployContracts({
     rpcUrl,
-    deploymentId: external ? `stack-${CHAIN_ID}` : "local-stack",
+    deploymentId,
     fresh: !external,
     deployerKey: external ? keys.deployer : undefined,
     roles: {
@@ -130,7 +131,7 @@ async function main() {
       cwd: join(root, "indexer"),
       env: {
         RPC_URL: rpcUrl,
-        DEPLOYED_ADDRESSES: join(deploymentDir(external ? `stack-${CHAIN_ID}` : "local-stack"), "deployed_addresses.json"),
+        DEPLOYED_ADDRESSES: join(deploymentDir(deploymentId), "deployed_addresses.json"),
         PONDER_PGLITE_DIR: join(dataDir, "ponder"),
         PONDER_DISABLE_CACHE: external ? undefined : "1",
         PONDER_TELEMETRY_DISABLED: "true",

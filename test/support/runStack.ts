@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Address, Hex } from "viem";
+import { assertPortFree } from "../../services/stack/ports.ts";
+import { freePort } from "./startIndexer.ts";
+
+/** What a test reads of `stack.json`. */
+export type StackFile = {
+  chainId: number;
+  rpcUrl: string;
+  marketplaceUrl: string;
+  facilitatorUrl: string;
+  hostUrl: string;
+  hostToken: string;
+  publishToken: string;
+  contracts: { token: Address; identity: Address; registry: Address; escrow: Address };
+  buyers: { address: Address; privateKey: Hex }[];
+  resources: { slug: string; resourceId: Hex; resourceUrl: string }[];
+};
+
+/** Free ports for every service of the stack (the chain's too unless `external`). */
+export async function stackPorts({ external = false } = {}): Promise<Record<string, string>> {
+  const names = ["FACILITATOR_PORT", "HOST_PORT", "MARKETPLACE_PORT", "INDEXER_PORT", ...(external ? [] : ["CHAIN_PORT"])];
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));
+}
+
+/**
+ * Starts the stack as a user would (`npm start`, or `node services/stack/start.ts` with `direct`) in its own process
+ * group and waits until it has written `stack.json` in `env.STACK_DIR`.
+ * @example const stack = await runStack({ STACK_DIR: dir, ...ports }); ...; await stack.stop()
+ */
+export async function runStack(env: Record<string, string>, { direct = false, timeoutMs = 300_000 } = {}) {
+  const stackDir = env.STACK_DIR!;
+  const stackFile = join(stackDir, "stack.json");
+  rmSync(stackFile, { force: true });
+  const [command, args] = direct ? [process.execPath, ["services/stack/start.ts"]] : ["npm", ["start"]];
+  const child: ChildProcess = spawn(command, args, {
+    cwd: new URL("../..", import.meta.url).pathname,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(stackFile)) {
+    if (child.exitCode !== null) throw new Error(`the stack exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      kill(child);
+      throw new Error(`no stack.json after ${timeoutMs / 1000} s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const stack = JSON.parse(readFileSync(stackFile, "utf8")) as StackFile;
+  return {
+    child,
+    stack,
+    output: () => output,
+    /**
+     * SIGTERM to the stack, then waits until no process of its group is left and every `*_PORT` of `settings` is
+     * free. Returns whether the group was gone in time.
+     */
+    async stop(settings: Record<string, string> = {}): Promise<boolean> {
+      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
+      process.kill(child.pid!, "SIGTERM");
+      await exited;
+      const gone = Date.now() + 20_000;
+      let alive = true;
+      while (alive && Date.now() < gone) {
+        try {
+          process.kill(-child.pid!, 0);
+          await new Promise((r) => setTimeout(r, 200));
+        } catch {
+          alive = false;
+        }
+      }
+      for (const [name, port] of Object.entries(settings)) if (name.endsWith("_PORT")) await assertPortFree(Number(port), name);
+      return !alive;
+    },
+    /** Kills whatever is left of the stack's process group (for `after` hooks). */
+    kill: () => kill(child),
+  };
+}
+
+function kill(child: ChildProcess): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {}
+}
