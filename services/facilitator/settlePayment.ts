@@ -4,9 +4,8 @@ import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import type { FacilitatorContext } from "./context.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
-import type { Sql } from "./store/createStore.ts";
-import { findResult, insertResult } from "./store/results.ts";
-import { findReservation, updateReservation } from "./store/reservations.ts";
+import { findResult, recordSettlement } from "./store/results.ts";
+import { claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
 import type { Reservation, StoredResponse } from "./store/reservations.ts";
 
 export type SettlePaymentParameters = { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse };
@@ -28,6 +27,9 @@ export const SETTLE_LEASE_SECONDS = 60;
  */
 export async function settlePayment(ctx: FacilitatorContext, p: SettlePaymentParameters): Promise<SettlePaymentReturnType> {
   const now = ctx.clock.now();
+  const claimed = await claimForSettlement(ctx.store, { ...p, leaseUntil: now + SETTLE_LEASE_SECONDS }, now);
+  if (claimed) return driveSettlement(ctx, claimed);
+  // Not a live reservation: say why (none, expired, released), or wait for the settle that is driving it.
   const claim = await ctx.store.transaction(async (tx) => {
     const r = await findReservation(tx, p.idemKey, true);
     if (!r || r.resourceId !== p.resourceId) return { kind: "none" as const, message: "no reservation for this idemKey and resource" };
@@ -135,21 +137,13 @@ export async function finalize(ctx: FacilitatorContext, r: Reservation, d: Extra
     treasuryAmount: receipt.treasuryAmount,
     receipt: encoded,
   };
-  await ctx.store.transaction(async (tx: Sql) => {
-    await insertResult(tx, {
-      idemKey: r.idemKey,
-      resourceId: r.resourceId,
-      response: r.response!,
-      receipt: encoded,
-      body,
-      settledAt: now,
-      expiresAt: now + RESULT_TTL_SECONDS,
-    });
-    await updateReservation(tx, r.idemKey, { status: "settled", txHash: d.transaction }, now);
-  });
+  const stored = await recordSettlement(
+    ctx.store,
+    { idemKey: r.idemKey, resourceId: r.resourceId, response: r.response!, receipt: encoded, body, settledAt: now, expiresAt: now + RESULT_TTL_SECONDS },
+    d.transaction,
+  );
   ctx.metrics.settle.inc({ outcome: "settled" });
-  const stored = await findResult(ctx.store, r.idemKey, now);
-  return { kind: "settled", body: stored?.body ?? body };
+  return { kind: "settled", body: stored };
 }
 
 /** Waits (bounded) for a result driven by another request or instance. */

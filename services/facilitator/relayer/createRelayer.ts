@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, decodeEventLog, encodeFunctionData, http } from "viem";
+import { createPublicClient, decodeEventLog, encodeFunctionData, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
@@ -6,6 +6,7 @@ import { serviceChain } from "../../protocol/chain.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
+import type { Fees } from "./sendTransaction.ts";
 
 /** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
 export type DebitItem = {
@@ -39,18 +40,23 @@ export type RelayerParameters = {
   batchWindowMs: number;
   batchMaxItems: number;
   receiptTimeoutMs: number;
+  /** How long a fee estimate is reused (ms); replacements raise it anyway when a transaction is stuck. */
+  feeCacheMs?: number;
   onBatch?: (size: number, gasUsed: bigint) => void;
 };
 
 export type Relayer = ReturnType<typeof createRelayer>;
 
-type Lane = { account: ReturnType<typeof privateKeyToAccount>; wallet: ReturnType<typeof createWalletClient>; nonces: NonceManager };
+/** One signer: its nonce lane, and whether a batch of its is being broadcast (the next one is cut after it). */
+type Lane = { account: ReturnType<typeof privateKeyToAccount>; nonces: NonceManager; broadcasting: boolean };
 type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void };
 
 /**
  * The relayer: a pool of signers, each with its own nonce lane, that batches debits arriving within
  * `batchWindowMs` (or `batchMaxItems`) into one `debitBatch` transaction and reports each item's outcome
- * from the receipt's `Debited` / `DebitSkipped` logs.
+ * from the receipt's `Debited` / `DebitSkipped` logs. A signer cuts its next batch only once its previous one
+ * has been broadcast, so under load whatever arrived meanwhile goes out together (bigger batches, fewer
+ * transactions) while receipts are still awaited in parallel.
  * @example const outcome = await relayer.debit(item)
  */
 export function createRelayer(p: RelayerParameters) {
@@ -64,7 +70,7 @@ export function createRelayer(p: RelayerParameters) {
     const account = privateKeyToAccount(key);
     let lane = lanesByAddress.get(account.address);
     if (!lane) {
-      lane = { account, wallet: createWalletClient({ account, chain, transport }), nonces: createNonceManager(publicClient, account.address) };
+      lane = { account, nonces: createNonceManager(publicClient, account.address), broadcasting: false };
       lanesByAddress.set(account.address, lane);
     }
     return lane;
@@ -76,25 +82,56 @@ export function createRelayer(p: RelayerParameters) {
   let timer: NodeJS.Timeout | null = null;
   const inFlight = new Set<Promise<void>>();
 
-  const send = (lane: Lane, to: Address, data: Hex, gas: bigint) =>
-    sendTransaction({ publicClient, wallet: lane.wallet, account: lane.account, nonces: lane.nonces, to, data, gas, receiptTimeoutMs: p.receiptTimeoutMs });
+  let feeCache: { at: number; fees: Promise<Fees> } | null = null;
+  const fees = (): Promise<Fees> => {
+    if (!feeCache || Date.now() - feeCache.at >= (p.feeCacheMs ?? 1_000)) {
+      const estimate = publicClient.estimateFeesPerGas();
+      feeCache = { at: Date.now(), fees: estimate };
+      estimate.catch(() => (feeCache = null));
+    }
+    return feeCache.fees;
+  };
+
+  const send = (lane: Lane, to: Address, data: Hex, gas: bigint, onBroadcast?: () => void) =>
+    sendTransaction({ publicClient, account: lane.account, nonces: lane.nonces, to, data, gas, receiptTimeoutMs: p.receiptTimeoutMs, fees, onBroadcast });
 
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
     while (queue.length > 0) {
+      const lane = idleLane();
+      // Every signer is broadcasting: the first to finish cuts the next batch from everything queued by then.
+      if (!lane) return;
       const batch = queue.slice(0, p.batchMaxItems);
       queue = queue.slice(p.batchMaxItems);
-      const lane = debitLanes[nextLane++ % debitLanes.length]!;
-      const run = sendBatch(lane, batch).finally(() => inFlight.delete(run));
+      lane.broadcasting = true;
+      let released = false;
+      const broadcast = () => {
+        if (released) return;
+        released = true;
+        lane.broadcasting = false;
+        if (queue.length > 0) flush();
+      };
+      const run = sendBatch(lane, batch, broadcast).finally(() => {
+        inFlight.delete(run);
+        broadcast();
+      });
       inFlight.add(run);
     }
   }
 
-  async function sendBatch(lane: Lane, batch: Pending[]): Promise<void> {
+  function idleLane(): Lane | undefined {
+    for (let i = 0; i < debitLanes.length; i++) {
+      const lane = debitLanes[nextLane++ % debitLanes.length]!;
+      if (!lane.broadcasting) return lane;
+    }
+    return undefined;
+  }
+
+  async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [batch.map((b) => b.item)] });
-      const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length));
+      const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length), onBroadcast);
       if (receipt.status !== "success") throw new ChainUnavailableError(`debitBatch ${receipt.transactionHash} reverted`);
       p.onBatch?.(batch.length, receipt.gasUsed);
       const outcomes = outcomesOf(receipt);
@@ -177,10 +214,10 @@ export function createRelayer(p: RelayerParameters) {
       );
     },
 
-    /** Sends whatever is queued and waits for every batch in flight. */
+    /** Sends whatever is queued and waits for every batch in flight, including batches cut meanwhile. */
     async drain(): Promise<void> {
       flush();
-      await Promise.allSettled([...inFlight]);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { createPublicClient, createWalletClient, http } from "viem";
+import { createPublicClient, http } from "viem";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { serviceChain } from "../../protocol/chain.ts";
@@ -24,7 +24,6 @@ describe("relayer transactions", function () {
     await chain?.close();
   });
 
-  const wallet = () => createWalletClient({ account, chain: serviceChain(chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }) });
   const to = () => chain.address(ROLE.other);
 
   it("replaces a stuck transaction with a fee bump on the same nonce, leaving no gap", async function () {
@@ -34,7 +33,7 @@ describe("relayer transactions", function () {
     await chain.connection.provider.request({ method: "evm_setAutomine", params: [false] });
     const mined = setTimeout(() => void chain.connection.provider.request({ method: "evm_mine", params: [] }), 900);
     try {
-      const receipt = await sendTransaction({ publicClient, wallet: wallet(), account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 400, replacements: 3 });
+      const receipt = await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 400, replacements: 3 });
       expect(receipt.status).to.equal("success");
       const tx = await publicClient.getTransaction({ hash: receipt.transactionHash });
       expect(tx.nonce).to.equal(start);
@@ -45,7 +44,7 @@ describe("relayer transactions", function () {
       clearTimeout(mined);
       await chain.connection.provider.request({ method: "evm_setAutomine", params: [true] });
     }
-    const next = await sendTransaction({ publicClient, wallet: wallet(), account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 2_000 });
+    const next = await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 2_000 });
     expect((await publicClient.getTransaction({ hash: next.transactionHash })).nonce).to.equal(start + 1);
   });
 
@@ -55,14 +54,14 @@ describe("relayer transactions", function () {
     await chain.rpc.stop();
     let failed: unknown;
     try {
-      await sendTransaction({ publicClient, wallet: wallet(), account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 500 });
+      await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 500 });
     } catch (error) {
       failed = error;
     } finally {
       await chain.rpc.resume();
     }
     expect(failed).to.be.instanceOf(Error);
-    const receipt = await sendTransaction({ publicClient, wallet: wallet(), account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 2_000 });
+    const receipt = await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 2_000 });
     expect((await publicClient.getTransaction({ hash: receipt.transactionHash })).nonce).to.equal(start);
   });
 
@@ -72,7 +71,7 @@ describe("relayer transactions", function () {
     try {
       let failed: unknown;
       try {
-        await sendTransaction({ publicClient, wallet: wallet(), account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 150, replacements: 1 });
+        await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 150, replacements: 1 });
       } catch (error) {
         failed = error;
       }

@@ -1,10 +1,10 @@
-import type { Account, Address, Hex, PublicClient, TransactionReceipt, WalletClient } from "viem";
+import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt } from "viem";
 import type { NonceManager } from "./nonceManager.ts";
 
 export type SendTransactionParameters = {
   publicClient: PublicClient;
-  wallet: WalletClient;
-  account: Account;
+  /** The signer: transactions are signed locally and sent raw, so a send is one RPC call. */
+  account: LocalAccount;
   nonces: NonceManager;
   to: Address;
   data: Hex;
@@ -13,7 +13,13 @@ export type SendTransactionParameters = {
   receiptTimeoutMs: number;
   /** How many fee-bumped replacements to try before giving up (the debit stays pending, not lost). */
   replacements?: number;
+  /** Current fees; the relayer passes a short-lived cache of the node's estimate. */
+  fees?: () => Promise<Fees>;
+  /** Called once the first broadcast has returned (or failed): the lane may cut its next batch. */
+  onBroadcast?: () => void;
 };
+
+export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 
 /** A transaction that could not be confirmed: the chain was unreachable or it stayed stuck. */
 export class ChainUnavailableError extends Error {
@@ -27,21 +33,31 @@ export class ChainUnavailableError extends Error {
  * @example const receipt = await sendTransaction({ publicClient, wallet, account, nonces, to, data, gas, receiptTimeoutMs })
  */
 export async function sendTransaction(p: SendTransactionParameters): Promise<TransactionReceipt> {
-  const fees = await p.publicClient.estimateFeesPerGas();
-  let maxFeePerGas = fees.maxFeePerGas;
-  let maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
-  const broadcast = (nonce: number) =>
-    p.wallet.sendTransaction({
-      account: p.account,
-      chain: p.wallet.chain,
-      to: p.to,
-      data: p.data,
-      gas: p.gas,
-      nonce,
-      maxFeePerGas,
-      maxPriorityFeePerGas,
-    } as never);
-  const { nonce, hash } = await p.nonces.withNonce(async (nonce) => ({ nonce, hash: await broadcast(nonce) }));
+  let fees: Fees;
+  try {
+    fees = await (p.fees ?? (() => p.publicClient.estimateFeesPerGas()))();
+  } catch (error) {
+    p.onBroadcast?.();
+    throw error;
+  }
+  let { maxFeePerGas, maxPriorityFeePerGas } = fees;
+  const chainId = p.publicClient.chain!.id;
+  const broadcast = async (nonce: number) =>
+    p.publicClient.sendRawTransaction({
+      serializedTransaction: await p.account.signTransaction({
+        type: "eip1559",
+        chainId,
+        to: p.to,
+        data: p.data,
+        gas: p.gas,
+        nonce,
+        maxFeePerGas,
+        maxPriorityFeePerGas,
+      }),
+    });
+  const { nonce, hash } = await p.nonces
+    .withNonce(async (nonce) => ({ nonce, hash: await broadcast(nonce) }))
+    .finally(() => p.onBroadcast?.());
   const hashes: Hex[] = [hash];
   for (let attempt = 0; ; attempt++) {
     const receipt = await firstReceipt(p.publicClient, hashes, p.receiptTimeoutMs);

@@ -99,6 +99,27 @@ export async function findReservation(tx: Sql, idemKey: string, forUpdate = fals
   return rows[0] ? toReservation(rows[0]) : null;
 }
 
+/**
+ * The common path of a settle in one statement: a live reservation of `resourceId` becomes settling with the
+ * amount to debit (the cap for `exact`, else min(amount, cap)), the response and a lease. Null when it is not
+ * live and reserved (absent, another resource, expired, already settling or done): the caller then looks closer.
+ */
+export async function claimForSettlement(
+  sql: Sql,
+  c: { idemKey: string; resourceId: string; amount: bigint; response: StoredResponse; leaseUntil: number },
+  now: number,
+): Promise<Reservation | null> {
+  const [row] = await sql.query<Row>(
+    `UPDATE reservation SET status = 'settling',
+        amount = CASE WHEN scheme = 'exact' THEN cap ELSE LEAST(cap, $3::numeric) END,
+        response = $4::jsonb, lease_until = $5, updated_at = $6
+      WHERE idem_key = $1 AND resource_id = $2 AND status = 'reserved' AND valid_before > $6
+      RETURNING ${columns}`,
+    [c.idemKey, c.resourceId, c.amount.toString(), JSON.stringify(c.response), c.leaseUntil, now],
+  );
+  return row ? toReservation(row) : null;
+}
+
 /** Moves a reservation to a new status (and records the debit amount, response, tx hash when given). */
 export async function updateReservation(
   tx: Sql,

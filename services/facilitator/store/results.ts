@@ -25,11 +25,19 @@ type Row = {
 
 const parse = <T,>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
-/** Stores a settled result; the first write wins, so a racing duplicate cannot change it. */
-export async function insertResult(tx: Sql, result: StoredResult): Promise<void> {
-  await tx.query(
-    `INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idem_key) DO NOTHING`,
+/**
+ * Stores a settled result and marks its reservation settled with the debit's transaction, in one statement.
+ * Returns the stored settle answer: this one, or the one a racing duplicate stored first.
+ */
+export async function recordSettlement(sql: Sql, result: StoredResult, txHash: string): Promise<Record<string, unknown>> {
+  const [row] = await sql.query<{ body: Record<string, unknown> | string }>(
+    `WITH stored AS (
+       INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idem_key) DO NOTHING RETURNING body
+     ), settled AS (
+       UPDATE reservation SET status = 'settled', tx_hash = COALESCE($8, tx_hash), updated_at = $6 WHERE idem_key = $1
+     )
+     SELECT body FROM stored`,
     [
       result.idemKey,
       result.resourceId,
@@ -38,8 +46,11 @@ export async function insertResult(tx: Sql, result: StoredResult): Promise<void>
       JSON.stringify(result.body),
       result.settledAt,
       result.expiresAt,
+      txHash,
     ],
   );
+  if (row) return parse(row.body);
+  return (await findResult(sql, result.idemKey, result.settledAt))?.body ?? result.body;
 }
 
 /** The stored result of `idemKey` while it is retained (`expires_at` after `now`), else null. */
