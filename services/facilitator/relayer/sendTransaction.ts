@@ -30,7 +30,7 @@ export class ChainUnavailableError extends Error {
  * Sends a transaction on the signer's nonce lane and waits for its receipt; if it is not mined in time it is
  * replaced (same nonce, fees raised by a quarter) and whichever version is mined is returned. The lane is held
  * only while the nonce is assigned and the transaction broadcast, so transactions of one signer pipeline.
- * @example const receipt = await sendTransaction({ publicClient, wallet, account, nonces, to, data, gas, receiptTimeoutMs })
+ * @example const receipt = await sendTransaction({ publicClient, account, nonces, to, data, gas, receiptTimeoutMs })
  */
 export async function sendTransaction(p: SendTransactionParameters): Promise<TransactionReceipt> {
   let fees: Fees;
