@@ -8,8 +8,7 @@ import { debitTypedData } from "../protocol/typedData.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
 import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
 import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
-import { devKey } from "../../test/support/localChain.ts";
+import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 
 /**
  * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),
@@ -77,13 +76,7 @@ async function measure(store: Record<string, string>) {
   await token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
   for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
   const facilitator = await spawnFacilitator({
-    PORT: "0",
-    RPC_URL: chain.rpcUrl,
-    ESCROW_ADDRESS: escrow,
-    REGISTRY_ADDRESS: chain.addresses.registry,
-    TOKEN_ADDRESS: chain.addresses.token,
-    RELAYER_KEYS: devKey(ROLE.relayer),
-    FACILITATOR_KEY: devKey(ROLE.facilitator),
+    ...facilitatorEnv(chain),
     BATCH_WINDOW_MS: "20",
     BATCH_MAX_ITEMS: "64",
     LOG_LEVEL: "info",

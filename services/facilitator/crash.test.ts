@@ -6,7 +6,7 @@ import type { Hex } from "viem";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
-import { postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
+import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const CAP = 50_000n;
@@ -35,13 +35,7 @@ describe("a facilitator killed between verify and settle", function () {
 
   it("debits nothing after restart, and the reservation expires", async function () {
     const env = {
-      PORT: "0",
-      RPC_URL: chain.rpcUrl,
-      ESCROW_ADDRESS: chain.addresses.escrow,
-      REGISTRY_ADDRESS: chain.addresses.registry,
-      TOKEN_ADDRESS: chain.addresses.token,
-      RELAYER_KEYS: devKey(ROLE.relayer),
-      FACILITATOR_KEY: devKey(ROLE.facilitator),
+      ...facilitatorEnv(chain),
       DATABASE_URL,
       DATABASE_SCHEMA: schema,
       LOG_LEVEL: "info",

@@ -10,7 +10,7 @@ import { createFacilitator } from "./createFacilitator.ts";
 import { createLogger } from "./logger.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
-import { getJson, manualClock, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import { facilitatorEnv, getJson, manualClock, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
@@ -226,13 +226,7 @@ describe("facilitator resilience", function () {
       });
       const secret = "t".repeat(40);
       const config = loadFacilitatorConfig({
-        PORT: "0",
-        RPC_URL: chain.rpcUrl,
-        ESCROW_ADDRESS: chain.addresses.escrow,
-        REGISTRY_ADDRESS: chain.addresses.registry,
-        TOKEN_ADDRESS: chain.addresses.token,
-        RELAYER_KEYS: devKey(ROLE.relayer),
-        FACILITATOR_KEY: devKey(ROLE.facilitator),
+        ...facilitatorEnv(chain),
         DATA_DIR: "memory://",
         CALLER_AUTH: "on",
         CALLER_AUTH_SECRET: secret,

@@ -15,8 +15,8 @@ import { signEscrowPayment } from '../buyer/signPayment.ts'
 import { encodeBase64Json } from '../protocol/base64.ts'
 import { PLACEHOLDER_AGENT_ID } from '../protocol/constants.ts'
 import { machineLine, percentile, writeBenchSection } from '../stack/benchReport.ts'
-import { devKey, ROLE, startLocalChain } from '../../test/support/localChain.ts'
-import { spawnFacilitator } from '../../test/support/startFacilitator.ts'
+import { ROLE, startLocalChain } from '../../test/support/localChain.ts'
+import { facilitatorEnv, spawnFacilitator } from '../../test/support/startFacilitator.ts'
 import { createSandbox } from '../host/createSandbox.ts'
 import { sampleDeployment } from '../host/samples/sampleDeployment.ts'
 import { createGate } from './createGate.ts'
@@ -96,13 +96,7 @@ for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer
 
 function startFacilitatorProcess(store: Record<string, string>) {
   return spawnFacilitator({
-    PORT: '0',
-    RPC_URL: chain.rpcUrl,
-    ESCROW_ADDRESS: escrow,
-    REGISTRY_ADDRESS: chain.addresses.registry,
-    TOKEN_ADDRESS: token,
-    RELAYER_KEYS: devKey(ROLE.relayer),
-    FACILITATOR_KEY: devKey(ROLE.facilitator),
+    ...facilitatorEnv(chain),
     BATCH_WINDOW_MS: '20',
     BATCH_MAX_ITEMS: '64',
     LOG_LEVEL: 'info',

@@ -17,12 +17,9 @@ export function manualClock(start = Math.floor(Date.now() / 1000)): Clock & { ad
   };
 }
 
-/**
- * Starts a facilitator on a free port against a local chain, PGlite in memory unless DATABASE_URL is given.
- * @example const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "5" } })
- */
-export async function startFacilitator(chain: LocalChain, options: { env?: Record<string, string>; clock?: Clock; backgroundIntervalMs?: number } = {}) {
-  const config = loadFacilitatorConfig({
+/** The settings every test facilitator shares: any free port, the local chain's contracts and development keys. */
+export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">): Record<string, string> {
+  return {
     PORT: "0",
     RPC_URL: chain.rpcUrl,
     ESCROW_ADDRESS: chain.addresses.escrow,
@@ -30,6 +27,16 @@ export async function startFacilitator(chain: LocalChain, options: { env?: Recor
     TOKEN_ADDRESS: chain.addresses.token,
     RELAYER_KEYS: devKey(ROLE.relayer),
     FACILITATOR_KEY: devKey(ROLE.facilitator),
+  };
+}
+
+/**
+ * Starts a facilitator on a free port against a local chain, PGlite in memory unless DATABASE_URL is given.
+ * @example const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "5" } })
+ */
+export async function startFacilitator(chain: LocalChain, options: { env?: Record<string, string>; clock?: Clock; backgroundIntervalMs?: number } = {}) {
+  const config = loadFacilitatorConfig({
+    ...facilitatorEnv(chain),
     DATA_DIR: "memory://",
     LOG_LEVEL: "silent",
     RECEIPT_TIMEOUT_MS: "5000",
