@@ -272,7 +272,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             period: s.period,
             windowStart: s.windowStart,
             spentInWindow: s.spent,
-            nonceSpent: nonceUsed[buyer][nonce]
+            nonceSpent: nonceUsed[buyer][nonce],
+            atBlock: block.number
         });
     }
 

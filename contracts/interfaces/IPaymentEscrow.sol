@@ -39,6 +39,8 @@ interface IPaymentEscrow {
     /// @param windowStart When the current period started.
     /// @param spentInWindow Debited in the current period, as last recorded.
     /// @param nonceSpent Whether the nonce asked about is already spent.
+    /// @param atBlock The number of the block the state was read in (`block.number`), so a reader can tell which
+    ///        debits it already reflects.
     struct BuyerState {
         uint256 balance;
         uint256 pendingWithdrawal;
@@ -47,6 +49,7 @@ interface IPaymentEscrow {
         uint256 windowStart;
         uint256 spentInWindow;
         bool nonceSpent;
+        uint256 atBlock;
     }
 
     /// @param buyer Whose balance grew.

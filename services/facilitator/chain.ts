@@ -3,13 +3,17 @@ import type { Address, Hex, PublicClient } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 
-/** What the facilitator reads from the chain about a buyer before reserving. */
+/** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
   balance: bigint;
   pendingWithdrawal: bigint;
   spendLimit: { limit: bigint; period: bigint; windowStart: bigint; spent: bigint };
   nonceSpent: boolean;
+  atBlock: bigint;
 };
+
+/** What the facilitator reads before reserving an `exact` payment (EIP-3009 on the token), as of `atBlock`. */
+export type ExactPayerState = { authorizationUsed: boolean; nonceSpent: boolean; tokenBalance: bigint; atBlock: bigint };
 
 /** What the facilitator needs of a resource: whether debits are allowed and its cap. */
 export type ResourceTerms = { active: boolean; cap: bigint; payout: Address };
@@ -44,7 +48,7 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
     publicClient,
     addresses: { escrow, registry, token },
 
-    /** The buyer's escrow state and whether `nonce` is spent, in one eth_call. */
+    /** The buyer's escrow state, whether `nonce` is spent and the block read, in one eth_call. */
     async buyerState(buyer: Address, nonce: Hex): Promise<BuyerState> {
       const state = await publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "buyerState", args: [buyer, nonce] });
       return {
@@ -52,11 +56,21 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
         pendingWithdrawal: state.pendingWithdrawal,
         spendLimit: { limit: state.spendLimit, period: state.period, windowStart: state.windowStart, spent: state.spentInWindow },
         nonceSpent: state.nonceSpent,
+        atBlock: state.atBlock,
       };
     },
 
-    nonceUsed: (buyer: Address, nonce: Hex) =>
-      publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "nonceUsed", args: [buyer, nonce] }),
+    /** The token's authorization state, the escrow's nonce and the payer's token balance, all as of one block. */
+    async exactPayerState(payer: Address, nonce: Hex): Promise<ExactPayerState> {
+      const atBlock = await publicClient.getBlockNumber({ cacheTime: 0 });
+      const at = { blockNumber: atBlock };
+      const [authorizationUsed, nonceSpent, tokenBalance] = await Promise.all([
+        publicClient.readContract({ address: token, abi: tokenAbi, functionName: "authorizationState", args: [payer, nonce], ...at }),
+        publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "nonceUsed", args: [payer, nonce], ...at }),
+        publicClient.readContract({ address: token, abi: tokenAbi, functionName: "balanceOf", args: [payer], ...at }),
+      ]);
+      return { authorizationUsed, nonceSpent, tokenBalance, atBlock };
+    },
 
     async resourceTerms(resourceId: Hex, now = Date.now()): Promise<ResourceTerms | null> {
       const cached = resources.get(resourceId);
@@ -89,6 +103,7 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
       });
       return logs.map((log) => ({
         transaction: log.transactionHash,
+        block: log.blockNumber,
         payer: log.args.buyer,
         resourceId: log.args.resourceId,
         buyer: log.args.buyer,
@@ -100,12 +115,6 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
 
     strikeRecorded: (idemKey: Hex) =>
       publicClient.readContract({ address: registry, abi: registryAbi, functionName: "strikeRecorded", args: [idemKey] }),
-
-    tokenBalance: (owner: Address) =>
-      publicClient.readContract({ address: token, abi: tokenAbi, functionName: "balanceOf", args: [owner] }),
-
-    authorizationState: (from: Address, nonce: Hex) =>
-      publicClient.readContract({ address: token, abi: tokenAbi, functionName: "authorizationState", args: [from, nonce] }),
 
     async isContract(address: Address): Promise<boolean> {
       const code = await publicClient.getCode({ address });

@@ -140,7 +140,7 @@ export async function finalize(ctx: FacilitatorContext, r: Reservation, d: Extra
   const stored = await recordSettlement(
     ctx.store,
     { idemKey: r.idemKey, resourceId: r.resourceId, response: r.response!, receipt: encoded, body, settledAt: now, expiresAt: now + RESULT_TTL_SECONDS },
-    d.transaction,
+    { transaction: d.transaction, block: d.block },
   );
   ctx.metrics.settle.inc({ outcome: "settled" });
   return { kind: "settled", body: stored };

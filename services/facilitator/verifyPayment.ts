@@ -6,7 +6,7 @@ import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import { checkSignature } from "./checkSignature.ts";
 import type { FacilitatorContext } from "./context.ts";
-import { buyerLockKey, heldFor, insertReservation } from "./store/reservations.ts";
+import { reserve } from "./store/reservations.ts";
 
 export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
 
@@ -28,9 +28,10 @@ const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage:
 });
 
 /**
- * Reserve-before-run: checks a payment's binding, window, signature, nonce and cap, then — under a per-buyer
- * lock that holds across instances — its un-reserved balance and spend limit, and reserves the resource's cap
- * until the authorization expires. A handler may run only after this returns `isValid: true`.
+ * Reserve-before-run: checks a payment's binding, window, signature, nonce and cap, reads the buyer's state on
+ * chain, then — in one statement, under a per-buyer lock that holds across instances — its un-reserved balance and
+ * spend limit, and reserves the resource's cap until the authorization expires. A handler may run only after this
+ * returns `isValid: true`.
  * @example const result = await verifyPayment(ctx, { payload, resourceId, maxTimeoutSeconds: 60 })
  */
 export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentParameters): Promise<VerifyPaymentReturnType> {
@@ -58,47 +59,58 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
     return refuse("bad_signature", "the signature is not the payer's over this authorization");
   }
 
+  // The chain is read first, outside any lock, at a block it names; reserving then counts as held every debit
+  // mined at or after that block, so a debit landing in between is counted twice (safe), never missed.
   const cap = terms.cap;
+  let chain: { available: bigint; room: bigint | null; atBlock: bigint };
+  if (p.payload.scheme === "service-escrow") {
+    const state = await ctx.chain.buyerState(a.payer, a.nonce);
+    if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
+    const { limit, period, windowStart, spent } = state.spendLimit;
+    const windowSpent = BigInt(now) >= windowStart + period ? 0n : spent;
+    chain = { available: state.balance - state.pendingWithdrawal, room: limit > 0n ? limit - windowSpent : null, atBlock: state.atBlock };
+  } else {
+    const state = await ctx.chain.exactPayerState(a.payer, a.nonce);
+    if (state.authorizationUsed || state.nonceSpent) return refuse("nonce_used", "this authorization was already used or cancelled");
+    chain = { available: state.tokenBalance, room: null, atBlock: state.atBlock };
+  }
+
   const scheme = p.payload.scheme;
-  return ctx.store.withLock(buyerLockKey(a.payer), async (tx) => {
-    // What is held is read before the chain: a debit mined in between is then counted twice (safe), never missed.
-    const held = await heldFor(tx, a.payer, scheme, now);
-    if (scheme === "service-escrow") {
-      const state = await ctx.chain.buyerState(a.payer, a.nonce);
-      if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
-      const available = state.balance - state.pendingWithdrawal - held;
-      if (available < cap) return refuse("insufficient_balance", `un-reserved escrow balance ${available < 0n ? 0n : available} is below ${cap}`);
-      const { limit, period, windowStart, spent: spentInWindow } = state.spendLimit;
-      if (limit > 0n) {
-        const windowSpent = BigInt(now) >= windowStart + period ? 0n : spentInWindow;
-        if (windowSpent + held + cap > limit) return refuse("over_cap", "the debit would pass the buyer's spend limit");
-      }
-    } else {
-      const [used, spent, balance] = await Promise.all([
-        ctx.chain.authorizationState(a.payer, a.nonce),
-        ctx.chain.nonceUsed(a.payer, a.nonce),
-        ctx.chain.tokenBalance(a.payer),
-      ]);
-      if (used || spent) return refuse("nonce_used", "this authorization was already used or cancelled");
-      if (balance - held < a.maxAmount) return refuse("insufficient_balance", `token balance is below ${a.maxAmount}`);
-    }
-    const reserved = scheme === "exact" ? a.maxAmount : cap;
-    const expiresAt = Math.min(Number(a.validBefore), now + MAX_RESERVATION_SECONDS);
-    const stored = { scheme, authorization: p.payload.authorization, signature: p.payload.signature };
-    const inserted = await insertReservation(
-      tx,
-      { idemKey: a.nonce, scheme, buyer: a.payer, resourceId: p.resourceId, cap: reserved, payload: stored, validBefore: expiresAt },
-      now,
-    );
-    if (!inserted) return refuse("nonce_used", "this nonce was already used");
-    return {
-      isValid: true as const,
-      payer: a.payer,
+  const reserved = scheme === "exact" ? a.maxAmount : cap;
+  const expiresAt = Math.min(Number(a.validBefore), now + MAX_RESERVATION_SECONDS);
+  const outcome = await reserve(
+    ctx.store,
+    {
       idemKey: a.nonce,
-      reserved: reserved.toString(),
-      expiresAt: new Date(expiresAt * 1000).toISOString(),
-    };
-  });
+      scheme,
+      buyer: a.payer,
+      resourceId: p.resourceId,
+      cap: reserved,
+      payload: { scheme, authorization: p.payload.authorization, signature: p.payload.signature },
+      validBefore: expiresAt,
+    },
+    { now, ...chain },
+  );
+  switch (outcome.outcome) {
+    case "nonce_used":
+      return refuse("nonce_used", "this nonce was already used");
+    case "insufficient_balance": {
+      const left = chain.available - outcome.held;
+      return scheme === "exact"
+        ? refuse("insufficient_balance", `token balance is below ${reserved}`)
+        : refuse("insufficient_balance", `un-reserved escrow balance ${left < 0n ? 0n : left} is below ${reserved}`);
+    }
+    case "over_cap":
+      return refuse("over_cap", "the debit would pass the buyer's spend limit");
+    case "reserved":
+      return {
+        isValid: true as const,
+        payer: a.payer,
+        idemKey: a.nonce,
+        reserved: reserved.toString(),
+        expiresAt: new Date(expiresAt * 1000).toISOString(),
+      };
+  }
 }
 
 type Terms = { payer: Address; nonce: Hex; maxAmount: bigint; validAfter: bigint; validBefore: bigint; resourceId?: Hex };

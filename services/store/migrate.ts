@@ -16,8 +16,33 @@ export async function migrate(store: Store, schema: string, migrations: readonly
       const version = index + 1;
       if (applied.has(version)) continue;
       await tx.query(`SET LOCAL search_path TO ${schema}`);
-      for (const statement of sql.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+      for (const statement of splitStatements(sql)) await tx.query(statement);
       await tx.query(`INSERT INTO ${schema}.migration (version) VALUES ($1)`, [version]);
     }
   });
+}
+
+/**
+ * A migration's statements: split at a `;` that ends a line, except inside a dollar-quoted body (`$$ … $$`), so a
+ * function's semicolons stay with it.
+ * @example splitStatements("CREATE TABLE a (x INT);\nCREATE TABLE b (y INT);") // two statements
+ */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current = "";
+  for (const [index, part] of sql.split("$$").entries()) {
+    const quoted = index % 2 === 1;
+    if (quoted) {
+      current += `$$${part}$$`;
+      continue;
+    }
+    const pieces = part.split(/;\s*\n/);
+    current += pieces[0];
+    for (const piece of pieces.slice(1)) {
+      statements.push(current);
+      current = piece;
+    }
+  }
+  statements.push(current);
+  return statements.map((s) => s.trim().replace(/;$/, "")).filter(Boolean);
 }

@@ -393,16 +393,19 @@ describe("PaymentEscrow.debit", function () {
       const stack = await setup();
       const { escrow, buyer } = stack;
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      const fresh = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
+      const { atBlock: freshBlock, ...fresh } = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
       expect(fresh).to.deep.equal({ balance: 100n * USDC, pendingWithdrawal: 0n, spendLimit: 0n, period: 0n, windowStart: 0n, spentInWindow: 0n, nonceSpent: false });
 
       await mined(stack, escrow.write.setSpendLimit([5_000n, 3_600n], { account: buyer.account }));
       await mined(stack, escrow.write.debit([item], stack.relayerAccount));
       await mined(stack, escrow.write.requestWithdrawal([2n * USDC], { account: buyer.account }));
       const state = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
-      const { windowStart, ...rest } = state;
+      const { windowStart, atBlock, ...rest } = state;
       expect(rest).to.deep.equal({ balance: 100n * USDC - 1_000n, pendingWithdrawal: 2n * USDC, spendLimit: 5_000n, period: 3_600n, spentInWindow: 1_000n, nonceSpent: true });
       expect(windowStart).to.equal(BigInt(await networkHelpers.time.latest()) - 1n);
+      // Three blocks were mined since the first read; the state names the block it reflects.
+      expect(atBlock - freshBlock).to.equal(3n);
+      expect(atBlock >= (await stack.publicClient.getBlockNumber())).to.equal(true);
     });
   });
 

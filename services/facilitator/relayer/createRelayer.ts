@@ -26,9 +26,9 @@ export type ExactItem = {
   signature: Hex;
 };
 
-/** What became of one debit on chain. */
+/** What became of one debit on chain (`block`: the number of the block it was mined in). */
 export type DebitOutcome =
-  | { kind: "debited"; transaction: Hex; amount: bigint; creatorAmount: bigint; treasuryAmount: bigint; payer: Address }
+  | { kind: "debited"; transaction: Hex; block: bigint; amount: bigint; creatorAmount: bigint; treasuryAmount: bigint; payer: Address }
   | { kind: "skipped"; transaction: Hex; reason: Hex };
 
 export type RelayerParameters = {
@@ -156,6 +156,7 @@ export function createRelayer(p: RelayerParameters) {
           outcomes.set(key(a.buyer, a.nonce), {
             kind: "debited",
             transaction: receipt.transactionHash,
+            block: receipt.blockNumber,
             amount: a.amount,
             creatorAmount: a.creatorAmount,
             treasuryAmount: a.treasuryAmount,

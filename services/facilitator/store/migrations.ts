@@ -42,4 +42,46 @@ export const MIGRATIONS: readonly string[] = [
      lease_until BIGINT NOT NULL DEFAULT 0,
      created_at  BIGINT NOT NULL
    );`,
+  // 2: reserving is one statement. A verify reads the chain first, at a known block, then calls reserve_payment,
+  // which takes the buyer's lock and counts as held: live reservations, debits settling, and debits mined at or
+  // after that block (the chain state read may not reflect them yet). Counting by block, not by the order of the
+  // reads, is what lets the chain read happen outside the lock.
+  `ALTER TABLE reservation ADD COLUMN mined_block BIGINT;
+   CREATE INDEX reservation_mined ON reservation (buyer, mined_block) WHERE status = 'settled';
+   CREATE FUNCTION reserve_payment(
+     p_idem_key TEXT, p_scheme TEXT, p_buyer TEXT, p_resource_id TEXT, p_cap NUMERIC, p_payload JSONB,
+     p_valid_before BIGINT, p_now BIGINT, p_available NUMERIC, p_room NUMERIC, p_at_block BIGINT
+   ) RETURNS TABLE (outcome TEXT, held NUMERIC) LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+   DECLARE
+     v_held NUMERIC;
+   BEGIN
+     -- Held until the statement's transaction ends; every query below takes a fresh snapshot (VOLATILE), so it
+     -- sees what the lock's previous holder committed.
+     PERFORM pg_advisory_xact_lock(hashtextextended('buyer:' || p_buyer, 0));
+     IF EXISTS (SELECT 1 FROM reservation r WHERE r.idem_key = p_idem_key) THEN
+       RETURN QUERY SELECT 'nonce_used'::TEXT, NULL::NUMERIC;
+       RETURN;
+     END IF;
+     SELECT COALESCE(SUM(r.cap), 0) INTO v_held FROM reservation r
+      WHERE r.buyer = p_buyer AND r.scheme = p_scheme
+        AND (r.status = 'settling'
+             OR (r.status = 'reserved' AND r.valid_before > p_now)
+             OR (r.status = 'settled' AND r.mined_block >= p_at_block));
+     IF p_available - v_held < p_cap THEN
+       RETURN QUERY SELECT 'insufficient_balance'::TEXT, v_held;
+       RETURN;
+     END IF;
+     IF p_room IS NOT NULL AND v_held + p_cap > p_room THEN
+       RETURN QUERY SELECT 'over_cap'::TEXT, v_held;
+       RETURN;
+     END IF;
+     INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at, updated_at)
+     VALUES (p_idem_key, p_scheme, p_buyer, p_resource_id, p_cap, p_payload, p_valid_before, 'reserved', p_now, p_now)
+     ON CONFLICT (idem_key) DO NOTHING;
+     IF NOT FOUND THEN
+       RETURN QUERY SELECT 'nonce_used'::TEXT, NULL::NUMERIC;
+       RETURN;
+     END IF;
+     RETURN QUERY SELECT 'reserved'::TEXT, v_held;
+   END $$;`,
 ];

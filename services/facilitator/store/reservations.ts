@@ -61,33 +61,41 @@ function toReservation(row: Row): Reservation {
   };
 }
 
-/** The lock that serialises reservations of one buyer, across facilitator instances sharing a database. */
-export function buyerLockKey(buyer: string): string {
-  return `buyer:${buyer.toLowerCase()}`;
-}
+/** What `reserve` decided: the reservation was made, or why not (`held` is what the buyer already has held). */
+export type ReserveOutcome =
+  | { outcome: "reserved"; held: bigint }
+  | { outcome: "insufficient_balance" | "over_cap"; held: bigint }
+  | { outcome: "nonce_used" };
 
-/** Sum of what is held for a buyer: live reservations plus debits settling but not yet mined. */
-export async function heldFor(tx: Sql, buyer: string, scheme: Reservation["scheme"], now: number): Promise<bigint> {
-  const [row] = await tx.query<{ held: string }>(
-    `SELECT COALESCE(SUM(cap), 0)::text AS held FROM reservation
-      WHERE buyer = $1 AND scheme = $2 AND (status = 'settling' OR (status = 'reserved' AND valid_before > $3))`,
-    [buyer.toLowerCase(), scheme, now],
-  );
-  return BigInt(row?.held ?? "0");
-}
-
-/** Inserts a new reservation; false when the idemKey was already used. */
-export async function insertReservation(
-  tx: Sql,
+/**
+ * Reserves `cap` for a payment in one statement (the `reserve_payment` function, migration 2): under the buyer's
+ * lock, which holds across instances sharing a database, it sums what is held — live reservations, debits settling,
+ * debits mined at or after `atBlock` — and inserts the reservation only if `available` (the chain's balance as of
+ * `atBlock`, less any pending withdrawal) covers it and `room` (what the spend limit leaves, null for none) allows it.
+ */
+export async function reserve(
+  sql: Sql,
   r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore">,
-  now: number,
-): Promise<boolean> {
-  const rows = await tx.query(
-    `INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'reserved', $8, $8) ON CONFLICT (idem_key) DO NOTHING RETURNING idem_key`,
-    [r.idemKey, r.scheme, r.buyer.toLowerCase(), r.resourceId, r.cap.toString(), JSON.stringify(r.payload), r.validBefore, now],
+  chain: { now: number; available: bigint; room: bigint | null; atBlock: bigint },
+): Promise<ReserveOutcome> {
+  const [row] = await sql.query<{ outcome: ReserveOutcome["outcome"]; held: string | null }>(
+    "SELECT outcome, held::text AS held FROM reserve_payment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    [
+      r.idemKey,
+      r.scheme,
+      r.buyer.toLowerCase(),
+      r.resourceId,
+      r.cap.toString(),
+      JSON.stringify(r.payload),
+      r.validBefore,
+      chain.now,
+      chain.available.toString(),
+      chain.room?.toString() ?? null,
+      chain.atBlock.toString(),
+    ],
   );
-  return rows.length === 1;
+  if (!row || row.outcome === "nonce_used") return { outcome: "nonce_used" };
+  return { outcome: row.outcome, held: BigInt(row.held ?? "0") };
 }
 
 /** The reservation of `idemKey`, optionally locked until the transaction ends. */

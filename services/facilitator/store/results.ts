@@ -26,16 +26,21 @@ type Row = {
 const parse = <T,>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
 /**
- * Stores a settled result and marks its reservation settled with the debit's transaction, in one statement.
- * Returns the stored settle answer: this one, or the one a racing duplicate stored first.
+ * Stores a settled result and marks its reservation settled with the debit's transaction and block, in one
+ * statement. Returns the stored settle answer: this one, or the one a racing duplicate stored first.
  */
-export async function recordSettlement(sql: Sql, result: StoredResult, txHash: string): Promise<Record<string, unknown>> {
+export async function recordSettlement(
+  sql: Sql,
+  result: StoredResult,
+  debit: { transaction: string; block: bigint },
+): Promise<Record<string, unknown>> {
   const [row] = await sql.query<{ body: Record<string, unknown> | string }>(
     `WITH stored AS (
        INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idem_key) DO NOTHING RETURNING body
      ), settled AS (
-       UPDATE reservation SET status = 'settled', tx_hash = COALESCE($8, tx_hash), updated_at = $6 WHERE idem_key = $1
+       UPDATE reservation SET status = 'settled', tx_hash = COALESCE($8, tx_hash), mined_block = $9, updated_at = $6
+        WHERE idem_key = $1
      )
      SELECT body FROM stored`,
     [
@@ -46,7 +51,8 @@ export async function recordSettlement(sql: Sql, result: StoredResult, txHash: s
       JSON.stringify(result.body),
       result.settledAt,
       result.expiresAt,
-      txHash,
+      debit.transaction,
+      debit.block.toString(),
     ],
   );
   if (row) return parse(row.body);
