@@ -21,7 +21,7 @@ export function releaseOnFailure(runtime: GateRuntime): GateMiddleware {
     if (!failure) return
     const released = await facilitator.release(idemKey, config.resourceId, failure.strikeReason)
     if (released.kind === 'failed') logger.warn({ idemKey, err: released.message }, 'release failed; the reservation will expire on its own')
-    logger.info({ idemKey, strikeReason: failure.strikeReason, detail: failure.message }, 'handler failed; released with a strike')
+    logger.warn({ idemKey, strikeReason: failure.strikeReason, detail: failure.message }, 'handler failed; released with a strike')
     sendError(koa, 502, 'upstream_failed', `the resource failed (${failure.strikeReason}: ${failure.message}); nothing was charged`)
   }
 }

@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
 import type { Logger } from 'pino'
-import type { Handler, HandlerCall, HandlerResult } from '../gate/handler.ts'
+import type { Handler } from '../gate/handler.ts'
+import { callSandbox } from './callSandbox.ts'
 import { configureWorkerd, DEFAULT_SANDBOX_MEMORY } from './configureWorkerd.ts'
 import type { SandboxMemory } from './configureWorkerd.ts'
 
@@ -68,43 +69,12 @@ function get(instance: Instance, path: string, timeoutMs: number): Promise<{ sta
   })
 }
 
-function call(instance: Instance, call: HandlerCall): Promise<HandlerResult> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL('/call', instance.url), {
-      method: 'POST',
-      agent: instance.agent,
-      signal: call.signal,
-      headers: { 'content-type': 'application/json', 'content-length': String(call.rawBody.length) },
-    })
-    req.on('response', (res) => {
-      const chunks: Buffer[] = []
-      let size = 0
-      let truncated = false
-      const finish = () =>
-        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: Buffer.concat(chunks), truncated })
-      res.on('data', (chunk: Buffer) => {
-        if (truncated) return
-        size += chunk.length
-        chunks.push(chunk)
-        if (size > call.maxResponseBytes) {
-          truncated = true
-          res.destroy()
-          finish()
-        }
-      })
-      res.on('end', finish)
-      res.on('error', (error) => (truncated ? undefined : reject(error)))
-    })
-    req.on('error', reject)
-    req.end(call.rawBody)
-  })
-}
-
 /**
  * Starts one resource's handler in its own workerd process (a V8 isolate through miniflare): no filesystem, no
  * `process`, no environment, outbound network blocked unless allow-listed, heap and private memory capped. Calls go
- * straight to the worker's own socket. A crash restarts the process; so does a timed-out call whose isolate no
- * longer answers (an endless loop), so one resource cannot stall another.
+ * straight to the worker's own socket (a call lost to a stale kept-alive socket is sent again). After a failed or
+ * timed-out call the process is restarted if it no longer answers its health check (a crash, an endless loop), so
+ * one resource cannot stall another; a process that still answers keeps serving the calls in flight on it.
  * @throws {SandboxStartError} when the module cannot be loaded or has no `fetch`.
  * @example const sandbox = await createSandbox({ name: 'echo', source }); await gate({ handler: sandbox.handler })
  */
@@ -188,16 +158,14 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
     async handler(request) {
       const running = await instance()
       try {
-        return await call(running, request)
+        return await callSandbox(running.agent, new URL('/call', running.url), request)
       } catch (error) {
-        if (request.signal.aborted) {
-          void get(running, HEALTH_PATH, 1_000).then((health) => {
-            if (health?.status !== 200) restart(running, 'a timed-out call left the isolate unresponsive')
-          })
-          throw new Error('the handler did not answer in time')
-        }
-        restart(running, `the sandbox process failed: ${(error as Error).message}`)
-        throw new Error(`the sandbox failed: ${(error as Error).message}`)
+        const timedOut = request.signal.aborted
+        // Restart only a process that no longer answers: a restart fails every call in flight on it.
+        void get(running, HEALTH_PATH, 1_000).then((health) => {
+          if (health?.status !== 200) restart(running, timedOut ? 'a timed-out call left the isolate unresponsive' : `the sandbox process failed: ${(error as Error).message}`)
+        })
+        throw new Error(timedOut ? 'the handler did not answer in time' : `the sandbox failed: ${(error as Error).message}`)
       }
     },
     async ready() {
