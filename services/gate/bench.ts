@@ -2,7 +2,7 @@ import { fork } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,19 +26,33 @@ import type { FacilitatorClient } from './createFacilitatorClient.ts'
 /**
  * `npm run bench:gate`: the echo sample in workerd, called unpaid (a plain Node server in front of the same
  * sandbox), paid through the gate with a stub facilitator (the gate's own cost, no chain), and paid through the gate
- * with the real facilitator, every call debited on chain (pre-signed unique payloads over many buyers). The load
- * generator (autocannon) runs in its own process, and so does the facilitator. Writes the "Gate" section of
- * docs/benchmarks.md.
+ * with the real facilitator, every call debited on chain (pre-signed unique payloads over many buyers), on PGlite and
+ * then on PostgreSQL over TCP and over its Unix socket. The load generator (autocannon) runs in its own process, and
+ * so does the facilitator. Writes the "Gate" section of docs/benchmarks.md.
  */
 import type { LoadResult, LoadSpec } from './benchLoad.ts'
 
-const PAID = Number(process.env.BENCH_GATE_PAID ?? 2000)
+const PAID = Number(process.env.BENCH_GATE_PAID ?? 4000)
 const SEQUENTIAL = Number(process.env.BENCH_GATE_SEQUENTIAL ?? 100)
 const LATENCY_CALLS = Number(process.env.BENCH_GATE_LATENCY ?? 500)
 const CONNECTIONS = Number(process.env.BENCH_GATE_CONNECTIONS ?? 128)
 const BUYERS = 32
-/** PostgreSQL for the second facilitator run (the local server by default; set BENCH_DATABASE_URL= to skip it). */
+/** PostgreSQL for the facilitator runs after PGlite (the local server by default; set BENCH_DATABASE_URL= to skip them). */
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+/** The same server through its Unix socket, when there is one (a co-located database spares the TCP loopback). */
+const SOCKET_DIR = process.env.BENCH_DATABASE_SOCKET_DIR ?? '/var/run/postgresql'
+const postgresTargets = DATABASE_URL
+  ? [
+      { label: 'PostgreSQL over TCP', url: DATABASE_URL },
+      ...(existsSync(join(SOCKET_DIR, '.s.PGSQL.5432')) ? [{ label: 'PostgreSQL over its Unix socket', url: withSocket(DATABASE_URL, SOCKET_DIR) }] : []),
+    ]
+  : []
+
+function withSocket(url: string, dir: string): string {
+  const parsed = new URL(url)
+  parsed.searchParams.set('host', dir)
+  return parsed.toString()
+}
 const STUB_LOADED = Number(process.env.BENCH_GATE_STUB_LOADED ?? 2000)
 const CAP = 50_000n
 const BODY = '{"hello":"bench"}'
@@ -89,7 +103,7 @@ const { escrow, token } = chain.addresses
 
 log(`funding ${BUYERS} buyers`)
 const buyers = Array.from({ length: BUYERS }, () => privateKeyToAccount(generatePrivateKey()))
-const perBuyer = CAP * BigInt(Math.ceil((2 * PAID + SEQUENTIAL) / BUYERS) + 2)
+const perBuyer = CAP * BigInt(Math.ceil(((1 + postgresTargets.length) * PAID + SEQUENTIAL) / BUYERS) + 2)
 await chain.contracts.token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)])
 await chain.contracts.token.write.approve([escrow, perBuyer * BigInt(BUYERS)])
 for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer])
@@ -163,7 +177,7 @@ const sign = (i: number) => signEscrowPayment({ account: buyers[i % BUYERS]!, es
 const signMany = (count: number, offset: number) => Promise.all(Array.from({ length: count }, (_, i) => sign(offset + i)))
 const sequentialPayments = await signMany(SEQUENTIAL, 0)
 const loadedPayments = await signMany(PAID, SEQUENTIAL)
-const postgresPayments = DATABASE_URL ? await signMany(PAID, SEQUENTIAL + PAID) : []
+const postgresPayments = await Promise.all(postgresTargets.map((_, i) => signMany(PAID, SEQUENTIAL + (i + 1) * PAID)))
 const stubPayments = await signMany(LATENCY_CALLS, 0)
 
 const balances = async () => (await Promise.all(buyers.map((b) => chain.contracts.escrow.read.balanceOf([b.address])))).reduce((a, b) => a + b, 0n)
@@ -191,28 +205,28 @@ const loadedVerify = verifyTimes.splice(0)
 const loadedSettle = settleTimes.splice(0)
 facilitator.child.kill('SIGTERM')
 
-const schema = `gate_bench_${process.pid}`
-let postgresRun: LoadResult | null = null
-let postgresSettle: number[] = []
-if (DATABASE_URL) {
-  log('starting a second facilitator on PostgreSQL')
+type PostgresRun = { label: string; run: LoadResult; settle: number[] }
+const postgresRuns: PostgresRun[] = []
+for (const [i, target] of postgresTargets.entries()) {
+  const schema = `gate_bench_${process.pid}_${i}`
+  log(`starting a facilitator on ${target.label}`)
   try {
-    const onPostgres = await startFacilitatorProcess({ DATABASE_URL, DATABASE_SCHEMA: schema })
+    const onPostgres = await startFacilitatorProcess({ DATABASE_URL: target.url, DATABASE_SCHEMA: schema })
     try {
       const postgresGate = await gateServer(onPostgres.url)
       settleTimes = timeCalls(postgresGate.gate, 'settle')
-      log(`paid, facilitator on PostgreSQL, under load: ${PAID} calls, ${CONNECTIONS} connections`)
-      postgresRun = await load({ url: `${postgresGate.url}/call`, connections: CONNECTIONS, amount: PAID, body: BODY, payments: postgresPayments })
-      postgresSettle = settleTimes.splice(0)
+      log(`paid, facilitator on ${target.label}, under load: ${PAID} calls, ${CONNECTIONS} connections`)
+      const run = await load({ url: `${postgresGate.url}/call`, connections: CONNECTIONS, amount: PAID, body: BODY, payments: postgresPayments[i]! })
+      postgresRuns.push({ label: target.label, run, settle: settleTimes.splice(0) })
       postgresGate.gate.close()
       postgresGate.server.close()
     } finally {
       onPostgres.child.kill('SIGTERM')
     }
   } catch (error) {
-    log(`PostgreSQL run skipped: ${(error as Error).message.split('\n')[0]}`)
+    log(`${target.label} run skipped: ${(error as Error).message.split('\n')[0]}`)
   } finally {
-    const client = new pg.Client({ connectionString: DATABASE_URL })
+    const client = new pg.Client({ connectionString: target.url })
     await client.connect().then(() => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(() => undefined)
     await client.end().catch(() => undefined)
   }
@@ -229,7 +243,7 @@ for (let b = firstBlock + 1n; b <= lastBlock; b++) {
     debits += parseEventLogs({ abi: chain.contracts.escrow.abi, logs: receipt.logs, eventName: 'Debited' }).length
   }
 }
-const paidOk = [sequentialRun, loadedRun, postgresRun].reduce((sum, r) => sum + (r?.statusCodes['200'] ?? 0), 0)
+const paidOk = [sequentialRun, loadedRun, ...postgresRuns.map((p) => p.run)].reduce((sum, r) => sum + (r.statusCodes['200'] ?? 0), 0)
 
 facilitator.child.kill('SIGTERM')
 paidGate.gate.close()
@@ -250,10 +264,12 @@ const markdown = `
 ## Gate
 
 Command: \`npm run bench:gate\` (services/gate/bench.ts). Machine: ${machineLine()}. The echo sample runs in workerd (its own
-process); the facilitator runs in its own process (PGlite in memory, batch window 20 ms); the load generator (autocannon,
-latencies timed per request) runs in its own process; the local chain (Hardhat EDR, automine) and the gate share the
-bench process. Request body \`${BODY}\`, so every paid call costs ${PRICE} base units. The machine is shared (1-minute load
-average ${loadAtStart.toFixed(1)} when this run started), so figures move by tens of percent between runs.
+process); the facilitator runs in its own process (batch window 20 ms), first on PGlite in memory, then on the local
+PostgreSQL server${postgresTargets.length > 1 ? ', reached over TCP and then over its Unix socket' : ''}; the load generator (autocannon, latencies timed per
+request, calls/s counted from the first request to the last answer) runs in its own process; the local chain (Hardhat
+EDR, automine) and the gate share the bench process. All of it, PostgreSQL included, shares the two cores. Request body
+\`${BODY}\`, so every paid call costs ${PRICE} base units. The machine is shared (1-minute load average
+${loadAtStart.toFixed(1)} when this run started), so figures move by tens of percent between runs.
 
 ${table('| scenario | connections | answers | calls/s | p50 | p99 | mean |', [
   row('unpaid: the same echo sandbox behind a plain Node server', 1, unpaidRun),
@@ -261,7 +277,7 @@ ${table('| scenario | connections | answers | calls/s | p50 | p99 | mean |', [
   row('paid through the gate, stub facilitator (the gate’s own work, no chain)', CONNECTIONS, stubLoadedRun),
   row('paid, real facilitator (PGlite), every call debited on chain', 1, sequentialRun),
   row('paid, real facilitator (PGlite), every call debited on chain', CONNECTIONS, loadedRun),
-  postgresRun ? row('paid, real facilitator (PostgreSQL), every call debited on chain', CONNECTIONS, postgresRun) : null,
+  ...postgresRuns.map((p) => row(`paid, real facilitator (${p.label}), every call debited on chain`, CONNECTIONS, p.run)),
 ])}
 
 Latency the gate adds (stub facilitator minus unpaid, one connection): p50 ${ms(addedP50)}, p99 ${ms(stubRun.p99 - unpaidRun.p99)},
@@ -276,14 +292,14 @@ ${table('| facilitator call | calls | p50 | p99 |', [
   dist('`POST /settle` (debit mined), sequential', sequentialSettle),
   dist(`\`POST /verify\`, ${CONNECTIONS} connections`, loadedVerify),
   dist(`\`POST /settle\` (debit mined), ${CONNECTIONS} connections`, loadedSettle),
-  postgresRun ? dist(`\`POST /settle\` (debit mined), PostgreSQL, ${CONNECTIONS} connections`, postgresSettle) : null,
+  ...postgresRuns.map((p) => dist(`\`POST /settle\` (debit mined), ${p.label}, ${CONNECTIONS} connections`, p.settle)),
 ])}
 
 On chain: ${paidOk} paid calls answered 200, ${debits} \`Debited\` events in the blocks of the run, buyers' escrow balances
 down by ${fmt(Number(before - after))} = ${paidOk} × ${PRICE} ${before - after === BigInt(paidOk) * PRICE ? '(every paid call debited exactly once)' : '(MISMATCH)'}.
 
 Against the targets of issue 4: added p50 ${ms(addedP50)} (target ≤ 10 ms: ${addedP50 <= 10 ? 'met' : 'not met'}); paid calls/s with every
-call debited on chain ${fmt(loadedRun.rps)} with PGlite${postgresRun ? ` and ${fmt(postgresRun.rps)} with PostgreSQL` : ''} (target ≥ 300: ${Math.max(loadedRun.rps, postgresRun?.rps ?? 0) >= 300 ? 'met' : 'not met'}). The gate alone sustains
+call debited on chain ${fmt(loadedRun.rps)} with PGlite${postgresRuns.map((p) => `, ${fmt(p.run.rps)} with ${p.label}`).join('')} (target ≥ 300: ${Math.max(loadedRun.rps, ...postgresRuns.map((p) => p.run.rps)) >= 300 ? 'met' : 'not met'}). The gate alone sustains
 ${fmt(stubLoadedRun.rps)} paid calls/s; end to end the rate is that of the facilitator's verify and settle, whose settle waits for
 the debit to be mined (see the Facilitator section), on the same two cores.
 `
