@@ -1,0 +1,113 @@
+import { expect } from "chai";
+import { createServer } from "node:http";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { signEscrowPayment } from "../../buyer/signPayment.ts";
+import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
+import type { LocalChain } from "../../../test/support/localChain.ts";
+import { createRelayer } from "./createRelayer.ts";
+import type { DebitItem, DebitOutcome, RelayerParameters } from "./createRelayer.ts";
+
+const CAP = 50_000n;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An RPC endpoint in front of the chain that holds every `eth_sendRawTransaction` for `delayMs` (a slow broadcast). */
+async function slowBroadcastProxy(target: string, delayMs: number): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      if (body.includes("eth_sendRawTransaction")) await sleep(delayMs);
+      const answer = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+      res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe("relayer batching", function () {
+  let chain: LocalChain;
+  let resourceId: Hex;
+  const buyer = privateKeyToAccount(devKey(ROLE.buyer));
+
+  before(async function () {
+    chain = await startLocalChain();
+    resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
+    await chain.fundBuyer(ROLE.buyer, CAP * 100n);
+  });
+
+  after(async function () {
+    await chain?.close();
+  });
+
+  const relayerWith = (settings: Pick<RelayerParameters, "batchWindowMs" | "batchMaxItems"> & { rpcUrl?: string }) =>
+    createRelayer({
+      rpcUrl: chain.rpcUrl,
+      escrow: chain.addresses.escrow,
+      registry: chain.addresses.registry,
+      relayerKeys: [devKey(ROLE.relayer)],
+      facilitatorKey: devKey(ROLE.facilitator),
+      receiptTimeoutMs: 10_000,
+      ...settings,
+    });
+
+  async function debitItem(amount = 1_000n): Promise<DebitItem> {
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600);
+    const p = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore });
+    const a = p.authorization;
+    return {
+      authorization: { buyer: a.buyer, resourceId: a.resourceId, maxAmount: BigInt(a.maxAmount), validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce },
+      amount,
+      signature: p.signature,
+    };
+  }
+  const items = (count: number) => Promise.all(Array.from({ length: count }, () => debitItem()));
+
+  /** Debits per transaction, from the outcomes (each must be a debit). */
+  function perTransaction(outcomes: DebitOutcome[]): Map<Hex, number> {
+    const counts = new Map<Hex, number>();
+    for (const outcome of outcomes) {
+      expect(outcome.kind).to.equal("debited");
+      counts.set(outcome.transaction, (counts.get(outcome.transaction) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  it("sends the debits that arrive within the window as one transaction", async function () {
+    const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64 });
+    const outcomes = await Promise.all((await items(10)).map((item) => relayer.debit(item)));
+    expect([...perTransaction(outcomes).values()]).to.deep.equal([10]);
+  });
+
+  it("cuts a batch at batchMaxItems", async function () {
+    const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 4 });
+    const outcomes = await Promise.all((await items(10)).map((item) => relayer.debit(item)));
+    const sizes = [...perTransaction(outcomes).values()].sort();
+    expect(sizes).to.deep.equal([2, 4, 4]);
+  });
+
+  it("holds what arrives while its signer is broadcasting and sends it together afterwards", async function () {
+    const proxy = await slowBroadcastProxy(chain.rpcUrl, 1_500);
+    try {
+      const relayer = relayerWith({ rpcUrl: proxy.url, batchWindowMs: 5, batchMaxItems: 64 });
+      const [first, ...later] = await items(13);
+      const firstOutcome = relayer.debit(first!);
+      await sleep(100);
+      // Twelve debits 10 ms apart, each past the 5 ms window: on an idle signer each would be a batch of its own.
+      const laterOutcomes: Promise<DebitOutcome>[] = [];
+      for (const item of later) {
+        laterOutcomes.push(relayer.debit(item));
+        await sleep(10);
+      }
+      const counts = perTransaction([await firstOutcome, ...(await Promise.all(laterOutcomes))]);
+      expect([...counts.values()].sort((a, b) => a - b)).to.deep.equal([1, 12]);
+      await relayer.drain();
+    } finally {
+      proxy.server.close();
+    }
+  });
+});
