@@ -10,7 +10,7 @@ import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
-import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC3009} from "./interfaces/IERC3009.sol";
 import {IPaymentEscrow} from "./interfaces/IPaymentEscrow.sol";
 import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
@@ -199,7 +199,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             // Front-run: someone already submitted the buyer's transfer to this escrow. Count it only if the
             // buyer signed exactly this transfer and its value sits here unaccounted for; nonceUsed
             // above makes sure the same funds are never counted twice.
-            if (!SignatureChecker.isValidSignatureNow(p.from, _hashExactTransfer(p), p.signature)) {
+            if (!_isValidSignature(p.from, _hashExactTransfer(p), p.signature)) {
                 revert InvalidSignature(p.from);
             }
             uint256 unaccounted = token.balanceOf(address(this)) - totalLiabilities;
@@ -317,7 +317,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         bool active;
         (payout, active) = registry.paymentTarget(a.resourceId);
         if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, a.resourceId), payout);
-        if (!_isValidDebitSignature(a.buyer, hashDebitAuthorization(a), item.signature)) {
+        if (!_isValidSignature(a.buyer, hashDebitAuthorization(a), item.signature)) {
             return (abi.encodeWithSelector(InvalidSignature.selector, a.buyer), payout);
         }
         uint256 balance = balanceOf[a.buyer];
@@ -358,10 +358,14 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         emit Debited(a.resourceId, a.buyer, a.nonce, amount, payout, creatorAmount, treasuryAmount);
     }
 
-    /// @dev SignatureChecker for an EOA; for a contract, ERC-1271 with at most ERC1271_GAS_LIMIT gas and only the
-    /// first 32 bytes of its answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch.
-    function _isValidDebitSignature(address signer, bytes32 hash, bytes calldata signature) private view returns (bool) {
-        if (signer.code.length == 0) return SignatureChecker.isValidSignatureNowCalldata(signer, hash, signature);
+    /// @dev A low-s ECDSA signature by the signer's key is accepted first: that covers an account that delegates to
+    /// code (EIP-7702), whose key still signs for it, and it is the rule the facilitator checks off chain. Otherwise,
+    /// for an account with code, ERC-1271 with at most ERC1271_GAS_LIMIT gas and only the first 32 bytes of its
+    /// answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch.
+    function _isValidSignature(address signer, bytes32 hash, bytes calldata signature) private view returns (bool) {
+        (address recovered, ECDSA.RecoverError failure,) = ECDSA.tryRecoverCalldata(hash, signature);
+        if (failure == ECDSA.RecoverError.NoError && recovered == signer) return true;
+        if (signer.code.length == 0) return false;
         bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
         bool success;
         uint256 returnSize;

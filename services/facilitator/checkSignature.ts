@@ -6,18 +6,23 @@ import { recoverSigner } from "./recoverSigner.ts";
 const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
 /**
- * Whether `signature` is `signer`'s signature of `digest`: low-s ECDSA for accounts, ERC-1271 for contract
- * wallets — the same rule as OpenZeppelin's SignatureChecker, which the contracts apply.
- * @example await checkSignature({ chain, signer: buyer, digest, signature })
+ * Whether `signature` is `signer`'s signature of `digest`, by the rule of the contract that will check it on chain:
+ * - `"key-first"` (the escrow's debits): a low-s ECDSA signature by the signer's key is accepted, even for an
+ *   account that delegates to code (EIP-7702); otherwise ERC-1271 if the signer has code;
+ * - `"code-first"` (EIP-3009 on the token, OpenZeppelin's SignatureChecker): a signer with code answers through
+ *   ERC-1271 only; one without, through ECDSA.
+ * @example await checkSignature({ chain, signer: buyer, digest, signature, rule: "key-first" })
  */
-export async function checkSignature({ chain, signer, digest, signature }: {
+export async function checkSignature({ chain, signer, digest, signature, rule }: {
   chain: Pick<ChainReader, "isContract" | "isValidErc1271">;
   signer: Address;
   digest: Hex;
   signature: Hex;
+  rule: "key-first" | "code-first";
 }): Promise<boolean> {
+  if (rule === "code-first" && (await chain.isContract(signer))) return chain.isValidErc1271(signer, digest, signature);
   if (await recoversTo(signer, digest, signature)) return true;
-  if (!(await chain.isContract(signer))) return false;
+  if (rule === "code-first" || !(await chain.isContract(signer))) return false;
   return chain.isValidErc1271(signer, digest, signature);
 }
 

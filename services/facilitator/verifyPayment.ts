@@ -55,7 +55,9 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
     p.payload.scheme === "service-escrow"
       ? debitDigest(p.payload.authorization, ctx.escrow)
       : hashTypedData(transferTypedData(p.payload.authorization, ctx.token));
-  if (!(await checkSignature({ chain: ctx.chain, signer: a.payer, digest, signature: p.payload.signature }))) {
+  // Checked by the rule of the contract that will check it: the escrow for debits, the token for EIP-3009.
+  const rule = p.payload.scheme === "service-escrow" ? "key-first" : "code-first";
+  if (!(await checkSignature({ chain: ctx.chain, signer: a.payer, digest, signature: p.payload.signature, rule }))) {
     return refuse("bad_signature", "the signature is not the payer's over this authorization");
   }
 
