@@ -64,8 +64,7 @@ export const MIGRATIONS: readonly string[] = [
      END IF;
      SELECT COALESCE(SUM(r.cap), 0) INTO v_held FROM reservation r
       WHERE r.buyer = p_buyer AND r.scheme = p_scheme
-        AND (r.status = 'settling'
-             OR (r.status = 'reserved' AND r.valid_before > p_now)
+        AND ((r.status IN ('reserved', 'settling') AND (r.status = 'settling' OR r.valid_before > p_now))
              OR (r.status = 'settled' AND r.mined_block >= p_at_block));
      IF p_available - v_held < p_cap THEN
        RETURN QUERY SELECT 'insufficient_balance'::TEXT, v_held;
