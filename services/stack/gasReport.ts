@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import hre, { network } from 'hardhat'
 import { keccak256, toHex } from 'viem'
 import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import StackModule from '../../ignition/modules/Stack.ts'
 import { debitAuthorizationTypes, escrowDomain, tokenDomain, transferWithAuthorizationTypes } from '../protocol/typedData.ts'
 
@@ -71,16 +72,19 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint }> {
   await gasOf(token.write.approve([escrow.address, funds], { account: buyer.account }))
   await gasOf(escrow.write.deposit([funds], { account: buyer.account }))
 
-  async function signedDebit(label: string) {
+  type DebitSigner = { address: Hex; signTypedData: typeof buyer.signTypedData }
+  const mainBuyer: DebitSigner = { address: buyer.account.address, signTypedData: (p) => buyer.signTypedData(p) }
+
+  async function signedDebit(label: string, signer: DebitSigner = mainBuyer) {
     const authorization = {
-      buyer: buyer!.account.address,
+      buyer: signer.address,
       resourceId,
       maxAmount: 50_000n,
       validAfter: 0n,
       validBefore: VALID_BEFORE,
       nonce: nonceOf(label),
     }
-    const signature = await buyer!.signTypedData({
+    const signature = await signer.signTypedData({
       domain: escrowDomain(escrow.address),
       types: debitAuthorizationTypes,
       primaryType: 'DebitAuthorization',
@@ -128,6 +132,17 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint }> {
     for (let i = 0; i < size; i++) items.push(await signedDebit(`batch ${size} item ${i}`))
     rows.push({ operation: `\`debitBatch\` of ${size}`, items: size, gasUsed: await gasOf(escrow.write.debitBatch([items], relayerAccount)) })
   }
+
+  // The same batch over 50 buyers, one item each, as a busy relayer sends it: each buyer's account and slots are cold.
+  const manyBuyers = Array.from({ length: 50 }, (_, i) => privateKeyToAccount(keccak256(toHex(`gas-report buyer ${i}`))))
+  await gasOf(token.write.mint([admin.account.address, funds], { account: admin.account }))
+  await gasOf(token.write.approve([escrow.address, funds], { account: admin.account }))
+  for (const b of manyBuyers) await gasOf(escrow.write.depositFor([b.address, 1_000_000n], { account: admin.account }))
+  const spread = []
+  for (const [i, b] of manyBuyers.entries()) {
+    spread.push(await signedDebit(`spread item ${i}`, { address: b.address, signTypedData: (p) => b.signTypedData(p as never) }))
+  }
+  rows.push({ operation: '`debitBatch` of 50, one item for each of 50 buyers', items: 50, gasUsed: await gasOf(escrow.write.debitBatch([spread], relayerAccount)) })
 
   const exactPayment = async (label: string) => {
     const { from, value, validAfter, validBefore, nonce, signature } = await signedTransfer(label, escrow.address)
