@@ -9,6 +9,7 @@ import { machineLine, percentile, writeBenchSection } from "../stack/benchReport
 import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
 import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
+import { stopChild } from "../stack/childProcess.ts";
 
 /**
  * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),
@@ -122,7 +123,7 @@ async function measure(store: Record<string, string>) {
     }
     return { verify, settle, batches, items, skipped, gas };
   } finally {
-    facilitator.child.kill("SIGTERM");
+    await stopChild(facilitator.child);
   }
 }
 

@@ -1,5 +1,4 @@
 import { fork } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,6 +17,7 @@ import { PLACEHOLDER_AGENT_ID } from '../protocol/constants.ts'
 import { machineLine, percentile, writeBenchSection } from '../stack/benchReport.ts'
 import { ROLE, startLocalChain } from '../../test/support/localChain.ts'
 import { facilitatorEnv, spawnFacilitator } from '../../test/support/startFacilitator.ts'
+import { stopChild } from '../stack/childProcess.ts'
 import { createSandbox } from '../host/createSandbox.ts'
 import { sampleDeployment } from '../host/samples/sampleDeployment.ts'
 import { createGate } from './createGate.ts'
@@ -74,14 +74,6 @@ function load(spec: LoadSpec): Promise<LoadResult> {
       rmSync(dir, { recursive: true, force: true })
       if (code !== 0) reject(new Error(`load generator exited with ${code}`))
     })
-  })
-}
-
-function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
   })
 }
 
@@ -213,7 +205,7 @@ const loadedRun = await load({ url: `${paidGate.url}/call`, connections: CONNECT
 const loadedVerify = verifyTimes.splice(0)
 const loadedSettle = settleTimes.splice(0)
 // The next runs start only once this facilitator has drained and exited, so that they do not share the cores with it.
-await stopProcess(facilitator.child)
+await stopChild(facilitator.child)
 
 type PostgresRun = { label: string; run: LoadResult; settle: number[] }
 const postgresRuns: PostgresRun[] = []
@@ -231,7 +223,7 @@ for (const [i, target] of postgresTargets.entries()) {
       postgresGate.gate.close()
       postgresGate.server.close()
     } finally {
-      await stopProcess(onPostgres.child)
+      await stopChild(onPostgres.child)
     }
   } catch (error) {
     log(`${target.label} run skipped: ${(error as Error).message.split('\n')[0]}`)

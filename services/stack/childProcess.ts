@@ -51,17 +51,24 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
   return {
     name: p.name,
     child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (exited !== undefined) return resolve();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-        child.once("exit", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill("SIGTERM");
-      }),
+    stop: () => stopChild(child),
   };
+}
+
+/**
+ * Sends SIGTERM and resolves once the child has exited (SIGKILL after `graceMs`); at once if it already has.
+ * @example await stopChild(child)
+ */
+export function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
 }
 
 /** Whether an HTTP GET of `url` answers 2xx. */

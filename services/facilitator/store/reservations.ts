@@ -62,10 +62,7 @@ function toReservation(row: Row): Reservation {
 }
 
 /** What `reserve` decided: the reservation was made, or why not (`held` is what the buyer already has held). */
-export type ReserveOutcome =
-  | { outcome: "reserved"; held: bigint }
-  | { outcome: "insufficient_balance" | "over_cap"; held: bigint }
-  | { outcome: "nonce_used" };
+export type ReserveOutcome = { outcome: "reserved" | "insufficient_balance" | "over_cap"; held: bigint } | { outcome: "nonce_used" };
 
 /**
  * Reserves `cap` for a payment in one statement (the `reserve_payment` function, migration 2): under the buyer's
