@@ -58,6 +58,14 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint256 spent;
     }
 
+    /// @dev A batch's consecutive items for one resource: its payment target and the creator shares not yet credited.
+    struct ResourceRun {
+        bytes32 resourceId;
+        address payout;
+        bool active;
+        uint256 owed;
+    }
+
     IERC20 public immutable token;
     IResourceRegistry public immutable registry;
 
@@ -164,26 +172,40 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @inheritdoc IPaymentEscrow
     function debit(Debit calldata item) external onlyRole(RELAYER_ROLE) whenNotPaused {
-        (bytes memory failure, address payout) = _checkDebit(item);
+        (address payout, bool active) = registry.paymentTarget(item.authorization.resourceId);
+        (bytes memory failure, uint256 creatorAmount, uint256 treasuryAmount) = _debit(item, payout, active, feeBps);
         if (failure.length != 0) _revertWith(failure);
-        uint256 fee = _applyDebit(item, payout, feeBps);
-        earningsOf[treasury] += fee;
+        earningsOf[payout] += creatorAmount;
+        earningsOf[treasury] += treasuryAmount;
     }
 
     /// @inheritdoc IPaymentEscrow
+    /// @dev Consecutive items for one resource form a run: the registry is asked once per run and the run's creator
+    /// shares are credited to its payout once, when the run ends. Nothing in the loop can change the registry (it is
+    /// only read) or a payout's earnings (only credited here), so the result equals crediting item by item.
     function debitBatch(Debit[] calldata items) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256 settled) {
         uint16 fee = feeBps;
         uint256 fees;
+        ResourceRun memory run;
         for (uint256 i; i < items.length; ++i) {
-            (bytes memory failure, address payout) = _checkDebit(items[i]);
+            Debit calldata item = items[i];
+            DebitAuthorization calldata a = item.authorization;
+            if (i == 0 || a.resourceId != run.resourceId) {
+                _endRun(run);
+                run.resourceId = a.resourceId;
+                (run.payout, run.active) = registry.paymentTarget(a.resourceId);
+            }
+            (bytes memory failure, uint256 creatorAmount, uint256 treasuryAmount) =
+                _debit(item, run.payout, run.active, fee);
             if (failure.length != 0) {
-                DebitAuthorization calldata a = items[i].authorization;
                 emit DebitSkipped(a.resourceId, a.buyer, a.nonce, failure);
                 continue;
             }
-            fees += _applyDebit(items[i], payout, fee);
+            run.owed += creatorAmount;
+            fees += treasuryAmount;
             ++settled;
         }
+        _endRun(run);
         if (fees != 0) earningsOf[treasury] += fees;
     }
 
@@ -279,13 +301,18 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @inheritdoc IPaymentEscrow
     function hashDebitAuthorization(DebitAuthorization calldata a) public view returns (bytes32) {
-        return _hashTypedDataV4(
-            keccak256(
-                abi.encode(
-                    DEBIT_AUTHORIZATION_TYPEHASH, a.buyer, a.resourceId, a.maxAmount, a.validAfter, a.validBefore, a.nonce
-                )
-            )
-        );
+        bytes32 structHash;
+        bytes32 typeHash = DEBIT_AUTHORIZATION_TYPEHASH;
+        // keccak256(abi.encode(typeHash, a.buyer, ..., a.nonce)) without allocating: the six fields are static words,
+        // laid out in calldata exactly as abi.encode lays them out, so they are copied past the free memory pointer.
+        // A word with dirty high bits (an address) changes the hash, so the signature check fails instead.
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, typeHash)
+            calldatacopy(add(m, 0x20), a, 0xc0)
+            structHash := keccak256(m, 0xe0)
+        }
+        return _hashTypedDataV4(structHash);
     }
 
     /// @notice The EIP-712 domain separator buyers sign under.
@@ -296,56 +323,52 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     // ---------------------------------------------------------------- internals
 
-    /// @dev Every check of a debit, in one place: returns the ABI-encoded custom error it fails with (empty when
-    /// it passes) so that `debit` reverts with it and `debitBatch` skips the item and reports it.
-    function _checkDebit(Debit calldata item) private view returns (bytes memory failure, address payout) {
+    /// @dev One debit: every check in one place, then its effects. A failing check returns the ABI-encoded custom
+    /// error (and changes nothing), so that `debit` reverts with it and `debitBatch` skips the item and reports it.
+    /// `payout` and `active` are the registry's answer for the item's resource. Returns the creator's and the
+    /// treasury's shares for the caller to credit.
+    function _debit(Debit calldata item, address payout, bool active, uint16 fee)
+        private
+        returns (bytes memory failure, uint256 creatorAmount, uint256 treasuryAmount)
+    {
         DebitAuthorization calldata a = item.authorization;
+        address buyer = a.buyer;
         uint256 amount = item.amount;
         if (block.timestamp < a.validAfter) {
-            return (abi.encodeWithSelector(AuthorizationNotYetValid.selector, a.validAfter, block.timestamp), payout);
+            return (abi.encodeWithSelector(AuthorizationNotYetValid.selector, a.validAfter, block.timestamp), 0, 0);
         }
         if (block.timestamp >= a.validBefore) {
-            return (abi.encodeWithSelector(AuthorizationExpired.selector, a.validBefore, block.timestamp), payout);
+            return (abi.encodeWithSelector(AuthorizationExpired.selector, a.validBefore, block.timestamp), 0, 0);
         }
-        if (nonceUsed[a.buyer][a.nonce]) {
-            return (abi.encodeWithSelector(NonceAlreadyUsed.selector, a.buyer, a.nonce), payout);
-        }
-        if (amount == 0) return (abi.encodeWithSelector(ZeroAmount.selector), payout);
+        if (nonceUsed[buyer][a.nonce]) return (abi.encodeWithSelector(NonceAlreadyUsed.selector, buyer, a.nonce), 0, 0);
+        if (amount == 0) return (abi.encodeWithSelector(ZeroAmount.selector), 0, 0);
         if (amount > a.maxAmount) {
-            return (abi.encodeWithSelector(AmountExceedsMax.selector, amount, a.maxAmount), payout);
+            return (abi.encodeWithSelector(AmountExceedsMax.selector, amount, a.maxAmount), 0, 0);
         }
-        bool active;
-        (payout, active) = registry.paymentTarget(a.resourceId);
-        if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, a.resourceId), payout);
-        if (!_isValidSignature(a.buyer, hashDebitAuthorization(a), item.signature)) {
-            return (abi.encodeWithSelector(InvalidSignature.selector, a.buyer), payout);
+        if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, a.resourceId), 0, 0);
+        if (!_isValidSignature(buyer, hashDebitAuthorization(a), item.signature)) {
+            return (abi.encodeWithSelector(InvalidSignature.selector, buyer), 0, 0);
         }
-        uint256 balance = balanceOf[a.buyer];
-        if (balance < amount) {
-            return (abi.encodeWithSelector(InsufficientEscrow.selector, a.buyer, balance, amount), payout);
-        }
-        SpendLimit storage s = spendLimitOf[a.buyer];
+        uint256 balance = balanceOf[buyer];
+        if (balance < amount) return (abi.encodeWithSelector(InsufficientEscrow.selector, buyer, balance, amount), 0, 0);
+        SpendLimit storage s = spendLimitOf[buyer];
         uint256 limit = s.limit;
+        bool windowExpired;
         if (limit != 0) {
-            uint256 spent = _windowExpired(s) ? 0 : s.spent;
+            windowExpired = _windowExpired(s);
+            uint256 spent = windowExpired ? 0 : s.spent;
             if (spent + amount > limit) {
-                return (abi.encodeWithSelector(SpendLimitExceeded.selector, a.buyer, limit, spent, amount), payout);
+                return (abi.encodeWithSelector(SpendLimitExceeded.selector, buyer, limit, spent, amount), 0, 0);
             }
         }
-    }
 
-    /// @dev Applies a debit that passed `_checkDebit`; returns the treasury share for the caller to credit.
-    function _applyDebit(Debit calldata item, address payout, uint16 fee) private returns (uint256 treasuryAmount) {
-        DebitAuthorization calldata a = item.authorization;
-        uint256 amount = item.amount;
-        nonceUsed[a.buyer][a.nonce] = true;
-        // _checkDebit proved balanceOf[buyer] >= amount.
+        nonceUsed[buyer][a.nonce] = true;
+        // balance >= amount was checked above.
         unchecked {
-            balanceOf[a.buyer] -= amount;
+            balanceOf[buyer] = balance - amount;
         }
-        SpendLimit storage s = spendLimitOf[a.buyer];
-        if (s.limit != 0) {
-            if (_windowExpired(s)) {
+        if (limit != 0) {
+            if (windowExpired) {
                 s.windowStart = uint64(block.timestamp);
                 s.spent = amount;
             } else {
@@ -353,9 +376,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             }
         }
         treasuryAmount = amount * fee / BPS;
-        uint256 creatorAmount = amount - treasuryAmount;
-        earningsOf[payout] += creatorAmount;
-        emit Debited(a.resourceId, a.buyer, a.nonce, amount, payout, creatorAmount, treasuryAmount);
+        creatorAmount = amount - treasuryAmount;
+        emit Debited(a.resourceId, buyer, a.nonce, amount, payout, creatorAmount, treasuryAmount);
     }
 
     /// @dev A low-s ECDSA signature by the signer's key is accepted first: that covers an account that delegates to
@@ -376,6 +398,14 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             returnValue := mload(0x00)
         }
         return success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector);
+    }
+
+    /// @dev Credits the run's creator shares to its payout.
+    function _endRun(ResourceRun memory run) private {
+        if (run.owed != 0) {
+            earningsOf[run.payout] += run.owed;
+            run.owed = 0;
+        }
     }
 
     function _windowExpired(SpendLimit storage s) private view returns (bool) {

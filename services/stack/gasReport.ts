@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import hre, { network } from 'hardhat'
-import { keccak256, toHex } from 'viem'
+import { hexToBytes, keccak256, toHex } from 'viem'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import StackModule from '../../ignition/modules/Stack.ts'
@@ -17,6 +17,8 @@ import { debitAuthorizationTypes, escrowDomain, tokenDomain, transferWithAuthori
 const VALID_BEFORE = 4_102_444_800n
 const PRICE = 1_200n
 const BATCH_SIZES = [1, 10, 50] as const
+/** The batch whose gas is broken down by what it pays for. */
+const BREAKDOWN_BATCH = 50
 const DOC = fileURLToPath(new URL('../../docs/gas.md', import.meta.url))
 
 type Row = { operation: string; items: number; gasUsed: bigint }
@@ -26,7 +28,7 @@ function nonceOf(label: string): Hex {
   return keccak256(toHex(`gas:${label}`))
 }
 
-async function measure(): Promise<{ rows: Row[]; baseline: bigint }> {
+async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Breakdown }> {
   await hre.tasks.getTask('build').run({ quiet: true, noTests: true })
   const { viem, ignition } = await network.create()
   const [admin, relayer, facilitator, treasury, creator, buyer, , payout] = await viem.getWalletClients()
@@ -127,10 +129,13 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint }> {
   })
   rows.push({ operation: '`debit`', items: 1, gasUsed: await gasOf(escrow.write.debit([await signedDebit('debit')], relayerAccount)) })
 
+  let breakdown: Breakdown | undefined
   for (const size of BATCH_SIZES) {
     const items = []
     for (let i = 0; i < size; i++) items.push(await signedDebit(`batch ${size} item ${i}`))
-    rows.push({ operation: `\`debitBatch\` of ${size}`, items: size, gasUsed: await gasOf(escrow.write.debitBatch([items], relayerAccount)) })
+    const hash = await escrow.write.debitBatch([items], relayerAccount)
+    rows.push({ operation: `\`debitBatch\` of ${size}`, items: size, gasUsed: await gasOf(Promise.resolve(hash)) })
+    if (size === BREAKDOWN_BATCH) breakdown = await breakdownOf(hash, size)
   }
 
   // The same batch over 50 buyers, one item each, as a busy relayer sends it: each buyer's account and slots are cold.
@@ -154,14 +159,60 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint }> {
     items: 1,
     gasUsed: await gasOf(escrow.write.settleExact([await exactPayment('exact')], relayerAccount)),
   })
-  return { rows, baseline }
+  if (!breakdown) throw new Error(`no batch of ${BREAKDOWN_BATCH} was measured`)
+  return { rows, baseline, breakdown }
+
+  /** Where the gas of a batch goes, per item, from the node's opcode trace of the transaction. */
+  async function breakdownOf(hash: Hex, items: number): Promise<Breakdown> {
+    const transaction = await publicClient.getTransaction({ hash })
+    const { gasUsed } = await publicClient.getTransactionReceipt({ hash })
+    const trace = (await publicClient.request({
+      method: 'debug_traceTransaction',
+      params: [hash, { disableStack: true, disableMemory: true, disableStorage: true }],
+    } as never)) as { structLogs: StructLog[] }
+    const steps = trace.structLogs
+    const totals = { storage: 0n, signature: 0n, logs: 0n, registry: 0n }
+    for (let k = 0; k < steps.length; k++) {
+      const step = steps[k]!
+      if (step.depth !== 1) continue
+      const next = steps[k + 1]
+      if (step.op === 'SLOAD' || step.op === 'SSTORE') totals.storage += BigInt(step.gasCost)
+      else if (step.op.startsWith('LOG')) totals.logs += BigInt(step.gasCost)
+      else if (step.op === 'STATICCALL' && next) {
+        // A precompile (ecrecover) runs without a frame of its own; a contract call (the registry) opens one.
+        let back = k + 1
+        while (steps[back] && steps[back]!.depth > 1) back++
+        const cost = BigInt(step.gas) - BigInt(steps[back]?.gas ?? step.gas)
+        if (next.depth === 1) totals.signature += cost
+        else totals.registry += cost
+      }
+    }
+    const input = hexToBytes(transaction.input)
+    const calldata = input.reduce((sum, byte) => sum + (byte === 0 ? 4n : 16n), 0n)
+    const n = BigInt(items)
+    const parts: Array<[string, bigint]> = [
+      ['storage read and written (SLOAD, SSTORE), the fresh nonce slot included', totals.storage],
+      ['calldata (16 gas per non-zero byte, 4 per zero byte)', calldata],
+      ['signature recovery (ecrecover precompile)', totals.signature],
+      ['`Debited` logs', totals.logs],
+      ["the transaction's 21,000 base cost, shared", 21_000n],
+      ['registry lookups (one per run of items for one resource)', totals.registry],
+    ]
+    const accounted = parts.reduce((sum, [, gas]) => sum + gas, 0n)
+    parts.push(['everything else: decoding, hashing, checks, memory', gasUsed - accounted])
+    return { items, parts: parts.map(([what, gas]) => [what, gas / n]) }
+  }
 }
 
-function render({ rows, baseline }: { rows: Row[]; baseline: bigint }): string {
+type StructLog = { op: string; gas: number; gasCost: number; depth: number }
+/** Gas per item of one batch, by what it pays for. */
+type Breakdown = { items: number; parts: Array<[string, bigint]> }
+
+function render({ rows, baseline, breakdown }: { rows: Row[]; baseline: bigint; breakdown: Breakdown }): string {
   const solidity = hre.config.solidity
   const profile = 'profiles' in solidity ? solidity.profiles.default : undefined
   const compiler = profile?.compilers[0]
-  const settings = compiler?.settings as { optimizer?: { enabled?: boolean; runs?: number }; evmVersion?: string } | undefined
+  const settings = compiler?.settings as { optimizer?: { enabled?: boolean; runs?: number }; viaIR?: boolean; evmVersion?: string } | undefined
   const format = (value: bigint) => value.toLocaleString('en-US')
   const lines = [
     '# Gas',
@@ -169,7 +220,7 @@ function render({ rows, baseline }: { rows: Row[]; baseline: bigint }): string {
     'Generated by `npm run gas` (`node services/stack/gasReport.ts` under Node 22); do not edit by hand.',
     '',
     `Measured on the embedded Hardhat chain (EDR, chain id 5042002), solc ${compiler?.version ?? '?'}, ` +
-      `optimizer ${settings?.optimizer?.enabled ? `on, ${settings.optimizer.runs} runs` : 'off'}, EVM ${settings?.evmVersion ?? 'default'}. ` +
+      `optimizer ${settings?.optimizer?.enabled ? `on, ${settings.optimizer.runs} runs` : 'off'}${settings?.viaIR ? ', via IR' : ''}, EVM ${settings?.evmVersion ?? 'default'}. ` +
       `Each figure is a receipt's \`gasUsed\`, which **includes the 21,000 base cost of a transaction** and its calldata; ` +
       `in a batch that base cost is shared by all items, which is most of why the cost per item falls. ` +
       `Amounts are ${PRICE} base units; the buyer, resource, payout and treasury already hold balances, so the storage ` +
@@ -190,6 +241,27 @@ function render({ rows, baseline }: { rows: Row[]; baseline: bigint }): string {
       'transfer, with no split and no escrow. `settleExact` performs that same transfer to the escrow and then credits ' +
       'the creator and treasury shares; `debit` moves no tokens at all (it checks the signed authorization, spends the ' +
       'nonce and moves balances inside the escrow), and claims are paid out later, in bulk.',
+    '',
+    `## Where a batched debit's gas goes`,
+    '',
+    `Per item of the \`debitBatch\` of ${breakdown.items} above (one buyer, one resource), from the node's opcode trace ` +
+      '(`debug_traceTransaction`) of that transaction; the last row is the receipt\'s `gasUsed` less every row above it.',
+    '',
+    '| what | gas per item |',
+    '|---|---:|',
+    ...breakdown.parts.map(([what, gas]) => `| ${what} | ${format(gas)} |`),
+    '',
+    `The target, half the baseline, is ${format(baseline / 2n)} per item. A nonce is 32 random bytes (PROTOCOL.md) and ` +
+      'stays spent for good, so each debit writes one new storage slot (22,100 of the storage row); the signature ' +
+      'recovery and the log are as fixed. What could still close the gap, none of it done:',
+    '',
+    "- Remember a nonce only until its authorization's `validBefore`, in per-buyer slots that are reused once their " +
+      'nonce has expired (about 5,000 gas instead of 22,100, for buyers whose slots are warm). A replay of the same ' +
+      'authorization stays impossible, but a new authorization that repeats an expired nonce would be accepted: that ' +
+      'changes what "spent on chain" means in PROTOCOL.md, and the gain depends on how often each buyer calls.',
+    '- A packed calldata format instead of ABI-encoded `Debit[]` (most of the zero bytes, estimated 900–1,000 gas), ' +
+      'a `Debited` event without `payout` and `creatorAmount` (512), and the loop written in assembly: together about ' +
+      'the gap, at the price of a hand-written decoder in the money path and an event that no longer says who was credited.',
     '',
   )
   return lines.join('\n')

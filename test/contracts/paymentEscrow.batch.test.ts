@@ -101,6 +101,47 @@ describe("PaymentEscrow.debitBatch", function () {
       expect(held).to.equal(owed);
     });
 
+    it("credits every share when resources interleave, repeat, share a payout or fail mid-run", async function () {
+      const stack = await setup();
+      const { creator } = stack.accounts;
+      const news = await registerResource(stack, { slug: "news", payout: creator.account.address });
+      const alsoPayout = await registerResource(stack, { slug: "same payout", payout: stack.payout.account.address });
+      const unknown = nonceOf("no such resource");
+      const plan: Array<[Hex, bigint]> = [
+        [unknown, 7n], // the first item's resource is unknown: the first run is inactive
+        [stack.resourceId, 1_000n],
+        [stack.resourceId, 2_000n],
+        [news.resourceId, 4_000n],
+        [stack.resourceId, 3_000n],
+        [alsoPayout.resourceId, 5_000n],
+        [alsoPayout.resourceId, 0n], // skipped mid-run (ZeroAmount): the run's other items still count
+        [alsoPayout.resourceId, 6_000n],
+        [news.resourceId, 20_000n],
+      ];
+      const items = await Promise.all(
+        plan.map(([resourceId, amount], i) => signedDebit(stack, { resourceId, nonce: nonceOf(`run ${i}`), amount })),
+      );
+      const { settled, debited, skipped } = await batchLogs(stack, items);
+
+      expect({ settled, skipped: skipped.map((log) => log.args.nonce) }).to.deep.equal({
+        settled: 7n,
+        skipped: [items[0]!.authorization.nonce, items[6]!.authorization.nonce],
+      });
+      const creatorShare = (amount: bigint) => amount - (amount * 500n) / 10_000n;
+      const sharesTo = (payout: Hex) =>
+        debited.filter((log) => log.args.payout === getAddress(payout)).reduce((sum, log) => sum + log.args.creatorAmount, 0n);
+      expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(
+        [1_000n, 2_000n, 3_000n, 5_000n, 6_000n].reduce((sum, amount) => sum + creatorShare(amount), 0n),
+      );
+      expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(sharesTo(stack.payout.account.address));
+      expect(await stack.escrow.read.earningsOf([creator.account.address])).to.equal(creatorShare(4_000n) + creatorShare(20_000n));
+      expect(await stack.escrow.read.earningsOf([stack.treasury.account.address])).to.equal(
+        debited.reduce((sum, log) => sum + log.args.treasuryAmount, 0n),
+      );
+      const { held, owed } = await escrowHoldings(stack);
+      expect(held).to.equal(owed);
+    });
+
     it("returns zero and emits nothing for an empty batch", async function () {
       const stack = await setup();
       const { settled, debited, skipped } = await batchLogs(stack, []);
