@@ -305,7 +305,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         bytes32 typeHash = DEBIT_AUTHORIZATION_TYPEHASH;
         // keccak256(abi.encode(typeHash, a.buyer, ..., a.nonce)) without allocating: the six fields are static words,
         // laid out in calldata exactly as abi.encode lays them out, so they are copied past the free memory pointer.
-        // A word with dirty high bits (an address) changes the hash, so the signature check fails instead.
+        // An address word with dirty high bits hashes differently from the address the buyer signed, so no signature
+        // matches it (and `_debit` reads `a.buyer` first, which reverts on such a word).
         assembly ("memory-safe") {
             let m := mload(0x40)
             mstore(m, typeHash)
