@@ -10,7 +10,6 @@ import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
-import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC3009} from "./interfaces/IERC3009.sol";
 import {IPaymentEscrow} from "./interfaces/IPaymentEscrow.sol";
 import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
@@ -45,6 +44,12 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @notice Most gas a contract buyer's ERC-1271 `isValidSignature` may use in a debit, so that one hostile
     /// wallet cannot burn the gas of a whole batch (an unbounded call takes 63/64 of what is left).
     uint256 public constant ERC1271_GAS_LIMIT = 500_000;
+    /// @dev The low 128 bits of a word, where `CompactDebit` keeps amount and validBefore.
+    uint256 private constant LOW_128 = type(uint128).max;
+    /// @dev The bits of an EIP-2098 `vs` that hold s.
+    bytes32 private constant S_MASK = bytes32(type(uint256).max >> 1);
+    /// @dev The largest s a signature may have: half the secp256k1 group order (EIP-2).
+    uint256 private constant SECP256K1_HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
     struct PendingWithdrawal {
         uint192 amount;
@@ -58,8 +63,31 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint256 spent;
     }
 
-    /// @dev A batch's consecutive items for one resource: its payment target and the creator shares not yet credited.
-    struct ResourceRun {
+    /// @dev One debit, decoded from either encoding (`Debit` or `CompactDebit`). The first seven words are the
+    /// preimage of the authorization's EIP-712 struct hash: the type hash, then the six fields, one word each, as
+    /// `abi.encode` lays them out. `v`, `r`, `s` are the signature's parts (v = 0 when it is not 65 bytes long).
+    struct Item {
+        bytes32 typeHash;
+        address buyer;
+        bytes32 resourceId;
+        uint256 maxAmount;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+        uint256 amount;
+        uint8 v;
+        bytes32 r;
+        bytes32 s;
+    }
+
+    /// @dev A batch in progress: the fee read once, the treasury's fees and the count so far, the item being
+    /// processed, and the run of consecutive items for one resource: its payment target and the creator shares not
+    /// yet credited.
+    struct Batch {
+        uint16 fee;
+        uint256 fees;
+        uint256 settled;
+        Item item;
         bytes32 resourceId;
         address payout;
         bool active;
@@ -172,41 +200,38 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @inheritdoc IPaymentEscrow
     function debit(Debit calldata item) external onlyRole(RELAYER_ROLE) whenNotPaused {
-        (address payout, bool active) = registry.paymentTarget(item.authorization.resourceId);
-        (bytes memory failure, uint256 creatorAmount, uint256 treasuryAmount) = _debit(item, payout, active, feeBps);
+        Item memory d = _newItem();
+        _load(d, item);
+        (address payout, bool active) = registry.paymentTarget(d.resourceId);
+        (bytes memory failure, uint256 treasuryAmount) = _debit(d, item.signature, active, feeBps);
         if (failure.length != 0) _revertWith(failure);
-        earningsOf[payout] += creatorAmount;
+        earningsOf[payout] += d.amount - treasuryAmount;
         earningsOf[treasury] += treasuryAmount;
     }
 
     /// @inheritdoc IPaymentEscrow
-    /// @dev Consecutive items for one resource form a run: the registry is asked once per run and the run's creator
-    /// shares are credited to its payout once, when the run ends. Nothing in the loop can change the registry (it is
-    /// only read) or a payout's earnings (only credited here), so the result equals crediting item by item.
-    function debitBatch(Debit[] calldata items) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256 settled) {
-        uint16 fee = feeBps;
-        uint256 fees;
-        ResourceRun memory run;
+    function debitBatch(Debit[] calldata items) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256) {
+        Batch memory b = _openBatch();
         for (uint256 i; i < items.length; ++i) {
-            Debit calldata item = items[i];
-            DebitAuthorization calldata a = item.authorization;
-            if (i == 0 || a.resourceId != run.resourceId) {
-                _endRun(run);
-                run.resourceId = a.resourceId;
-                (run.payout, run.active) = registry.paymentTarget(a.resourceId);
-            }
-            (bytes memory failure, uint256 creatorAmount, uint256 treasuryAmount) =
-                _debit(item, run.payout, run.active, fee);
-            if (failure.length != 0) {
-                emit DebitSkipped(a.resourceId, a.buyer, a.nonce, failure);
-                continue;
-            }
-            run.owed += creatorAmount;
-            fees += treasuryAmount;
-            ++settled;
+            _load(b.item, items[i]);
+            _batchItem(b, items[i].signature, i == 0);
         }
-        _endRun(run);
-        if (fees != 0) earningsOf[treasury] += fees;
+        return _closeBatch(b);
+    }
+
+    /// @inheritdoc IPaymentEscrow
+    function debitBatchCompact(CompactDebit[] calldata items)
+        external
+        onlyRole(RELAYER_ROLE)
+        whenNotPaused
+        returns (uint256)
+    {
+        Batch memory b = _openBatch();
+        for (uint256 i; i < items.length; ++i) {
+            _loadCompact(b.item, items[i]);
+            _batchItem(b, msg.data[0:0], i == 0);
+        }
+        return _closeBatch(b);
     }
 
     /// @inheritdoc IPaymentEscrow
@@ -221,7 +246,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             // Front-run: someone already submitted the buyer's transfer to this escrow. Count it only if the
             // buyer signed exactly this transfer and its value sits here unaccounted for; nonceUsed
             // above makes sure the same funds are never counted twice.
-            if (!_isValidSignature(p.from, _hashExactTransfer(p), p.signature)) {
+            (uint8 v, bytes32 r, bytes32 sigS) = _splitSignature(p.signature);
+            if (!_isValidSignature(p.from, _hashExactTransfer(p), v, r, sigS, p.signature)) {
                 revert InvalidSignature(p.from);
             }
             uint256 unaccounted = token.balanceOf(address(this)) - totalLiabilities;
@@ -236,7 +262,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint256 creatorAmount = p.value - treasuryAmount;
         earningsOf[payout] += creatorAmount;
         earningsOf[treasury] += treasuryAmount;
-        emit Debited(p.resourceId, p.from, p.nonce, p.value, payout, creatorAmount, treasuryAmount);
+        emit Debited(p.resourceId, p.from, p.nonce, p.value, treasuryAmount);
     }
 
     // ---------------------------------------------------------------- earnings
@@ -300,20 +326,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     }
 
     /// @inheritdoc IPaymentEscrow
-    function hashDebitAuthorization(DebitAuthorization calldata a) public view returns (bytes32) {
-        bytes32 structHash;
-        bytes32 typeHash = DEBIT_AUTHORIZATION_TYPEHASH;
-        // keccak256(abi.encode(typeHash, a.buyer, ..., a.nonce)) without allocating: the six fields are static words,
-        // laid out in calldata exactly as abi.encode lays them out, so they are copied past the free memory pointer.
-        // An address word with dirty high bits hashes differently from the address the buyer signed, so no signature
-        // matches it (and `_debit` reads `a.buyer` first, which reverts on such a word).
-        assembly ("memory-safe") {
-            let m := mload(0x40)
-            mstore(m, typeHash)
-            calldatacopy(add(m, 0x20), a, 0xc0)
-            structHash := keccak256(m, 0xe0)
-        }
-        return _hashTypedDataV4(structHash);
+    function hashDebitAuthorization(DebitAuthorization calldata a) external view returns (bytes32) {
+        Item memory d = _newItem();
+        _loadAuthorization(d, a);
+        return _digest(d);
     }
 
     /// @notice The EIP-712 domain separator buyers sign under.
@@ -325,45 +341,50 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     // ---------------------------------------------------------------- internals
 
     /// @dev One debit: every check in one place, then its effects. A failing check returns the ABI-encoded custom
-    /// error (and changes nothing), so that `debit` reverts with it and `debitBatch` skips the item and reports it.
-    /// `payout` and `active` are the registry's answer for the item's resource. Returns the creator's and the
-    /// treasury's shares for the caller to credit.
-    function _debit(Debit calldata item, address payout, bool active, uint16 fee)
+    /// error (and changes nothing), so that `debit` reverts with it and a batch skips the item and reports it.
+    /// `active` is the registry's answer for the item's resource; `signature` is the signature as sent, or empty
+    /// when it came in the compact encoding. Returns the treasury's share; the creator's is the rest of `d.amount`.
+    function _debit(Item memory d, bytes calldata signature, bool active, uint16 fee)
         private
-        returns (bytes memory failure, uint256 creatorAmount, uint256 treasuryAmount)
+        returns (bytes memory failure, uint256 treasuryAmount)
     {
-        DebitAuthorization calldata a = item.authorization;
-        address buyer = a.buyer;
-        uint256 amount = item.amount;
-        if (block.timestamp < a.validAfter) {
-            return (abi.encodeWithSelector(AuthorizationNotYetValid.selector, a.validAfter, block.timestamp), 0, 0);
+        address buyer = d.buyer;
+        uint256 amount = d.amount;
+        bytes32 nonce = d.nonce;
+        if (block.timestamp < d.validAfter) {
+            return (abi.encodeWithSelector(AuthorizationNotYetValid.selector, d.validAfter, block.timestamp), 0);
         }
-        if (block.timestamp >= a.validBefore) {
-            return (abi.encodeWithSelector(AuthorizationExpired.selector, a.validBefore, block.timestamp), 0, 0);
+        if (block.timestamp >= d.validBefore) {
+            return (abi.encodeWithSelector(AuthorizationExpired.selector, d.validBefore, block.timestamp), 0);
         }
-        if (nonceUsed[buyer][a.nonce]) return (abi.encodeWithSelector(NonceAlreadyUsed.selector, buyer, a.nonce), 0, 0);
-        if (amount == 0) return (abi.encodeWithSelector(ZeroAmount.selector), 0, 0);
-        if (amount > a.maxAmount) {
-            return (abi.encodeWithSelector(AmountExceedsMax.selector, amount, a.maxAmount), 0, 0);
+        bytes32 nonceSlot = _nonceSlot(buyer, nonce);
+        bool nonceSpent;
+        assembly ("memory-safe") {
+            nonceSpent := sload(nonceSlot)
         }
-        if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, a.resourceId), 0, 0);
-        if (!_isValidSignature(buyer, hashDebitAuthorization(a), item.signature)) {
-            return (abi.encodeWithSelector(InvalidSignature.selector, buyer), 0, 0);
+        if (nonceSpent) return (abi.encodeWithSelector(NonceAlreadyUsed.selector, buyer, nonce), 0);
+        if (amount == 0) return (abi.encodeWithSelector(ZeroAmount.selector), 0);
+        if (amount > d.maxAmount) return (abi.encodeWithSelector(AmountExceedsMax.selector, amount, d.maxAmount), 0);
+        if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, d.resourceId), 0);
+        if (!_isValidSignature(buyer, _digest(d), d.v, d.r, d.s, signature)) {
+            return (abi.encodeWithSelector(InvalidSignature.selector, buyer), 0);
         }
         uint256 balance = balanceOf[buyer];
-        if (balance < amount) return (abi.encodeWithSelector(InsufficientEscrow.selector, buyer, balance, amount), 0, 0);
+        if (balance < amount) return (abi.encodeWithSelector(InsufficientEscrow.selector, buyer, balance, amount), 0);
         SpendLimit storage s = spendLimitOf[buyer];
         uint256 limit = s.limit;
         bool windowExpired;
         if (limit != 0) {
             windowExpired = _windowExpired(s);
-            uint256 spent = windowExpired ? 0 : s.spent;
-            if (spent + amount > limit) {
-                return (abi.encodeWithSelector(SpendLimitExceeded.selector, buyer, limit, spent, amount), 0, 0);
+            uint256 spentInWindow = windowExpired ? 0 : s.spent;
+            if (spentInWindow + amount > limit) {
+                return (abi.encodeWithSelector(SpendLimitExceeded.selector, buyer, limit, spentInWindow, amount), 0);
             }
         }
 
-        nonceUsed[buyer][a.nonce] = true;
+        assembly ("memory-safe") {
+            sstore(nonceSlot, 1)
+        }
         // balance >= amount was checked above.
         unchecked {
             balanceOf[buyer] = balance - amount;
@@ -377,19 +398,152 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             }
         }
         treasuryAmount = amount * fee / BPS;
-        creatorAmount = amount - treasuryAmount;
-        emit Debited(a.resourceId, buyer, a.nonce, amount, payout, creatorAmount, treasuryAmount);
+        emit Debited(d.resourceId, buyer, nonce, amount, treasuryAmount);
+    }
+
+    function _openBatch() private view returns (Batch memory b) {
+        b.fee = feeBps;
+        b.item = _newItem();
+    }
+
+    /// @dev Debits the batch's current item, or skips it with `DebitSkipped`. Consecutive items for one resource form
+    /// a run: the registry is asked once per run and the run's creator shares are credited to its payout once, when
+    /// the run ends. Nothing in a batch can change the registry (it is only read) or a payout's earnings (only
+    /// credited here), so the result equals crediting item by item.
+    function _batchItem(Batch memory b, bytes calldata signature, bool first) private {
+        Item memory d = b.item;
+        if (first || d.resourceId != b.resourceId) {
+            _endRun(b);
+            b.resourceId = d.resourceId;
+            (b.payout, b.active) = registry.paymentTarget(d.resourceId);
+        }
+        (bytes memory failure, uint256 treasuryAmount) = _debit(d, signature, b.active, b.fee);
+        if (failure.length != 0) {
+            emit DebitSkipped(d.resourceId, d.buyer, d.nonce, failure);
+            return;
+        }
+        // treasuryAmount <= amount, and the sums are bounded by the buyers' balances, far below 2^256.
+        unchecked {
+            b.owed += d.amount - treasuryAmount;
+            b.fees += treasuryAmount;
+            ++b.settled;
+        }
+    }
+
+    function _closeBatch(Batch memory b) private returns (uint256 settled) {
+        _endRun(b);
+        if (b.fees != 0) earningsOf[treasury] += b.fees;
+        return b.settled;
+    }
+
+    /// @dev Credits the current run's creator shares to its payout.
+    function _endRun(Batch memory b) private {
+        if (b.owed != 0) {
+            earningsOf[b.payout] += b.owed;
+            b.owed = 0;
+        }
+    }
+
+    /// @dev Where `nonceUsed[buyer][nonce]` is stored (Solidity's layout of nested mappings), so that a debit reads
+    /// and writes the slot without hashing it twice, and writes it without first reading it again.
+    function _nonceSlot(address buyer, bytes32 nonce) private pure returns (bytes32 slot) {
+        assembly ("memory-safe") {
+            mstore(0x00, buyer)
+            mstore(0x20, nonceUsed.slot)
+            mstore(0x20, keccak256(0x00, 0x40))
+            mstore(0x00, nonce)
+            slot := keccak256(0x00, 0x40)
+        }
+    }
+
+    function _newItem() private pure returns (Item memory d) {
+        d.typeHash = DEBIT_AUTHORIZATION_TYPEHASH;
+    }
+
+    function _loadAuthorization(Item memory d, DebitAuthorization calldata a) private pure {
+        d.buyer = a.buyer;
+        d.resourceId = a.resourceId;
+        d.maxAmount = a.maxAmount;
+        d.validAfter = a.validAfter;
+        d.validBefore = a.validBefore;
+        d.nonce = a.nonce;
+    }
+
+    function _load(Item memory d, Debit calldata item) private pure {
+        _loadAuthorization(d, item.authorization);
+        d.amount = item.amount;
+        (d.v, d.r, d.s) = _splitSignature(item.signature);
+    }
+
+    /// @dev Unpacks a `CompactDebit`; see its definition for the layout.
+    function _loadCompact(Item memory d, CompactDebit calldata c) private pure {
+        d.buyer = c.buyer;
+        d.resourceId = c.resourceId;
+        d.nonce = c.nonce;
+        uint256 amounts = c.amounts;
+        d.maxAmount = amounts >> 128;
+        d.amount = amounts & LOW_128;
+        uint256 window = c.window;
+        d.validAfter = window >> 128;
+        d.validBefore = window & LOW_128;
+        bytes32 vs = c.vs;
+        d.r = c.r;
+        d.s = vs & S_MASK;
+        d.v = uint8(uint256(vs) >> 255) + 27;
+    }
+
+    /// @dev The EIP-712 digest of the item's authorization: its struct hash is one keccak over the first seven words.
+    function _digest(Item memory d) private view returns (bytes32) {
+        bytes32 structHash;
+        assembly ("memory-safe") {
+            structHash := keccak256(d, 0xe0)
+        }
+        return _hashTypedDataV4(structHash);
+    }
+
+    /// @dev The key that signed `hash` with (v, r, s), or address(0): also for an s in the upper half of the curve
+    /// order (the malleable twin of a valid signature), and for a v other than 27 or 28 (the precompile's rule).
+    function _recover(bytes32 hash, uint8 v, bytes32 r, bytes32 s) private view returns (address signer) {
+        if (uint256(s) > SECP256K1_HALF_ORDER) return address(0);
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, hash)
+            mstore(add(m, 0x20), v)
+            mstore(add(m, 0x40), r)
+            mstore(add(m, 0x60), s)
+            mstore(0x00, 0)
+            // The precompile returns nothing for a signature it cannot recover from; 0x00 then stays zero.
+            pop(staticcall(gas(), 0x01, m, 0x80, 0x00, 0x20))
+            signer := mload(0x00)
+        }
+    }
+
+    /// @dev A 65-byte signature's parts; (0, 0, 0) for any other length, which no key recovers from.
+    function _splitSignature(bytes calldata signature) private pure returns (uint8 v, bytes32 r, bytes32 s) {
+        if (signature.length != 65) return (0, 0, 0);
+        assembly ("memory-safe") {
+            r := calldataload(signature.offset)
+            s := calldataload(add(signature.offset, 0x20))
+            v := byte(0, calldataload(add(signature.offset, 0x40)))
+        }
     }
 
     /// @dev A low-s ECDSA signature by the signer's key is accepted first: that covers an account that delegates to
     /// code (EIP-7702), whose key still signs for it, and it is the rule the facilitator checks off chain. Otherwise,
     /// for an account with code, ERC-1271 with at most ERC1271_GAS_LIMIT gas and only the first 32 bytes of its
-    /// answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch.
-    function _isValidSignature(address signer, bytes32 hash, bytes calldata signature) private view returns (bool) {
-        (address recovered, ECDSA.RecoverError failure,) = ECDSA.tryRecoverCalldata(hash, signature);
-        if (failure == ECDSA.RecoverError.NoError && recovered == signer) return true;
+    /// answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch. The wallet is shown
+    /// `signature` as sent, or, for a compact item (empty `signature`), the 65 bytes r, s, v it was packed from.
+    function _isValidSignature(address signer, bytes32 hash, uint8 v, bytes32 r, bytes32 s, bytes calldata signature)
+        private
+        view
+        returns (bool)
+    {
+        address recovered = _recover(hash, v, r, s);
+        if (recovered != address(0) && recovered == signer) return true;
         if (signer.code.length == 0) return false;
-        bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
+        bytes memory data = signature.length == 0
+            ? abi.encodeCall(IERC1271.isValidSignature, (hash, abi.encodePacked(r, s, v)))
+            : abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
         bool success;
         uint256 returnSize;
         bytes32 returnValue;
@@ -399,14 +553,6 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             returnValue := mload(0x00)
         }
         return success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector);
-    }
-
-    /// @dev Credits the run's creator shares to its payout.
-    function _endRun(ResourceRun memory run) private {
-        if (run.owed != 0) {
-            earningsOf[run.payout] += run.owed;
-            run.owed = 0;
-        }
     }
 
     function _windowExpired(SpendLimit storage s) private view returns (bool) {

@@ -48,7 +48,7 @@ describe("npm start, end to end", function () {
       (log) => log.args.nonce === result.idemKey,
     );
     expect(debited!.args.amount.toString()).to.equal(result.receipt.amount);
-    expect(debited!.args.creatorAmount.toString()).to.equal(result.receipt.creatorAmount);
+    expect((debited!.args.amount - debited!.args.treasuryAmount).toString()).to.equal(result.receipt.creatorAmount);
     expect(debited!.args.resourceId).to.equal(echo.resourceId);
 
     let revenue: { calls: number; gross: string; creator: string; treasury: string } | undefined;

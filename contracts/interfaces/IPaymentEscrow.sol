@@ -20,6 +20,24 @@ interface IPaymentEscrow {
         bytes signature;
     }
 
+    /// @notice The same debit in seven static words, for `debitBatchCompact`: what most batches carry, in 40% less
+    /// calldata. It holds exactly the information of a `Debit` whose values fit (maxAmount, validAfter and validBefore
+    /// below 2^128) and whose signature is 65 bytes with v = 27 or 28 and s below 2^255: the escrow rebuilds the
+    /// authorization and the 65 signature bytes from it, so the buyer's signature is checked against what they signed.
+    /// @param amounts maxAmount << 128 | amount.
+    /// @param window validAfter << 128 | validBefore.
+    /// @param r The signature's r.
+    /// @param vs The signature's s with v - 27 in the top bit (EIP-2098).
+    struct CompactDebit {
+        address buyer;
+        bytes32 resourceId;
+        bytes32 nonce;
+        uint256 amounts;
+        uint256 window;
+        bytes32 r;
+        bytes32 vs;
+    }
+
     /// @notice The `exact` path: an EIP-3009 TransferWithAuthorization from the buyer to this escrow.
     struct ExactPayment {
         bytes32 resourceId;
@@ -72,18 +90,13 @@ interface IPaymentEscrow {
     /// @param resourceId The resource paid.
     /// @param buyer The buyer debited.
     /// @param nonce The authorization nonce (the idemKey).
+    /// @notice A debit: `amount` left the buyer's balance; `treasuryAmount` of it was credited to the treasury and the
+    /// rest (the creator's share) to the resource's payout, as the registry named it in that transaction
+    /// (`ResourceRegistered` / `PayoutUpdated`). Neither is repeated here: they cost 512 gas in every debit's log.
     /// @param amount The amount debited.
-    /// @param payout The creator's payout address, credited `creatorAmount`.
-    /// @param creatorAmount amount - treasuryAmount.
-    /// @param treasuryAmount floor(amount * feeBps / 10000).
+    /// @param treasuryAmount floor(amount * feeBps / 10000); the creator's share is amount - treasuryAmount.
     event Debited(
-        bytes32 indexed resourceId,
-        address indexed buyer,
-        bytes32 indexed nonce,
-        uint256 amount,
-        address payout,
-        uint256 creatorAmount,
-        uint256 treasuryAmount
+        bytes32 indexed resourceId, address indexed buyer, bytes32 indexed nonce, uint256 amount, uint256 treasuryAmount
     );
 
     /// @notice An item of a batch failed and was skipped; the rest of the batch went through.
@@ -187,6 +200,10 @@ interface IPaymentEscrow {
     /// @notice Debits many authorizations; a failing item is skipped (`DebitSkipped`), never the batch.
     /// @return settled How many items were debited.
     function debitBatch(Debit[] calldata debits) external returns (uint256 settled);
+
+    /// @notice `debitBatch` for items in the compact encoding; same checks, same outcome, same events.
+    /// @return settled How many items were debited.
+    function debitBatchCompact(CompactDebit[] calldata debits) external returns (uint256 settled);
 
     /// @notice Settles an `exact` payment: pulls the EIP-3009 transfer (or accounts a front-run one) and splits it.
     function settleExact(ExactPayment calldata payment) external;

@@ -1,5 +1,5 @@
 import { ponder } from "ponder:registry";
-import { buyerBalance, debit, policy, revenue } from "ponder:schema";
+import { buyerBalance, debit, policy, resource, revenue } from "ponder:schema";
 import { getAbiItem, toFunctionSelector } from "viem";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { SCHEME_ESCROW, SCHEME_EXACT } from "../../services/protocol/constants.ts";
@@ -15,6 +15,11 @@ const emptyBuyer = { balance: 0n, pendingWithdrawal: 0n, withdrawalUnlocksAt: 0n
 
 ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
   const a = event.args;
+  const creatorAmount = a.amount - a.treasuryAmount;
+  // The escrow credits the creator's share to the payout the registry names in that transaction; events are
+  // indexed in chain order, so the resource row holds exactly that payout now.
+  const target = await context.db.find(resource, { resourceId: a.resourceId });
+  if (!target) throw new Error(`Debited for ${a.resourceId}, which no ResourceRegistered introduced`);
   const scheme = event.transaction.input.slice(0, 10).toLowerCase() === SETTLE_EXACT ? SCHEME_EXACT : SCHEME_ESCROW;
   await context.db.insert(debit).values({
     id: event.id,
@@ -23,8 +28,8 @@ ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
     nonce: a.nonce,
     scheme,
     amount: a.amount,
-    payout: a.payout,
-    creatorAmount: a.creatorAmount,
+    payout: target.payout,
+    creatorAmount,
     treasuryAmount: a.treasuryAmount,
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
@@ -36,7 +41,7 @@ ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
       resourceId: a.resourceId,
       calls: 1,
       gross: a.amount,
-      creator: a.creatorAmount,
+      creator: creatorAmount,
       treasury: a.treasuryAmount,
       lastSettledAt: event.block.timestamp,
       lastSettledBlock: event.block.number,
@@ -44,7 +49,7 @@ ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
     .onConflictDoUpdate((r) => ({
       calls: r.calls + 1,
       gross: r.gross + a.amount,
-      creator: r.creator + a.creatorAmount,
+      creator: r.creator + creatorAmount,
       treasury: r.treasury + a.treasuryAmount,
       lastSettledAt: event.block.timestamp,
       lastSettledBlock: event.block.number,

@@ -108,7 +108,7 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
         resourceId: log.args.resourceId,
         buyer: log.args.buyer,
         amount: log.args.amount,
-        creatorAmount: log.args.creatorAmount,
+        creatorAmount: log.args.amount - log.args.treasuryAmount,
         treasuryAmount: log.args.treasuryAmount,
       }));
     },

@@ -59,7 +59,7 @@ describe("facilitator: GET /revenue/:resourceId (from the indexer's projections)
       resourceId: paid,
       calls: 4,
       gross: sum((a) => a.amount!),
-      creator: sum((a) => a.creatorAmount!),
+      creator: sum((a) => a.amount! - a.treasuryAmount!),
       treasury: sum((a) => a.treasuryAmount!),
       lastSettledAt: new Date(Number(last.timestamp) * 1000).toISOString(),
     });

@@ -11,13 +11,14 @@ import { hexToBytes, keccak256, toHex } from 'viem'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import StackModule from '../../ignition/modules/Stack.ts'
+import { compactDebit } from '../facilitator/relayer/compactDebit.ts'
 import { debitAuthorizationTypes, escrowDomain, tokenDomain, transferWithAuthorizationTypes } from '../protocol/typedData.ts'
 
 /** 2100-01-01: a fixed validBefore, so that signatures (and calldata gas) do not depend on the clock. */
 const VALID_BEFORE = 4_102_444_800n
 const PRICE = 1_200n
 const BATCH_SIZES = [1, 10, 50] as const
-/** The batch whose gas is broken down by what it pays for. */
+/** The compact batch whose gas is broken down by what it pays for. */
 const BREAKDOWN_BATCH = 50
 const DOC = fileURLToPath(new URL('../../docs/gas.md', import.meta.url))
 
@@ -95,6 +96,12 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
     return { authorization, amount: PRICE, signature }
   }
 
+  function compactOf(item: Awaited<ReturnType<typeof signedDebit>>) {
+    const compact = compactDebit(item)
+    if (!compact) throw new Error('a debit signed by a key has a compact encoding')
+    return compact
+  }
+
   async function signedTransfer(label: string, to: Hex) {
     const message = { from: buyer!.account.address, to, value: PRICE, validAfter: 0n, validBefore: VALID_BEFORE, nonce: nonceOf(label) }
     const signature = await buyer!.signTypedData({
@@ -133,8 +140,11 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
   for (const size of BATCH_SIZES) {
     const items = []
     for (let i = 0; i < size; i++) items.push(await signedDebit(`batch ${size} item ${i}`))
-    const hash = await escrow.write.debitBatch([items], relayerAccount)
-    rows.push({ operation: `\`debitBatch\` of ${size}`, items: size, gasUsed: await gasOf(Promise.resolve(hash)) })
+    rows.push({ operation: `\`debitBatch\` of ${size}`, items: size, gasUsed: await gasOf(escrow.write.debitBatch([items], relayerAccount)) })
+    const compact = []
+    for (let i = 0; i < size; i++) compact.push(compactOf(await signedDebit(`compact batch ${size} item ${i}`)))
+    const hash = await escrow.write.debitBatchCompact([compact], relayerAccount)
+    rows.push({ operation: `\`debitBatchCompact\` of ${size}`, items: size, gasUsed: await gasOf(Promise.resolve(hash)) })
     if (size === BREAKDOWN_BATCH) breakdown = await breakdownOf(hash, size)
   }
 
@@ -147,7 +157,11 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
   for (const [i, b] of manyBuyers.entries()) {
     spread.push(await signedDebit(`spread item ${i}`, { address: b.address, signTypedData: (p) => b.signTypedData(p as never) }))
   }
-  rows.push({ operation: '`debitBatch` of 50, one item for each of 50 buyers', items: 50, gasUsed: await gasOf(escrow.write.debitBatch([spread], relayerAccount)) })
+  rows.push({
+    operation: '`debitBatchCompact` of 50, one item for each of 50 buyers',
+    items: 50,
+    gasUsed: await gasOf(escrow.write.debitBatchCompact([spread.map(compactOf)], relayerAccount)),
+  })
 
   const exactPayment = async (label: string) => {
     const { from, value, validAfter, validBefore, nonce, signature } = await signedTransfer(label, escrow.address)
@@ -187,6 +201,10 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
         else totals.registry += cost
       }
     }
+    const hist = new Map<string, number>()
+    for (const st of steps) if (st.depth === 1) hist.set(st.op, (hist.get(st.op) ?? 0) + st.gasCost)
+    console.error([...hist].sort((a, b) => b[1] - a[1]).slice(0, 24).map(([o, g]) => `${o} ${(g / items).toFixed(0)}`).join(' '))
+    console.error('steps/item', steps.filter((x) => x.depth === 1).length / items)
     const input = hexToBytes(transaction.input)
     const calldata = input.reduce((sum, byte) => sum + (byte === 0 ? 4n : 16n), 0n)
     const n = BigInt(items)

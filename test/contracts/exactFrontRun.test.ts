@@ -56,8 +56,6 @@ describe("exact payment front-run at the token", function () {
         stack.buyer.account.address,
         stack.payment.nonce,
         50_000n,
-        stack.payout.account.address,
-        47_500n,
         2_500n,
       ]);
       expect(await stack.token.read.balanceOf([stack.buyer.account.address])).to.equal(buyerTokens);

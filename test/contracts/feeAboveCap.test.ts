@@ -80,8 +80,6 @@ describe("fee at or above the cap", function () {
         buyer.account.address,
         authorization.nonce,
         10_000n,
-        payout.account.address,
-        5_001n,
         4_999n,
       ]);
       expect(await escrow.read.earningsOf([treasury.account.address])).to.equal(4_999n);

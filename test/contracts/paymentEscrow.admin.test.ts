@@ -126,8 +126,6 @@ describe("PaymentEscrow administration", function () {
         stack.buyer.account.address,
         item.authorization.nonce,
         10_000n,
-        stack.payout.account.address,
-        9_400n,
         600n,
       ]);
     });

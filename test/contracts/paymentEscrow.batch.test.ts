@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { encodeErrorResult, getAddress, maxUint256, parseEventLogs } from "viem";
+import { encodeErrorResult, getAddress, parseEventLogs } from "viem";
 import type { Hex } from "viem";
 import {
   USDC,
@@ -15,9 +15,21 @@ import {
   viem,
 } from "./fixtures.ts";
 import type { Debit } from "./fixtures.ts";
+import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 
-/** PaymentEscrow.debitBatch: many debits in one transaction; a failing item is skipped and reported, never the batch. */
-describe("PaymentEscrow.debitBatch", function () {
+/** An item in the compact encoding; every item of these tests has one. */
+function compact(item: Debit) {
+  const encoded = compactDebit(item);
+  if (!encoded) throw new Error(`debit ${item.authorization.nonce} has no compact encoding`);
+  return encoded;
+}
+
+/**
+ * PaymentEscrow.debitBatch and debitBatchCompact: many debits in one transaction; a failing item is skipped and
+ * reported, never the batch. Every test runs in both encodings, which must behave alike.
+ */
+for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
+describe(`PaymentEscrow.${encoding}`, function () {
   async function setup() {
     const stack = await networkHelpers.loadFixture(deployFundedEscrow);
     const { buyer, relayer, payout, treasury } = stack.accounts;
@@ -29,9 +41,20 @@ describe("PaymentEscrow.debitBatch", function () {
     return encodeErrorResult({ abi: stack.escrow.abi, errorName, args } as Parameters<typeof encodeErrorResult>[0]);
   }
 
+  /** Sends `items` as one batch in this suite's encoding. */
+  function sendBatch(stack: Setup, items: Debit[]): Promise<Hex> {
+    return encoding === "debitBatch"
+      ? stack.escrow.write.debitBatch([items], stack.relayerAccount)
+      : stack.escrow.write.debitBatchCompact([items.map(compact)], stack.relayerAccount);
+  }
+
   async function batchLogs(stack: Setup, items: Debit[]) {
-    const settled = (await stack.escrow.simulate.debitBatch([items], { account: stack.accounts.relayer.account.address })).result;
-    const receipt = await mined(stack, stack.escrow.write.debitBatch([items], stack.relayerAccount));
+    const from = { account: stack.accounts.relayer.account.address };
+    const settled =
+      encoding === "debitBatch"
+        ? (await stack.escrow.simulate.debitBatch([items], from)).result
+        : (await stack.escrow.simulate.debitBatchCompact([items.map(compact)], from)).result;
+    const receipt = await mined(stack, sendBatch(stack, items));
     const debited = parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs });
     const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs });
     return { settled, debited, skipped, receipt };
@@ -54,8 +77,6 @@ describe("PaymentEscrow.debitBatch", function () {
           buyer: getAddress(stack.buyer.account.address),
           nonce: item.authorization.nonce,
           amount: item.amount,
-          payout: getAddress(stack.payout.account.address),
-          creatorAmount: item.amount - (item.amount * 500n) / 10_000n,
           treasuryAmount: (item.amount * 500n) / 10_000n,
         })),
       );
@@ -69,12 +90,10 @@ describe("PaymentEscrow.debitBatch", function () {
       const items = await Promise.all(
         [19n, 19n].map((amount, i) => signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(`small ${i}`), amount })),
       );
-      await viem.assertions.emitWithArgs(stack.escrow.write.debitBatch([items], stack.relayerAccount), stack.escrow, "Debited", [
+      await viem.assertions.emitWithArgs(sendBatch(stack, items), stack.escrow, "Debited", [
         stack.resourceId,
         stack.buyer.account.address,
         items[1]!.authorization.nonce,
-        19n,
-        stack.payout.account.address,
         19n,
         0n,
       ]);
@@ -128,8 +147,16 @@ describe("PaymentEscrow.debitBatch", function () {
         skipped: [items[0]!.authorization.nonce, items[6]!.authorization.nonce],
       });
       const creatorShare = (amount: bigint) => amount - (amount * 500n) / 10_000n;
+      // Debited names the resource; the registry names its payout.
+      const payoutOf = new Map<Hex, Hex>([
+        [stack.resourceId, stack.payout.account.address],
+        [alsoPayout.resourceId, stack.payout.account.address],
+        [news.resourceId, creator.account.address],
+      ]);
       const sharesTo = (payout: Hex) =>
-        debited.filter((log) => log.args.payout === getAddress(payout)).reduce((sum, log) => sum + log.args.creatorAmount, 0n);
+        debited
+          .filter((log) => payoutOf.get(log.args.resourceId) === payout)
+          .reduce((sum, log) => sum + log.args.amount - log.args.treasuryAmount, 0n);
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(
         [1_000n, 2_000n, 3_000n, 5_000n, 6_000n].reduce((sum, amount) => sum + creatorShare(amount), 0n),
       );
@@ -156,7 +183,7 @@ describe("PaymentEscrow.debitBatch", function () {
       const overCap = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("over"), maxAmount: 10n, amount: 11n });
       const alsoGood = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("also good"), amount: 2_000n });
 
-      const promise = stack.escrow.write.debitBatch([[good, overCap, alsoGood]], stack.relayerAccount);
+      const promise = sendBatch(stack, [good, overCap, alsoGood]);
       await viem.assertions.emitWithArgs(promise, stack.escrow, "DebitSkipped", [
         stack.resourceId,
         stack.buyer.account.address,
@@ -206,7 +233,7 @@ describe("PaymentEscrow.debitBatch", function () {
           await signedDebit(stack, {
             resourceId: stack.resourceId,
             nonce: nonceOf("too much"),
-            maxAmount: maxUint256,
+            maxAmount: 100n * USDC,
             amount: 100n * USDC,
             validBefore: at + 10n,
           }),
@@ -214,7 +241,7 @@ describe("PaymentEscrow.debitBatch", function () {
         ],
       ];
       const items = cases.map(([item]) => item);
-      const receipt = await atNextBlock(at, () => mined(stack, stack.escrow.write.debitBatch([items], stack.relayerAccount)));
+      const receipt = await atNextBlock(at, () => mined(stack, sendBatch(stack, items)));
       const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs });
       expect(skipped.map((log) => log.args)).to.deep.equal(
         cases.map(([item, expected]) => ({
@@ -233,7 +260,7 @@ describe("PaymentEscrow.debitBatch", function () {
       await mined(stack, stack.escrow.write.setSpendLimit([1_500n, 3_600n], { account: stack.buyer.account }));
       const first = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("1"), amount: 1_000n });
       const second = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("2"), amount: 1_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.debitBatch([[first, second]], stack.relayerAccount), stack.escrow, "DebitSkipped", [
+      await viem.assertions.emitWithArgs(sendBatch(stack, [first, second]), stack.escrow, "DebitSkipped", [
         stack.resourceId,
         stack.buyer.account.address,
         second.authorization.nonce,

@@ -35,8 +35,6 @@ describe("PaymentEscrow.debit", function () {
         buyer.account.address,
         item.authorization.nonce,
         1_200n,
-        payout.account.address,
-        1_140n,
         60n,
       ]);
 
@@ -70,8 +68,6 @@ describe("PaymentEscrow.debit", function () {
         stack.buyer.account.address,
         item.authorization.nonce,
         50_000n,
-        stack.payout.account.address,
-        47_500n,
         2_500n,
       ]);
     });
@@ -93,8 +89,6 @@ describe("PaymentEscrow.debit", function () {
         stack.buyer.account.address,
         item.authorization.nonce,
         1_000n,
-        accounts.other.account.address,
-        950n,
         50n,
       ]);
       expect(await stack.escrow.read.earningsOf([accounts.other.account.address])).to.equal(950n);
@@ -122,7 +116,7 @@ describe("PaymentEscrow.debit", function () {
         escrow.write.debit([{ authorization: typedData.message, amount: 1_200n, signature }], stack.relayerAccount),
         escrow,
         "Debited",
-        [stack.resourceId, buyer.account.address, wire.nonce, 1_200n, stack.payout.account.address, 1_140n, 60n],
+        [stack.resourceId, buyer.account.address, wire.nonce, 1_200n, 60n],
       );
     });
 
@@ -155,8 +149,6 @@ describe("PaymentEscrow.debit", function () {
         stack.wallet.address,
         item.authorization.nonce,
         2_000n,
-        stack.payout.account.address,
-        1_900n,
         100n,
       ]);
       expect(await stack.escrow.read.balanceOf([stack.wallet.address])).to.equal(10n * USDC - 2_000n);

@@ -35,8 +35,6 @@ describe("PaymentEscrow.settleExact", function () {
         buyer.account.address,
         payment.nonce,
         50_000n,
-        stack.payout.account.address,
-        47_500n,
         2_500n,
       ]);
 

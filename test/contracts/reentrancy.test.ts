@@ -289,8 +289,6 @@ describe("reentrancy", function () {
         stack.wallet.address,
         stack.item.authorization.nonce,
         1_000n,
-        stack.accounts.payout.account.address,
-        950n,
         50n,
       ]);
       expect(await stack.wallet.read.writes()).to.equal(0n);

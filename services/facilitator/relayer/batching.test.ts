@@ -3,7 +3,9 @@ import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { privateKeyToAccount } from "viem/accounts";
+import { decodeFunctionData } from "viem";
 import type { Hex } from "viem";
+import { abiOf } from "../../protocol/artifacts.ts";
 import { signEscrowPayment } from "../../buyer/signPayment.ts";
 import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
@@ -55,9 +57,9 @@ describe("relayer batching", function () {
       ...settings,
     });
 
-  async function debitItem(amount = 1_000n): Promise<DebitItem> {
+  async function debitItem(amount = 1_000n, maxAmount = CAP): Promise<DebitItem> {
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600);
-    const p = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore });
+    const p = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount, validBefore });
     const a = p.authorization;
     return {
       authorization: { buyer: a.buyer, resourceId: a.resourceId, maxAmount: BigInt(a.maxAmount), validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce },
@@ -81,6 +83,21 @@ describe("relayer batching", function () {
     const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64 });
     const outcomes = await Promise.all((await items(10)).map((item) => relayer.debit(item)));
     expect([...perTransaction(outcomes).values()]).to.deep.equal([10]);
+  });
+
+  it("sends a batch compact (debitBatchCompact), or in full (debitBatch) when an item has no compact encoding", async function () {
+    const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64 });
+    const functionOf = async (outcomes: DebitOutcome[]) => {
+      const [transaction, ...others] = [...perTransaction(outcomes).keys()];
+      expect(others).to.have.length(0);
+      const { input } = await chain.publicClient.getTransaction({ hash: transaction! });
+      return decodeFunctionData({ abi: abiOf("PaymentEscrow"), data: input }).functionName;
+    };
+    const keySigned = await items(3);
+    expect(await functionOf(await Promise.all(keySigned.map((item) => relayer.debit(item))))).to.equal("debitBatchCompact");
+    // A cap of 2^128 does not fit the compact form: that one item sends the batch in full.
+    const mixed = [...(await items(2)), await debitItem(1_000n, 2n ** 128n)];
+    expect(await functionOf(await Promise.all(mixed.map((item) => relayer.debit(item))))).to.equal("debitBatch");
   });
 
   it("cuts a batch at batchMaxItems", async function () {

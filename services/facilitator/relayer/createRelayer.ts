@@ -3,6 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
+import { compactDebit } from "./compactDebit.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
@@ -53,7 +54,8 @@ type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e
 
 /**
  * The relayer: a pool of signers, each with its own nonce lane, that batches debits arriving within
- * `batchWindowMs` (or `batchMaxItems`) into one `debitBatch` transaction and reports each item's outcome
+ * `batchWindowMs` (or `batchMaxItems`) into one `debitBatchCompact` transaction (`debitBatch` when an item has
+ * no compact encoding, such as a contract wallet's signature) and reports each item's outcome
  * from the receipt's `Debited` / `DebitSkipped` logs. A signer cuts its next batch only once its previous one
  * has been broadcast, so under load whatever arrived meanwhile goes out together (bigger batches, fewer
  * transactions) while receipts are still awaited in parallel.
@@ -130,7 +132,7 @@ export function createRelayer(p: RelayerParameters) {
 
   async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
-      const data = encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [batch.map((b) => b.item)] });
+      const data = encodeBatch(batch.map((b) => b.item));
       const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length), onBroadcast);
       if (receipt.status !== "success") throw new ChainUnavailableError(`debitBatch ${receipt.transactionHash} reverted`);
       p.onBatch?.(batch.length, receipt.gasUsed);
@@ -143,6 +145,13 @@ export function createRelayer(p: RelayerParameters) {
     } catch (error) {
       for (const { reject } of batch) reject(error);
     }
+  }
+
+  /** A batch in the compact encoding when every item has one (key signatures, values below 2^128), else in full. */
+  function encodeBatch(items: DebitItem[]): Hex {
+    const compact = items.map(compactDebit);
+    if (compact.every((c) => c !== null)) return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatchCompact", args: [compact] });
+    return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [items] });
   }
 
   function outcomesOf(receipt: TransactionReceipt): Map<string, DebitOutcome> {
@@ -158,7 +167,7 @@ export function createRelayer(p: RelayerParameters) {
             transaction: receipt.transactionHash,
             block: receipt.blockNumber,
             amount: a.amount,
-            creatorAmount: a.creatorAmount,
+            creatorAmount: a.amount - a.treasuryAmount,
             treasuryAmount: a.treasuryAmount,
             payer: a.buyer,
           });
