@@ -44,8 +44,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @notice Most gas a contract buyer's ERC-1271 `isValidSignature` may use in a debit, so that one hostile
     /// wallet cannot burn the gas of a whole batch (an unbounded call takes 63/64 of what is left).
     uint256 public constant ERC1271_GAS_LIMIT = 500_000;
-    /// @dev The low 128 bits of a word, where `CompactDebit` keeps amount and validBefore.
+    /// @dev The low 128 bits of a word, where `CompactDebit` keeps the amount.
     uint256 private constant LOW_128 = type(uint128).max;
+    /// @dev A 48-bit field of `CompactDebit.buyerWindow` (validBefore), once shifted down.
+    uint256 private constant LOW_48 = type(uint48).max;
     /// @dev The bits of an EIP-2098 `vs` that hold s.
     bytes32 private constant S_MASK = bytes32(type(uint256).max >> 1);
     /// @dev The largest s a signature may have: half the secp256k1 group order (EIP-2).
@@ -65,7 +67,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @dev One debit, decoded from either encoding (`Debit` or `CompactDebit`). The first seven words are the
     /// preimage of the authorization's EIP-712 struct hash: the type hash, then the six fields, one word each, as
-    /// `abi.encode` lays them out. `v`, `r`, `s` are the signature's parts (v = 0 when it is not 65 bytes long).
+    /// `abi.encode` lays them out. `v`, `r`, `s` are the signature's parts (v = 0 when it is not 65 bytes long);
+    /// `packed` says that they are all there is of it (a `CompactDebit`), so a contract wallet is shown them.
     struct Item {
         bytes32 typeHash;
         address buyer;
@@ -78,6 +81,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint8 v;
         bytes32 r;
         bytes32 s;
+        bool packed;
     }
 
     /// @dev A batch in progress: the fee read once, the treasury's fees and the count so far, the item being
@@ -211,7 +215,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @inheritdoc IPaymentEscrow
     function debitBatch(Debit[] calldata items) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256) {
-        Batch memory b = _openBatch();
+        Batch memory b = _openBatch(false);
         for (uint256 i; i < items.length; ++i) {
             _load(b.item, items[i]);
             _batchItem(b, items[i].signature, i == 0);
@@ -226,10 +230,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         whenNotPaused
         returns (uint256)
     {
-        Batch memory b = _openBatch();
+        Batch memory b = _openBatch(true);
         for (uint256 i; i < items.length; ++i) {
             _loadCompact(b.item, items[i]);
-            _batchItem(b, msg.data[0:0], i == 0);
+            _batchItem(b, msg.data[0:0], i == 0); // no signature bytes: `packed` rebuilds them
         }
         return _closeBatch(b);
     }
@@ -247,7 +251,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             // buyer signed exactly this transfer and its value sits here unaccounted for; nonceUsed
             // above makes sure the same funds are never counted twice.
             (uint8 v, bytes32 r, bytes32 sigS) = _splitSignature(p.signature);
-            if (!_isValidSignature(p.from, _hashExactTransfer(p), v, r, sigS, p.signature)) {
+            if (!_isValidSignature(p.from, _hashExactTransfer(p), v, r, sigS, false, p.signature)) {
                 revert InvalidSignature(p.from);
             }
             uint256 unaccounted = token.balanceOf(address(this)) - totalLiabilities;
@@ -342,8 +346,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @dev One debit: every check in one place, then its effects. A failing check returns the ABI-encoded custom
     /// error (and changes nothing), so that `debit` reverts with it and a batch skips the item and reports it.
-    /// `active` is the registry's answer for the item's resource; `signature` is the signature as sent, or empty
-    /// when it came in the compact encoding. Returns the treasury's share; the creator's is the rest of `d.amount`.
+    /// `active` is the registry's answer for the item's resource; `signature` is the signature as sent (unused for a
+    /// packed item). Returns the treasury's share; the creator's is the rest of `d.amount`.
     function _debit(Item memory d, bytes calldata signature, bool active, uint16 fee)
         private
         returns (bytes memory failure, uint256 treasuryAmount)
@@ -366,7 +370,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         if (amount == 0) return (abi.encodeWithSelector(ZeroAmount.selector), 0);
         if (amount > d.maxAmount) return (abi.encodeWithSelector(AmountExceedsMax.selector, amount, d.maxAmount), 0);
         if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, d.resourceId), 0);
-        if (!_isValidSignature(buyer, _digest(d), d.v, d.r, d.s, signature)) {
+        if (!_isValidSignature(buyer, _digest(d), d.v, d.r, d.s, d.packed, signature)) {
             return (abi.encodeWithSelector(InvalidSignature.selector, buyer), 0);
         }
         uint256 balance = balanceOf[buyer];
@@ -401,9 +405,11 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         emit Debited(d.resourceId, buyer, nonce, amount, treasuryAmount);
     }
 
-    function _openBatch() private view returns (Batch memory b) {
+    /// @dev `packed`: the batch's items come as `CompactDebit`s.
+    function _openBatch(bool packed) private view returns (Batch memory b) {
         b.fee = feeBps;
         b.item = _newItem();
+        b.item.packed = packed;
     }
 
     /// @dev Debits the batch's current item, or skips it with `DebitSkipped`. Consecutive items for one resource form
@@ -477,15 +483,15 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @dev Unpacks a `CompactDebit`; see its definition for the layout.
     function _loadCompact(Item memory d, CompactDebit calldata c) private pure {
-        d.buyer = c.buyer;
+        uint256 buyerWindow = c.buyerWindow;
+        d.buyer = address(uint160(buyerWindow));
+        d.validBefore = (buyerWindow >> 160) & LOW_48;
+        d.validAfter = buyerWindow >> 208;
         d.resourceId = c.resourceId;
         d.nonce = c.nonce;
         uint256 amounts = c.amounts;
         d.maxAmount = amounts >> 128;
         d.amount = amounts & LOW_128;
-        uint256 window = c.window;
-        d.validAfter = window >> 128;
-        d.validBefore = window & LOW_128;
         bytes32 vs = c.vs;
         d.r = c.r;
         d.s = vs & S_MASK;
@@ -532,16 +538,21 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// code (EIP-7702), whose key still signs for it, and it is the rule the facilitator checks off chain. Otherwise,
     /// for an account with code, ERC-1271 with at most ERC1271_GAS_LIMIT gas and only the first 32 bytes of its
     /// answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch. The wallet is shown
-    /// `signature` as sent, or, for a compact item (empty `signature`), the 65 bytes r, s, v it was packed from.
-    function _isValidSignature(address signer, bytes32 hash, uint8 v, bytes32 r, bytes32 s, bytes calldata signature)
-        private
-        view
-        returns (bool)
-    {
+    /// `signature` as sent (an empty one too: some wallets answer it for a hash they approved), or, when `packed`,
+    /// the 65 bytes r, s, v that a compact item was packed from.
+    function _isValidSignature(
+        address signer,
+        bytes32 hash,
+        uint8 v,
+        bytes32 r,
+        bytes32 s,
+        bool packed,
+        bytes calldata signature
+    ) private view returns (bool) {
         address recovered = _recover(hash, v, r, s);
         if (recovered != address(0) && recovered == signer) return true;
         if (signer.code.length == 0) return false;
-        bytes memory data = signature.length == 0
+        bytes memory data = packed
             ? abi.encodeCall(IERC1271.isValidSignature, (hash, abi.encodePacked(r, s, v)))
             : abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
         bool success;

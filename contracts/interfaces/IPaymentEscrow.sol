@@ -20,20 +20,20 @@ interface IPaymentEscrow {
         bytes signature;
     }
 
-    /// @notice The same debit in seven static words, for `debitBatchCompact`: what most batches carry, in 40% less
-    /// calldata. It holds exactly the information of a `Debit` whose values fit (maxAmount, validAfter and validBefore
-    /// below 2^128) and whose signature is 65 bytes with v = 27 or 28 and s below 2^255: the escrow rebuilds the
-    /// authorization and the 65 signature bytes from it, so the buyer's signature is checked against what they signed.
+    /// @notice The same debit in six static words, for `debitBatchCompact`: what most batches carry, in half the
+    /// calldata. It holds exactly the information of a `Debit` whose values fit (validAfter and validBefore below 2^48,
+    /// as ERC-4337 packs them; maxAmount and amount below 2^128) and whose signature is 65 bytes with v = 27 or 28 and
+    /// s below 2^255: the escrow rebuilds the authorization and the 65 signature bytes from it, so the buyer's
+    /// signature is checked against exactly what they signed.
+    /// @param buyerWindow validAfter << 208 | validBefore << 160 | buyer.
     /// @param amounts maxAmount << 128 | amount.
-    /// @param window validAfter << 128 | validBefore.
     /// @param r The signature's r.
     /// @param vs The signature's s with v - 27 in the top bit (EIP-2098).
     struct CompactDebit {
-        address buyer;
+        uint256 buyerWindow;
         bytes32 resourceId;
         bytes32 nonce;
         uint256 amounts;
-        uint256 window;
         bytes32 r;
         bytes32 vs;
     }

@@ -274,11 +274,13 @@ function render({ rows, baseline, breakdown }: { rows: Row[]; baseline: bigint; 
       'recovery and a log that names the resource, buyer and nonce (the relayer and the indexer look debits up by them) ' +
       'are as fixed. What brought a batched debit under the target:',
     '',
-    '- The compact encoding (`debitBatchCompact`): seven static words per item instead of an ABI `Debit` with a ' +
-      'dynamic signature, with the two amounts and the two times packed in pairs and the signature in EIP-2098 form. ' +
+    '- The compact encoding (`debitBatchCompact`): six static words per item instead of an ABI `Debit` with a ' +
+      'dynamic signature (thirteen words), with the two times packed beside the buyer (as ERC-4337 packs them), the two ' +
+      'amounts in one word and the signature in EIP-2098 form. ' +
       'The escrow rebuilds the authorization and the 65 signature bytes from them, so the signature is checked against ' +
       'exactly what the buyer signed. The relayer uses it whenever every item of a batch has it (a key signature, ' +
-      'values below 2^128), which is every batch but one that carries a contract wallet\'s own signature format.',
+      'times below 2^48, amounts below 2^128), which is every batch but one that carries a contract wallet\'s own ' +
+      'signature format.',
     '- `Debited` without the payout and the creator\'s share: the registry names the payout, and the share is the ' +
       'amount less the fee (512 gas per item).',
     '- Consecutive items for one resource share one registry lookup and one credit of the creator shares; the nonce ' +

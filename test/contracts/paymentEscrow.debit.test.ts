@@ -154,6 +154,19 @@ describe("PaymentEscrow.debit", function () {
       expect(await stack.escrow.read.balanceOf([stack.wallet.address])).to.equal(10n * USDC - 2_000n);
     });
 
+    it("shows the wallet an empty signature as sent: it stands for a hash the wallet approved", async function () {
+      const stack = await walletSetup();
+      const signed = await signedDebit(stack, { resourceId: stack.resourceId, buyer: stack.wallet.address, amount: 2_000n });
+      const item = { ...signed, signature: "0x" as const };
+      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "InvalidSignature", [
+        stack.wallet.address,
+      ]);
+      const digest = await stack.escrow.read.hashDebitAuthorization([item.authorization]);
+      await mined(stack, stack.wallet.write.approve([digest], { account: stack.buyer.account }));
+      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
+      expect(await stack.escrow.read.balanceOf([stack.wallet.address])).to.equal(10n * USDC - 2_000n);
+    });
+
     it("rejects a signature from anyone but the owner with InvalidSignature(wallet)", async function () {
       const stack = await walletSetup();
       const item = await signedDebit(stack, {

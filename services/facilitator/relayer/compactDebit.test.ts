@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { concat, keccak256, numberToHex, toHex } from "viem";
+import { concat, getAddress, keccak256, numberToHex, toHex } from "viem";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { compactDebit } from "./compactDebit.ts";
@@ -24,25 +24,25 @@ async function item(overrides: Partial<DebitItem["authorization"]> & { amount?: 
 
 /** Unpacks a compact item the way PaymentEscrow._loadCompact does. */
 function unpack(c: NonNullable<ReturnType<typeof compactDebit>>): DebitItem {
-  const low = (1n << 128n) - 1n;
+  const low = (bits: bigint) => (1n << bits) - 1n;
   const vs = BigInt(c.vs);
   return {
     authorization: {
-      buyer: c.buyer,
+      buyer: getAddress(numberToHex(c.buyerWindow & low(160n), { size: 20 })),
       resourceId: c.resourceId,
       maxAmount: c.amounts >> 128n,
-      validAfter: c.window >> 128n,
-      validBefore: c.window & low,
+      validAfter: c.buyerWindow >> 208n,
+      validBefore: (c.buyerWindow >> 160n) & low(48n),
       nonce: c.nonce,
     },
-    amount: c.amounts & low,
+    amount: c.amounts & low(128n),
     signature: concat([c.r, numberToHex(vs & ((1n << 255n) - 1n), { size: 32 }), numberToHex(27n + (vs >> 255n), { size: 1 })]),
   };
 }
 
 describe("compactDebit", function () {
   it("packs an item so that the escrow's unpacking gives back every field and the 65 signature bytes", async function () {
-    for (const fields of [{}, { maxAmount: 2n ** 128n - 1n, amount: 2n ** 128n - 1n, validAfter: 2n ** 128n - 1n, validBefore: 2n ** 128n - 1n }]) {
+    for (const fields of [{}, { maxAmount: 2n ** 128n - 1n, amount: 2n ** 128n - 1n, validAfter: 2n ** 48n - 1n, validBefore: 2n ** 48n - 1n }]) {
       const original = await item(fields);
       const compact = compactDebit(original);
       expect(compact).to.not.equal(null);
@@ -50,8 +50,8 @@ describe("compactDebit", function () {
     }
   });
 
-  it("has no encoding for a value of 2^128 or more", async function () {
-    for (const fields of [{ maxAmount: 2n ** 128n }, { validAfter: 2n ** 128n }, { validBefore: 2n ** 128n }, { amount: 2n ** 128n }]) {
+  it("has no encoding for a time of 2^48 or more, or an amount of 2^128 or more", async function () {
+    for (const fields of [{ maxAmount: 2n ** 128n }, { validAfter: 2n ** 48n }, { validBefore: 2n ** 48n }, { amount: 2n ** 128n }]) {
       expect(compactDebit(await item(fields)), JSON.stringify(Object.keys(fields))).to.equal(null);
     }
   });
