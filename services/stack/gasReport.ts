@@ -201,10 +201,6 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
         else totals.registry += cost
       }
     }
-    const hist = new Map<string, number>()
-    for (const st of steps) if (st.depth === 1) hist.set(st.op, (hist.get(st.op) ?? 0) + st.gasCost)
-    console.error([...hist].sort((a, b) => b[1] - a[1]).slice(0, 24).map(([o, g]) => `${o} ${(g / items).toFixed(0)}`).join(' '))
-    console.error('steps/item', steps.filter((x) => x.depth === 1).length / items)
     const input = hexToBytes(transaction.input)
     const calldata = input.reduce((sum, byte) => sum + (byte === 0 ? 4n : 16n), 0n)
     const n = BigInt(items)

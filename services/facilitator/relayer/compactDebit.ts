@@ -7,9 +7,9 @@ export type CompactDebit = { buyerWindow: bigint; resourceId: Hex; nonce: Hex; a
 
 /**
  * The compact encoding of `item`, or null when it has none: a validAfter or validBefore of 2^48 or more, a cap or
- * amount of 2^128 or more, or a signature that is not
- * 65 bytes with v = 27 or 28 and s below 2^255 (a contract wallet's signature, say). The encoding is lossless, so
- * the escrow checks the signature against exactly what the buyer signed.
+ * amount of 2^128 or more, or a signature that is not 65 bytes with v = 27 or 28 and s below 2^255 (a contract
+ * wallet's signature, say). The encoding is lossless, so the escrow checks the signature against exactly what the
+ * buyer signed.
  * @example const compact = compactDebit(item) // then debitBatchCompact([compact, ...])
  */
 export function compactDebit(item: DebitItem): CompactDebit | null {

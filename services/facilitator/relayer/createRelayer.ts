@@ -134,7 +134,7 @@ export function createRelayer(p: RelayerParameters) {
     try {
       const data = encodeBatch(batch.map((b) => b.item));
       const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length), onBroadcast);
-      if (receipt.status !== "success") throw new ChainUnavailableError(`debitBatch ${receipt.transactionHash} reverted`);
+      if (receipt.status !== "success") throw new ChainUnavailableError(`batch ${receipt.transactionHash} reverted`);
       p.onBatch?.(batch.length, receipt.gasUsed);
       const outcomes = outcomesOf(receipt);
       for (const { item, resolve, reject } of batch) {
@@ -147,7 +147,7 @@ export function createRelayer(p: RelayerParameters) {
     }
   }
 
-  /** A batch in the compact encoding when every item has one (key signatures, values below 2^128), else in full. */
+  /** A batch in the compact encoding when every item has one (see compactDebit), else in full. */
   function encodeBatch(items: DebitItem[]): Hex {
     const compact = items.map(compactDebit);
     if (compact.every((c) => c !== null)) return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatchCompact", args: [compact] });
