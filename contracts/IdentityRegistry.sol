@@ -12,8 +12,9 @@ import {IIdentityRegistry} from "./interfaces/IIdentityRegistry.sol";
 /// payment wallet. Call-compatible with the canonical registry: agent ids count up from 0, the wallet
 /// starts as the registrant and is cleared on transfer, "agentWallet" is a reserved metadata key.
 contract IdentityRegistry is ERC721URIStorage, EIP712, IIdentityRegistry {
-    bytes32 public constant AGENT_WALLET_SET_TYPEHASH =
-        keccak256("AgentWalletSet(uint256 agentId,address newWallet,address owner,uint256 deadline)");
+    bytes32 public constant AGENT_WALLET_SET_TYPEHASH = keccak256(
+        "AgentWalletSet(uint256 agentId,address newWallet,address owner,uint256 deadline)"
+    );
     uint256 public constant MAX_DEADLINE_DELAY = 5 minutes;
     string private constant AGENT_WALLET_KEY = "agentWallet";
 
@@ -77,9 +78,11 @@ contract IdentityRegistry is ERC721URIStorage, EIP712, IIdentityRegistry {
             revert WalletDeadlineTooFar(deadline, block.timestamp + MAX_DEADLINE_DELAY);
         }
         address owner = _requireAuthorized(agentId);
-        bytes32 digest =
-            _hashTypedDataV4(keccak256(abi.encode(AGENT_WALLET_SET_TYPEHASH, agentId, newWallet, owner, deadline)));
-        if (!SignatureChecker.isValidSignatureNow(newWallet, digest, signature)) revert InvalidWalletSignature(newWallet);
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(abi.encode(AGENT_WALLET_SET_TYPEHASH, agentId, newWallet, owner, deadline))
+        );
+        if (!SignatureChecker.isValidSignatureNow(newWallet, digest, signature))
+            revert InvalidWalletSignature(newWallet);
         _setAgentWallet(agentId, newWallet);
     }
 
@@ -109,7 +112,12 @@ contract IdentityRegistry is ERC721URIStorage, EIP712, IIdentityRegistry {
         // The wallet as stored now: the receiver's onERC721Received may have moved the identity (which
         // clears it) or set another one, and the last agentWallet event must match the state.
         address wallet = _agentWallet[agentId];
-        emit MetadataSet(agentId, AGENT_WALLET_KEY, AGENT_WALLET_KEY, wallet == address(0) ? bytes("") : abi.encodePacked(wallet));
+        emit MetadataSet(
+            agentId,
+            AGENT_WALLET_KEY,
+            AGENT_WALLET_KEY,
+            wallet == address(0) ? bytes("") : abi.encodePacked(wallet)
+        );
     }
 
     function _writeMetadata(uint256 agentId, string memory key, bytes memory value) private {

@@ -118,9 +118,13 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @param treasury_ Receives the fee share.
     /// @param feeBps_ The initial fee, below 5000.
     /// @param admin Holds DEFAULT_ADMIN_ROLE and PAUSER_ROLE.
-    constructor(IERC20 token_, IResourceRegistry registry_, address treasury_, uint16 feeBps_, address admin)
-        EIP712("ServiceEscrow", "1")
-    {
+    constructor(
+        IERC20 token_,
+        IResourceRegistry registry_,
+        address treasury_,
+        uint16 feeBps_,
+        address admin
+    ) EIP712("ServiceEscrow", "1") {
         if (address(token_) == address(0) || address(registry_) == address(0) || admin == address(0)) {
             revert ZeroAddress();
         }
@@ -158,7 +162,13 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     ) external nonReentrant {
         if (value == 0) revert ZeroAmount();
         IERC3009(address(token)).receiveWithAuthorization(
-            from, address(this), value, validAfter, validBefore, nonce, signature
+            from,
+            address(this),
+            value,
+            validAfter,
+            validBefore,
+            nonce,
+            signature
         );
         _credit(from, from, value);
     }
@@ -224,12 +234,9 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     }
 
     /// @inheritdoc IPaymentEscrow
-    function debitBatchCompact(CompactDebit[] calldata items)
-        external
-        onlyRole(RELAYER_ROLE)
-        whenNotPaused
-        returns (uint256)
-    {
+    function debitBatchCompact(
+        CompactDebit[] calldata items
+    ) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256) {
         Batch memory b = _openBatch(true);
         for (uint256 i; i < items.length; ++i) {
             _loadCompact(b.item, items[i]);
@@ -258,11 +265,17 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             if (unaccounted < p.value) revert UnaccountedFundsMissing(unaccounted, p.value);
         } else {
             IERC3009(address(token)).transferWithAuthorization(
-                p.from, address(this), p.value, p.validAfter, p.validBefore, p.nonce, p.signature
+                p.from,
+                address(this),
+                p.value,
+                p.validAfter,
+                p.validBefore,
+                p.nonce,
+                p.signature
             );
         }
         totalLiabilities += p.value;
-        uint256 treasuryAmount = p.value * feeBps / BPS;
+        uint256 treasuryAmount = (p.value * feeBps) / BPS;
         uint256 creatorAmount = p.value - treasuryAmount;
         earningsOf[payout] += creatorAmount;
         earningsOf[treasury] += treasuryAmount;
@@ -348,10 +361,12 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// error (and changes nothing), so that `debit` reverts with it and a batch skips the item and reports it.
     /// `active` is the registry's answer for the item's resource; `signature` is the signature as sent (unused for a
     /// packed item). Returns the treasury's share; the creator's is the rest of `d.amount`.
-    function _debit(Item memory d, bytes calldata signature, bool active, uint16 fee)
-        private
-        returns (bytes memory failure, uint256 treasuryAmount)
-    {
+    function _debit(
+        Item memory d,
+        bytes calldata signature,
+        bool active,
+        uint16 fee
+    ) private returns (bytes memory failure, uint256 treasuryAmount) {
         address buyer = d.buyer;
         uint256 amount = d.amount;
         bytes32 nonce = d.nonce;
@@ -401,7 +416,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
                 s.spent += amount;
             }
         }
-        treasuryAmount = amount * fee / BPS;
+        treasuryAmount = (amount * fee) / BPS;
         emit Debited(d.resourceId, buyer, nonce, amount, treasuryAmount);
     }
 
@@ -552,9 +567,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         address recovered = _recover(hash, v, r, s);
         if (recovered != address(0) && recovered == signer) return true;
         if (signer.code.length == 0) return false;
-        bytes memory data = packed
-            ? abi.encodeCall(IERC1271.isValidSignature, (hash, abi.encodePacked(r, s, v)))
-            : abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
+        bytes memory data =
+            packed
+                ? abi.encodeCall(IERC1271.isValidSignature, (hash, abi.encodePacked(r, s, v)))
+                : abi.encodeCall(IERC1271.isValidSignature, (hash, signature));
         bool success;
         uint256 returnSize;
         bytes32 returnValue;
@@ -573,7 +589,13 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     function _hashExactTransfer(ExactPayment calldata p) private view returns (bytes32) {
         bytes32 structHash = keccak256(
             abi.encode(
-                TRANSFER_WITH_AUTHORIZATION_TYPEHASH, p.from, address(this), p.value, p.validAfter, p.validBefore, p.nonce
+                TRANSFER_WITH_AUTHORIZATION_TYPEHASH,
+                p.from,
+                address(this),
+                p.value,
+                p.validAfter,
+                p.validBefore,
+                p.nonce
             )
         );
         return MessageHashUtils.toTypedDataHash(IERC20Permit(address(token)).DOMAIN_SEPARATOR(), structHash);

@@ -87,7 +87,9 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         BondAuthorization calldata bond
     ) external nonReentrant returns (bytes32 resourceId) {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
-        if (!SignatureChecker.isValidSignatureNow(creator, hashRegistration(creator, registration, deadline), signature)) {
+        if (
+            !SignatureChecker.isValidSignatureNow(creator, hashRegistration(creator, registration, deadline), signature)
+        ) {
             revert InvalidCreatorSignature(creator);
         }
         resourceId = _register(creator, registration);
@@ -97,13 +99,23 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         // Interaction last (checks-effects-interactions): the token is the immutable stablecoin and this function is
         // nonReentrant; if the pull fails, the whole registration reverts with it.
         IERC3009(address(token)).receiveWithAuthorization(
-            creator, address(this), bond.value, bond.validAfter, bond.validBefore, bond.nonce, bond.signature
+            creator,
+            address(this),
+            bond.value,
+            bond.validAfter,
+            bond.validBefore,
+            bond.nonce,
+            bond.signature
         );
     }
 
     /// @notice The EIP-712 digest a creator signs for `registerFor`. It covers creator, slug, payout, category, pricing
     /// and deadline; `agentId`, `cardURI` and `cardHash` of `r` are not part of it (the submitter supplies them).
-    function hashRegistration(address creator, Registration calldata r, uint256 deadline) public view returns (bytes32) {
+    function hashRegistration(
+        address creator,
+        Registration calldata r,
+        uint256 deadline
+    ) public view returns (bytes32) {
         bytes32 structHash = keccak256(
             abi.encode(
                 REGISTER_RESOURCE_TYPEHASH,
@@ -153,7 +165,15 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
 
     function _emitRegistered(bytes32 resourceId, address creator, Registration calldata r) private {
         emit ResourceRegistered(
-            resourceId, creator, r.agentId, r.slug, r.payout, r.category, r.pricing, r.cardURI, r.cardHash
+            resourceId,
+            creator,
+            r.agentId,
+            r.slug,
+            r.payout,
+            r.category,
+            r.pricing,
+            r.cardURI,
+            r.cardHash
         );
     }
 
@@ -227,7 +247,13 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         if (from != res.creator) revert NotCreator(from, res.creator);
         if (value == 0) revert ZeroAmount();
         IERC3009(address(token)).receiveWithAuthorization(
-            from, address(this), value, validAfter, validBefore, nonce, signature
+            from,
+            address(this),
+            value,
+            validAfter,
+            validBefore,
+            nonce,
+            signature
         );
         _creditBond(resourceId, from, value);
     }
@@ -255,11 +281,11 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
 
     /// @notice Records a strike for the failed call `idemKey`; at `strikeThreshold` strikes a `slashBps` share
     /// of the bond goes to the treasury, the count restarts and the resource is deactivated. Facilitator only.
-    function recordStrike(bytes32 resourceId, bytes32 idemKey, string calldata reason)
-        external
-        onlyRole(FACILITATOR_ROLE)
-        nonReentrant
-    {
+    function recordStrike(
+        bytes32 resourceId,
+        bytes32 idemKey,
+        string calldata reason
+    ) external onlyRole(FACILITATOR_ROLE) nonReentrant {
         Resource storage res = _requireKnown(resourceId);
         if (strikeRecorded[idemKey]) revert StrikeAlreadyRecorded(idemKey);
         strikeRecorded[idemKey] = true;
@@ -270,7 +296,7 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
             return;
         }
         res.strikes = 0;
-        uint256 slashed = res.bond * slashBps / BPS;
+        uint256 slashed = (res.bond * slashBps) / BPS;
         res.bond -= slashed;
         emit BondSlashed(resourceId, slashed, res.bond);
         if (res.active) _deactivate(resourceId, res, address(this));
@@ -280,10 +306,11 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     // ---------------------------------------------------------------- admin
 
     /// @notice Sets the slashing policy. Admin only.
-    function setStrikePolicy(uint32 strikeThreshold_, uint16 slashBps_, uint256 minBond_)
-        external
-        onlyRole(DEFAULT_ADMIN_ROLE)
-    {
+    function setStrikePolicy(
+        uint32 strikeThreshold_,
+        uint16 slashBps_,
+        uint256 minBond_
+    ) external onlyRole(DEFAULT_ADMIN_ROLE) {
         _setStrikePolicy(strikeThreshold_, slashBps_, minBond_);
     }
 

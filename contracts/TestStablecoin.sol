@@ -17,16 +17,18 @@ import {ITestStablecoin} from "./interfaces/ITestStablecoin.sol";
 contract TestStablecoin is ERC20, IERC20Permit, IERC3009, ITestStablecoin, EIP712, Nonces, AccessControl {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
 
-    bytes32 public constant PERMIT_TYPEHASH =
-        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+    bytes32 public constant PERMIT_TYPEHASH = keccak256(
+        "Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)"
+    );
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
         "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
     bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH = keccak256(
         "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
-    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
-        keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH = keccak256(
+        "CancelAuthorization(address authorizer,bytes32 nonce)"
+    );
 
     mapping(address authorizer => mapping(bytes32 nonce => bool used)) private _authorizationUsed;
 
@@ -46,12 +48,19 @@ contract TestStablecoin is ERC20, IERC20Permit, IERC3009, ITestStablecoin, EIP71
     }
 
     /// @inheritdoc IERC20Permit
-    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
-        external
-    {
+    function permit(
+        address owner,
+        address spender,
+        uint256 value,
+        uint256 deadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
         if (block.timestamp > deadline) revert PermitExpired(deadline);
-        bytes32 digest =
-            _hashTypedDataV4(keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, _useNonce(owner), deadline)));
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, _useNonce(owner), deadline))
+        );
         if (!SignatureChecker.isValidSignatureNow(owner, digest, abi.encodePacked(r, s, v))) {
             revert InvalidPermitSignature(owner);
         }
@@ -84,7 +93,16 @@ contract TestStablecoin is ERC20, IERC20Permit, IERC3009, ITestStablecoin, EIP71
         bytes32 nonce,
         bytes memory signature
     ) public {
-        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+        _useAuthorization(
+            TRANSFER_WITH_AUTHORIZATION_TYPEHASH,
+            from,
+            to,
+            value,
+            validAfter,
+            validBefore,
+            nonce,
+            signature
+        );
         _transfer(from, to, value);
     }
 
@@ -114,7 +132,16 @@ contract TestStablecoin is ERC20, IERC20Permit, IERC3009, ITestStablecoin, EIP71
         bytes memory signature
     ) public {
         if (msg.sender != to) revert CallerMustBePayee(msg.sender, to);
-        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+        _useAuthorization(
+            RECEIVE_WITH_AUTHORIZATION_TYPEHASH,
+            from,
+            to,
+            value,
+            validAfter,
+            validBefore,
+            nonce,
+            signature
+        );
         _transfer(from, to, value);
     }
 
@@ -162,8 +189,9 @@ contract TestStablecoin is ERC20, IERC20Permit, IERC3009, ITestStablecoin, EIP71
         if (block.timestamp <= validAfter) revert AuthorizationNotYetValid(validAfter, block.timestamp);
         if (block.timestamp >= validBefore) revert AuthorizationExpired(validBefore, block.timestamp);
         if (_authorizationUsed[from][nonce]) revert AuthorizationAlreadyUsed(from, nonce);
-        bytes32 digest =
-            _hashTypedDataV4(keccak256(abi.encode(typehash, from, to, value, validAfter, validBefore, nonce)));
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(abi.encode(typehash, from, to, value, validAfter, validBefore, nonce))
+        );
         if (!SignatureChecker.isValidSignatureNow(from, digest, signature)) revert InvalidAuthorizationSignature(from);
         _authorizationUsed[from][nonce] = true;
         emit AuthorizationUsed(from, nonce);

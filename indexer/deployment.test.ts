@@ -34,15 +34,24 @@ describe("readDeployment (the indexer's contracts, from Ignition's output)", fun
 
   it("starts at block 0 without a journal, and accepts the external stack's existing identity registry", function () {
     const { "IdentityRegistry#IdentityRegistry": identity, ...rest } = addresses;
-    writeFileSync(join(dir, "deployed_addresses.json"), JSON.stringify({ ...rest, "ExternalStack#ExistingIdentity": identity }));
+    writeFileSync(
+      join(dir, "deployed_addresses.json"),
+      JSON.stringify({ ...rest, "ExternalStack#ExistingIdentity": identity }),
+    );
     const found = readDeployment(join(dir, "deployed_addresses.json"));
-    expect(found.IdentityRegistry).to.deep.equal({ address: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", startBlock: 0 });
+    expect(found.IdentityRegistry).to.deep.equal({
+      address: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+      startBlock: 0,
+    });
     expect(found.ResourceRegistry.startBlock).to.equal(0);
   });
 
   it("fails with a clear message when the output is missing or incomplete", function () {
     expect(() => readDeployment(join(dir, "nothing.json"))).to.throw(/not found.*DEPLOYED_ADDRESSES/);
-    writeFileSync(join(dir, "deployed_addresses.json"), JSON.stringify({ "TestStablecoin#TestStablecoin": addresses["TestStablecoin#TestStablecoin"] }));
+    writeFileSync(
+      join(dir, "deployed_addresses.json"),
+      JSON.stringify({ "TestStablecoin#TestStablecoin": addresses["TestStablecoin#TestStablecoin"] }),
+    );
     expect(() => readDeployment(join(dir, "deployed_addresses.json"))).to.throw(/no ResourceRegistry/);
   });
 });

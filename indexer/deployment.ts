@@ -36,8 +36,13 @@ function journalBlocks(directory: string): Map<string, number> {
   if (!existsSync(journal)) return blocks;
   for (const line of readFileSync(journal, "utf8").split("\n")) {
     if (!line.trim()) continue;
-    const message = JSON.parse(line) as { type?: string; futureId?: string; receipt?: { blockNumber?: number | string } };
-    if (message.type !== "TRANSACTION_CONFIRM" || !message.futureId || message.receipt?.blockNumber === undefined) continue;
+    const message = JSON.parse(line) as {
+      type?: string;
+      futureId?: string;
+      receipt?: { blockNumber?: number | string };
+    };
+    if (message.type !== "TRANSACTION_CONFIRM" || !message.futureId || message.receipt?.blockNumber === undefined)
+      continue;
     const block = Number(message.receipt.blockNumber);
     const known = blocks.get(message.futureId);
     if (known === undefined || block < known) blocks.set(message.futureId, block);
@@ -62,7 +67,8 @@ export function readDeployment(path: string = DEFAULT_DEPLOYED_ADDRESSES): Recor
   const found = {} as Record<IndexedContract, DeployedContract>;
   for (const name of INDEXED_CONTRACTS) {
     const futureId = Object.keys(futures).find((id) => FUTURE_SUFFIXES[name].some((suffix) => id.endsWith(suffix)));
-    if (!futureId) throw new Error(`deployment output ${path} has no ${name} (looked for ${FUTURE_SUFFIXES[name].join(", ")})`);
+    if (!futureId)
+      throw new Error(`deployment output ${path} has no ${name} (looked for ${FUTURE_SUFFIXES[name].join(", ")})`);
     found[name] = { address: getAddress(futures[futureId]!), startBlock: blocks.get(futureId) ?? 0 };
   }
   return found;

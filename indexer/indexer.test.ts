@@ -5,7 +5,11 @@ import { keccak256, parseEventLogs, toHex } from "viem";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment, signExactPayment } from "../services/buyer/signPayment.ts";
-import { createProjectionsClient, projections, waitForIndexedBlock } from "../services/projections/createProjectionsClient.ts";
+import {
+  createProjectionsClient,
+  projections,
+  waitForIndexedBlock,
+} from "../services/projections/createProjectionsClient.ts";
 import type { ProjectionsClient } from "../services/projections/createProjectionsClient.ts";
 import { bondTypedData, registerResourceTypedData } from "../services/protocol/typedData.ts";
 import { randomNonce } from "../services/protocol/resourceId.ts";
@@ -34,17 +38,54 @@ async function driveHistory(chain: LocalChain) {
   const weather = await chain.registerResource({ slug: "weather", base: 1_000n, perKB: 200n, cap: 50_000n });
 
   const otherAgentHash = await identity.write.register(["https://agents.example/other.json"], { account: other });
-  const [minted] = parseEventLogs({ abi: identity.abi, logs: (await chain.publicClient.waitForTransactionReceipt({ hash: otherAgentHash })).logs, eventName: "Registered" });
+  const [minted] = parseEventLogs({
+    abi: identity.abi,
+    logs: (await chain.publicClient.waitForTransactionReceipt({ hash: otherAgentHash })).logs,
+    eventName: "Registered",
+  });
   const otherAgent = minted!.args.agentId;
   await token.write.mint([other.address, 10_000_000n]);
   const deadline = BigInt(now() + 3_600);
-  const terms = { creator: other.address, slug: "translate", payout: other.address, category: "nlp", base: 500n, perKB: 0n, max: 9_000n, deadline };
-  const consent = await chain.wallets[ROLE.other]!.signTypedData(registerResourceTypedData(terms, chain.addresses.registry));
-  const bondAuth = { from: other.address, value: 4_000_000n, validAfter: 0n, validBefore: deadline, nonce: randomNonce() };
-  const bondSignature = await chain.wallets[ROLE.other]!.signTypedData(bondTypedData(bondAuth, chain.addresses.registry, chain.addresses.token));
-  const registration = { slug: "translate", agentId: otherAgent, payout: other.address, category: "nlp", pricing: { base: 500n, perKB: 0n, max: 9_000n }, cardURI: "https://market.example/translate/card", cardHash: keccak256(toHex("card")) };
+  const terms = {
+    creator: other.address,
+    slug: "translate",
+    payout: other.address,
+    category: "nlp",
+    base: 500n,
+    perKB: 0n,
+    max: 9_000n,
+    deadline,
+  };
+  const consent = await chain.wallets[ROLE.other]!.signTypedData(
+    registerResourceTypedData(terms, chain.addresses.registry),
+  );
+  const bondAuth = {
+    from: other.address,
+    value: 4_000_000n,
+    validAfter: 0n,
+    validBefore: deadline,
+    nonce: randomNonce(),
+  };
+  const bondSignature = await chain.wallets[ROLE.other]!.signTypedData(
+    bondTypedData(bondAuth, chain.addresses.registry, chain.addresses.token),
+  );
+  const registration = {
+    slug: "translate",
+    agentId: otherAgent,
+    payout: other.address,
+    category: "nlp",
+    pricing: { base: 500n, perKB: 0n, max: 9_000n },
+    cardURI: "https://market.example/translate/card",
+    cardHash: keccak256(toHex("card")),
+  };
   await registry.write.registerFor(
-    [other.address, registration, deadline, consent, { value: bondAuth.value, validAfter: 0n, validBefore: deadline, nonce: bondAuth.nonce, signature: bondSignature }],
+    [
+      other.address,
+      registration,
+      deadline,
+      consent,
+      { value: bondAuth.value, validAfter: 0n, validBefore: deadline, nonce: bondAuth.nonce, signature: bondSignature },
+    ],
     { account: account(ROLE.admin) },
   );
   const translate = (await registry.read.resourceIdOf([other.address, "translate"])) as Hex;
@@ -52,25 +93,61 @@ async function driveHistory(chain: LocalChain) {
   await chain.fundBuyer(ROLE.buyer, 1_000_000n);
   const amounts = [1_200n, 3_400n, 50_000n];
   for (const amount of amounts) {
-    const payload = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId: weather, maxAmount: 50_000n, validBefore: BigInt(now() + 600) });
+    const payload = await signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId: weather,
+      maxAmount: 50_000n,
+      validBefore: BigInt(now() + 600),
+    });
     const a = payload.authorization;
     await escrow.write.debit(
-      [{ authorization: { buyer: a.buyer, resourceId: a.resourceId, maxAmount: 50_000n, validAfter: 0n, validBefore: BigInt(a.validBefore), nonce: a.nonce }, amount, signature: payload.signature }],
+      [
+        {
+          authorization: {
+            buyer: a.buyer,
+            resourceId: a.resourceId,
+            maxAmount: 50_000n,
+            validAfter: 0n,
+            validBefore: BigInt(a.validBefore),
+            nonce: a.nonce,
+          },
+          amount,
+          signature: payload.signature,
+        },
+      ],
       asRelayer,
     );
   }
   await token.write.mint([buyer.address, 9_000n]);
-  const exact = await signExactPayment({ account: buyer, token: chain.addresses.token, escrow: chain.addresses.escrow, value: 9_000n, validBefore: BigInt(now() + 600) });
+  const exact = await signExactPayment({
+    account: buyer,
+    token: chain.addresses.token,
+    escrow: chain.addresses.escrow,
+    value: 9_000n,
+    validBefore: BigInt(now() + 600),
+  });
   const e = exact.authorization;
   await escrow.write.settleExact(
-    [{ resourceId: translate, from: e.from, value: 9_000n, validAfter: 0n, validBefore: BigInt(e.validBefore), nonce: e.nonce, signature: exact.signature }],
+    [
+      {
+        resourceId: translate,
+        from: e.from,
+        value: 9_000n,
+        validAfter: 0n,
+        validBefore: BigInt(e.validBefore),
+        nonce: e.nonce,
+        signature: exact.signature,
+      },
+    ],
     asRelayer,
   );
 
   await token.write.approve([chain.addresses.registry, 1_000_000n], { account: creator });
   await token.write.mint([creator.address, 1_000_000n]);
   await registry.write.postBond([weather, 1_000_000n], { account: creator });
-  for (const label of ["s1", "s2", "s3"]) await registry.write.recordStrike([translate, keccak256(toHex(label)), `failed ${label}`], asFacilitator);
+  for (const label of ["s1", "s2", "s3"])
+    await registry.write.recordStrike([translate, keccak256(toHex(label)), `failed ${label}`], asFacilitator);
   await registry.write.recordStrike([weather, keccak256(toHex("w1")), "timeout"], asFacilitator);
   await registry.write.updatePricing([weather, { base: 2_000n, perKB: 100n, max: 60_000n }], { account: creator });
   await registry.write.setPayout([weather, account(ROLE.treasury).address], { account: creator });
@@ -83,7 +160,16 @@ async function driveHistory(chain: LocalChain) {
   await escrow.write.requestWithdrawal([100_000n], { account: buyer });
   await escrow.write.setSpendLimit([500_000n, 86_400n], { account: buyer });
 
-  return { weather, translate, otherAgent, weatherAgent, amounts, buyer: buyer.address as Address, creator: creator.address as Address, other: other.address as Address };
+  return {
+    weather,
+    translate,
+    otherAgent,
+    weatherAgent,
+    amounts,
+    buyer: buyer.address as Address,
+    creator: creator.address as Address,
+    other: other.address as Address,
+  };
 }
 
 for (const backend of ["PGlite", "PostgreSQL"] as const) {
@@ -107,7 +193,10 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
     });
 
     it("projects every resource exactly as getResource reads it on chain", async function () {
-      const rows = await client.db.select().from(projections.resource).orderBy(asc(projections.resource.registeredBlock));
+      const rows = await client.db
+        .select()
+        .from(projections.resource)
+        .orderBy(asc(projections.resource.registeredBlock));
       expect(rows.map((r) => r.slug)).to.deep.equal(["weather", "translate"]);
       for (const row of rows) {
         const onChain = await chain.contracts.registry.read.getResource([row.resourceId]);
@@ -146,7 +235,12 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
 
     it("records one debit row per Debited, with its split and its scheme", async function () {
       const rows = await client.db.select().from(projections.debit).orderBy(asc(projections.debit.blockNumber));
-      const logs = await chain.publicClient.getContractEvents({ address: chain.addresses.escrow, abi: chain.contracts.escrow.abi, eventName: "Debited", fromBlock: 0n });
+      const logs = await chain.publicClient.getContractEvents({
+        address: chain.addresses.escrow,
+        abi: chain.contracts.escrow.abi,
+        eventName: "Debited",
+        fromBlock: 0n,
+      });
       expect(rows).to.have.length(logs.length).and.to.have.length(4);
       for (const [i, log] of logs.entries()) {
         expect(rows[i]).to.include({
@@ -159,7 +253,9 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           transactionHash: log.transactionHash,
         });
         // The payout the registry named when the debit was mined (weather's changes later in the history).
-        const then = await chain.contracts.registry.read.getResource([log.args.resourceId!], { blockNumber: log.blockNumber });
+        const then = await chain.contracts.registry.read.getResource([log.args.resourceId!], {
+          blockNumber: log.blockNumber,
+        });
         expect(rows[i]!.payout).to.equal(then.payout.toLowerCase());
       }
       expect(rows.map((r) => r.scheme)).to.deep.equal(["service-escrow", "service-escrow", "service-escrow", "exact"]);
@@ -211,9 +307,12 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
       const other = agents.find((a) => a.agentId === history.otherAgent)!;
       expect(other.owner).to.equal(history.other.toLowerCase());
       expect(other.wallet).to.equal(history.other.toLowerCase());
-      for (const agent of agents) expect(agent.owner).to.equal((await chain.contracts.identity.read.ownerOf([agent.agentId])).toLowerCase());
+      for (const agent of agents)
+        expect(agent.owner).to.equal((await chain.contracts.identity.read.ownerOf([agent.agentId])).toLowerCase());
       const metadata = await client.db.select().from(projections.agentMetadata);
-      expect(metadata.map((m) => [m.agentId, m.key, m.value])).to.deep.equal([[history.weatherAgent, "category", toHex("weather")]]);
+      expect(metadata.map((m) => [m.agentId, m.key, m.value])).to.deep.equal([
+        [history.weatherAgent, "category", toHex("weather")],
+      ]);
     });
 
     it("keeps each contract's policy", async function () {
@@ -239,7 +338,9 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         const db = new pg.Client({ connectionString: indexer.databaseUrl });
         await db.connect();
         try {
-          const { rows } = await db.query(`SELECT slug FROM "${indexer.schema}_views".resource ORDER BY registered_block`);
+          const { rows } = await db.query(
+            `SELECT slug FROM "${indexer.schema}_views".resource ORDER BY registered_block`,
+          );
           expect(rows.map((r: { slug: string }) => r.slug)).to.deep.equal(["weather", "translate", "late"]);
         } finally {
           await db.end();

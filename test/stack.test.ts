@@ -59,7 +59,12 @@ describe("npm start, end to end", function () {
       if (revenue && revenue.calls >= 1) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    expect(revenue).to.include({ calls: 1, gross: result.receipt.amount, creator: result.receipt.creatorAmount, treasury: result.receipt.treasuryAmount });
+    expect(revenue).to.include({
+      calls: 1,
+      gross: result.receipt.amount,
+      creator: result.receipt.creatorAmount,
+      treasury: result.receipt.treasuryAmount,
+    });
   });
 
   it("stops every part on SIGTERM and leaves no process or port behind", async function () {

@@ -31,7 +31,12 @@ describe("npm start in external mode, against a separately started chain and Pos
   const database = `stack_external_${process.pid}`;
   const deploymentId = `external-test-${process.pid}`;
   const stackDir = mkdtempSync(join(tmpdir(), "stack-external-"));
-  const keys = { deployer: generatePrivateKey(), relayer: generatePrivateKey(), facilitator: generatePrivateKey(), publisher: generatePrivateKey() };
+  const keys = {
+    deployer: generatePrivateKey(),
+    relayer: generatePrivateKey(),
+    facilitator: generatePrivateKey(),
+    publisher: generatePrivateKey(),
+  };
   const treasury = privateKeyToAccount(generatePrivateKey()).address;
   let connection: Awaited<ReturnType<typeof network.create>>;
   let rpc: Awaited<ReturnType<typeof serveRpc>>;
@@ -116,7 +121,8 @@ describe("npm start in external mode, against a separately started chain and Pos
       const block = await client.getBlock({ blockNumber: b, includeTransactions: true });
       for (const tx of block.transactions) {
         expect(getAddress(tx.from), "only the deployer sends transactions while the stack starts").to.equal(deployer);
-        if (tx.to === null) created.push(getAddress((await client.getTransactionReceipt({ hash: tx.hash })).contractAddress!));
+        if (tx.to === null)
+          created.push(getAddress((await client.getTransactionReceipt({ hash: tx.hash })).contractAddress!));
       }
     }
     expect(created).to.have.members([stack.contracts.registry, stack.contracts.escrow]);
@@ -127,15 +133,23 @@ describe("npm start in external mode, against a separately started chain and Pos
     expect(getAddress(await escrow.read.token())).to.equal(existing.token);
     expect(getAddress(await escrow.read.registry())).to.equal(stack.contracts.registry);
     expect(getAddress(await escrow.read.treasury())).to.equal(treasury);
-    expect(await escrow.read.hasRole([await escrow.read.RELAYER_ROLE(), privateKeyToAccount(keys.relayer).address])).to.equal(true);
+    expect(
+      await escrow.read.hasRole([await escrow.read.RELAYER_ROLE(), privateKeyToAccount(keys.relayer).address]),
+    ).to.equal(true);
     expect(await escrow.read.hasRole([await escrow.read.DEFAULT_ADMIN_ROLE(), deployer])).to.equal(true);
     const facilitatorRole = await registry.read.FACILITATOR_ROLE();
-    expect(await registry.read.hasRole([facilitatorRole, privateKeyToAccount(keys.facilitator).address])).to.equal(true);
+    expect(await registry.read.hasRole([facilitatorRole, privateKeyToAccount(keys.facilitator).address])).to.equal(
+      true,
+    );
   });
 
   it("turns caller auth on: the facilitator refuses a call without a caller token", async function () {
     const body = JSON.stringify({ idemKey: `0x${"11".repeat(32)}`, resourceId: `0x${"22".repeat(32)}` });
-    const r = await fetch(`${running!.stack.facilitatorUrl}/release`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const r = await fetch(`${running!.stack.facilitatorUrl}/release`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     expect(r.status).to.equal(401);
     expect(((await r.json()) as { error: { code: string } }).error.code).to.equal("unauthorized");
   });
@@ -152,8 +166,12 @@ describe("npm start in external mode, against a separately started chain and Pos
     });
     expect(result.body).to.deep.equal({ echo: { hello: "test network" } });
     const receipt = await (await publicClient()).getTransactionReceipt({ hash: result.receipt.transaction });
-    expect(getAddress(receipt.from), "debits are relayed by the configured relayer").to.equal(privateKeyToAccount(keys.relayer).address);
-    const debited = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter((l) => l.args.nonce === result.idemKey);
+    expect(getAddress(receipt.from), "debits are relayed by the configured relayer").to.equal(
+      privateKeyToAccount(keys.relayer).address,
+    );
+    const debited = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
+      (l) => l.args.nonce === result.idemKey,
+    );
     expect(debited).to.have.length(1);
     expect(debited[0]!.args.resourceId).to.equal(echo.resourceId);
     return result;
@@ -179,11 +197,29 @@ describe("npm start in external mode, against a separately started chain and Pos
     const buyer = privateKeyToAccount(buyerKey);
     await fund(buyer.address, parseUnits("5", 6));
     const client = await publicClient();
-    const buyerWallet = createWalletClient({ account: buyer, chain: serviceChain(stack.rpcUrl), transport: http(stack.rpcUrl) });
+    const buyerWallet = createWalletClient({
+      account: buyer,
+      chain: serviceChain(stack.rpcUrl),
+      transport: http(stack.rpcUrl),
+    });
     const token = abiOf("TestStablecoin");
     const escrow = abiOf("PaymentEscrow");
-    await client.waitForTransactionReceipt({ hash: await buyerWallet.writeContract({ address: stack.contracts.token, abi: token, functionName: "approve", args: [stack.contracts.escrow, parseUnits("5", 6)] }) });
-    await client.waitForTransactionReceipt({ hash: await buyerWallet.writeContract({ address: stack.contracts.escrow, abi: escrow, functionName: "deposit", args: [parseUnits("5", 6)] }) });
+    await client.waitForTransactionReceipt({
+      hash: await buyerWallet.writeContract({
+        address: stack.contracts.token,
+        abi: token,
+        functionName: "approve",
+        args: [stack.contracts.escrow, parseUnits("5", 6)],
+      }),
+    });
+    await client.waitForTransactionReceipt({
+      hash: await buyerWallet.writeContract({
+        address: stack.contracts.escrow,
+        abi: escrow,
+        functionName: "deposit",
+        args: [parseUnits("5", 6)],
+      }),
+    });
 
     await payEcho(published, buyerKey);
   });
@@ -196,7 +232,9 @@ describe("npm start in external mode, against a separately started chain and Pos
 
     running = await runStack(env);
     expect(running.stack.contracts).to.deep.equal(first.contracts);
-    expect(await client.getTransactionCount({ address: deployer }), "the rerun sent no deployment").to.equal(nonceBefore);
+    expect(await client.getTransactionCount({ address: deployer }), "the rerun sent no deployment").to.equal(
+      nonceBefore,
+    );
     const listed = (await (await fetch(`${running.stack.marketplaceUrl}/resources`)).json()) as { slug: string }[];
     expect(listed.map((r) => r.slug)).to.include("echo");
 

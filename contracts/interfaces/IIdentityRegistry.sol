@@ -22,7 +22,12 @@ interface IIdentityRegistry {
     /// @param indexedMetadataKey The key, indexed (as its hash).
     /// @param metadataKey The key.
     /// @param metadataValue The value.
-    event MetadataSet(uint256 indexed agentId, string indexed indexedMetadataKey, string metadataKey, bytes metadataValue);
+    event MetadataSet(
+        uint256 indexed agentId,
+        string indexed indexedMetadataKey,
+        string metadataKey,
+        bytes metadataValue
+    );
 
     /// @notice The registration file URI changed.
     /// @param agentId The agent.

@@ -96,7 +96,11 @@ interface IPaymentEscrow {
     /// @param amount The amount debited.
     /// @param treasuryAmount floor(amount * feeBps / 10000); the creator's share is amount - treasuryAmount.
     event Debited(
-        bytes32 indexed resourceId, address indexed buyer, bytes32 indexed nonce, uint256 amount, uint256 treasuryAmount
+        bytes32 indexed resourceId,
+        address indexed buyer,
+        bytes32 indexed nonce,
+        uint256 amount,
+        uint256 treasuryAmount
     );
 
     /// @notice An item of a batch failed and was skipped; the rest of the batch went through.

@@ -27,7 +27,10 @@ contract ERC1271Wallet is IERC1271 {
     function isValidSignature(bytes32 hash, bytes memory signature) external view returns (bytes4) {
         if (signature.length == 0) return approved[hash] ? IERC1271.isValidSignature.selector : bytes4(0xffffffff);
         if (signature.length != 65) return bytes4(0xffffffff);
-        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecover(hash, signature);
-        return err == ECDSA.RecoverError.NoError && recovered == owner ? IERC1271.isValidSignature.selector : bytes4(0xffffffff);
+        (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecover(hash, signature);
+        return
+            err == ECDSA.RecoverError.NoError && recovered == owner
+                ? IERC1271.isValidSignature.selector
+                : bytes4(0xffffffff);
     }
 }

@@ -51,12 +51,15 @@ contract HostileERC1271Wallet {
             ++writes;
         } else {
             // Bounded gas: a write in a static context consumes all the gas it is given.
-            (bool ok,) = target.call{gas: 100_000}(payload);
-            (bool bumped,) = address(this).call{gas: 50_000}(abi.encodeCall(this.bump, ()));
+            (bool ok, ) = target.call{gas: 100_000}(payload);
+            (bool bumped, ) = address(this).call{gas: 50_000}(abi.encodeCall(this.bump, ()));
             ok;
             bumped;
         }
-        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecover(hash, signature);
-        return err == ECDSA.RecoverError.NoError && recovered == owner ? IERC1271.isValidSignature.selector : bytes4(0xffffffff);
+        (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecover(hash, signature);
+        return
+            err == ECDSA.RecoverError.NoError && recovered == owner
+                ? IERC1271.isValidSignature.selector
+                : bytes4(0xffffffff);
     }
 }

@@ -51,16 +51,28 @@ contract HostileToken is ERC20 {
         return bytes32(0);
     }
 
-    function transferWithAuthorization(address from, address to, uint256 value, uint256, uint256, bytes32 nonce, bytes memory)
-        external
-    {
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256,
+        uint256,
+        bytes32 nonce,
+        bytes memory
+    ) external {
         authorizationState[from][nonce] = true;
         _transfer(from, to, value);
     }
 
-    function receiveWithAuthorization(address from, address to, uint256 value, uint256, uint256, bytes32 nonce, bytes memory)
-        external
-    {
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256,
+        uint256,
+        bytes32 nonce,
+        bytes memory
+    ) external {
         require(msg.sender == to, "caller must be payee");
         authorizationState[from][nonce] = true;
         _transfer(from, to, value);

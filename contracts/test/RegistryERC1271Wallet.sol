@@ -35,8 +35,9 @@ contract RegistryERC1271Wallet is IERC1271, IERC721Receiver {
 
     /// @inheritdoc IERC1271
     function isValidSignature(bytes32 hash, bytes memory signature) external view returns (bytes4) {
-        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecover(hash, signature);
-        if (!rejectAll && err == ECDSA.RecoverError.NoError && recovered == owner) return IERC1271.isValidSignature.selector;
+        (address recovered, ECDSA.RecoverError err, ) = ECDSA.tryRecover(hash, signature);
+        if (!rejectAll && err == ECDSA.RecoverError.NoError && recovered == owner)
+            return IERC1271.isValidSignature.selector;
         return 0xffffffff;
     }
 

@@ -41,7 +41,11 @@ export function deployPaymentEscrow(m: IgnitionModuleBuilder, token: Contract, r
 }
 
 /** Grants the relayer the right to debit and the facilitator the right to record strikes. */
-export function grantServiceRoles(m: IgnitionModuleBuilder, escrow: CallableContractFuture<"PaymentEscrow">, registry: CallableContractFuture<"ResourceRegistry">): void {
+export function grantServiceRoles(
+  m: IgnitionModuleBuilder,
+  escrow: CallableContractFuture<"PaymentEscrow">,
+  registry: CallableContractFuture<"ResourceRegistry">,
+): void {
   const relayerRole = m.staticCall(escrow, "RELAYER_ROLE");
   const facilitatorRole = m.staticCall(registry, "FACILITATOR_ROLE");
   m.call(escrow, "grantRole", [relayerRole, m.getParameter("relayer", m.getAccount(0))], { id: "grantRelayer" });

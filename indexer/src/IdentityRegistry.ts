@@ -10,7 +10,14 @@ ponder.on("IdentityRegistry:Transfer", async ({ event, context }) => {
   if (to === zeroAddress) return;
   await context.db
     .insert(agent)
-    .values({ agentId: tokenId, owner: to, uri: "", wallet: null, registeredBlock: event.block.number, updatedBlock: event.block.number })
+    .values({
+      agentId: tokenId,
+      owner: to,
+      uri: "",
+      wallet: null,
+      registeredBlock: event.block.number,
+      updatedBlock: event.block.number,
+    })
     .onConflictDoUpdate({ owner: to, updatedBlock: event.block.number });
 });
 
@@ -18,12 +25,21 @@ ponder.on("IdentityRegistry:Registered", async ({ event, context }) => {
   const { agentId, agentURI, owner } = event.args;
   await context.db
     .insert(agent)
-    .values({ agentId, owner, uri: agentURI, wallet: null, registeredBlock: event.block.number, updatedBlock: event.block.number })
+    .values({
+      agentId,
+      owner,
+      uri: agentURI,
+      wallet: null,
+      registeredBlock: event.block.number,
+      updatedBlock: event.block.number,
+    })
     .onConflictDoUpdate({ uri: agentURI, updatedBlock: event.block.number });
 });
 
 ponder.on("IdentityRegistry:URIUpdated", async ({ event, context }) => {
-  await context.db.update(agent, { agentId: event.args.agentId }).set({ uri: event.args.newURI, updatedBlock: event.block.number });
+  await context.db
+    .update(agent, { agentId: event.args.agentId })
+    .set({ uri: event.args.newURI, updatedBlock: event.block.number });
 });
 
 ponder.on("IdentityRegistry:MetadataSet", async ({ event, context }) => {

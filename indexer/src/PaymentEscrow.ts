@@ -64,30 +64,57 @@ ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
 
 ponder.on("PaymentEscrow:Deposited", async ({ event, context }) => {
   const values = { balance: event.args.balance, updatedBlock: event.block.number };
-  await context.db.insert(buyerBalance).values({ buyer: event.args.buyer, ...emptyBuyer, ...values }).onConflictDoUpdate(values);
+  await context.db
+    .insert(buyerBalance)
+    .values({ buyer: event.args.buyer, ...emptyBuyer, ...values })
+    .onConflictDoUpdate(values);
 });
 
 ponder.on("PaymentEscrow:WithdrawalRequested", async ({ event, context }) => {
-  const values = { pendingWithdrawal: event.args.amount, withdrawalUnlocksAt: event.args.unlocksAt, updatedBlock: event.block.number };
-  await context.db.insert(buyerBalance).values({ buyer: event.args.buyer, ...emptyBuyer, ...values }).onConflictDoUpdate(values);
+  const values = {
+    pendingWithdrawal: event.args.amount,
+    withdrawalUnlocksAt: event.args.unlocksAt,
+    updatedBlock: event.block.number,
+  };
+  await context.db
+    .insert(buyerBalance)
+    .values({ buyer: event.args.buyer, ...emptyBuyer, ...values })
+    .onConflictDoUpdate(values);
 });
 
 ponder.on("PaymentEscrow:Withdrawn", async ({ event, context }) => {
-  const values = { balance: event.args.balance, pendingWithdrawal: 0n, withdrawalUnlocksAt: 0n, updatedBlock: event.block.number };
-  await context.db.insert(buyerBalance).values({ buyer: event.args.buyer, ...emptyBuyer, ...values }).onConflictDoUpdate(values);
+  const values = {
+    balance: event.args.balance,
+    pendingWithdrawal: 0n,
+    withdrawalUnlocksAt: 0n,
+    updatedBlock: event.block.number,
+  };
+  await context.db
+    .insert(buyerBalance)
+    .values({ buyer: event.args.buyer, ...emptyBuyer, ...values })
+    .onConflictDoUpdate(values);
 });
 
 ponder.on("PaymentEscrow:SpendLimitSet", async ({ event, context }) => {
   const values = { spendLimit: event.args.limit, spendPeriod: event.args.period, updatedBlock: event.block.number };
-  await context.db.insert(buyerBalance).values({ buyer: event.args.buyer, ...emptyBuyer, ...values }).onConflictDoUpdate(values);
+  await context.db
+    .insert(buyerBalance)
+    .values({ buyer: event.args.buyer, ...emptyBuyer, ...values })
+    .onConflictDoUpdate(values);
 });
 
 ponder.on("PaymentEscrow:FeeChanged", async ({ event, context }) => {
   const values = { feeBps: event.args.newFeeBps, updatedBlock: event.block.number };
-  await context.db.insert(policy).values({ contract: "escrow", ...values }).onConflictDoUpdate(values);
+  await context.db
+    .insert(policy)
+    .values({ contract: "escrow", ...values })
+    .onConflictDoUpdate(values);
 });
 
 ponder.on("PaymentEscrow:TreasuryChanged", async ({ event, context }) => {
   const values = { treasury: event.args.treasury, updatedBlock: event.block.number };
-  await context.db.insert(policy).values({ contract: "escrow", ...values }).onConflictDoUpdate(values);
+  await context.db
+    .insert(policy)
+    .values({ contract: "escrow", ...values })
+    .onConflictDoUpdate(values);
 });

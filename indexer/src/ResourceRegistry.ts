@@ -29,7 +29,9 @@ ponder.on("ResourceRegistry:ResourceRegistered", async ({ event, context }) => {
 
 ponder.on("ResourceRegistry:PricingUpdated", async ({ event, context }) => {
   const { base, perKB, max } = event.args.pricing;
-  await context.db.update(resource, { resourceId: event.args.resourceId }).set({ base, perKB, max, updatedBlock: event.block.number });
+  await context.db
+    .update(resource, { resourceId: event.args.resourceId })
+    .set({ base, perKB, max, updatedBlock: event.block.number });
 });
 
 ponder.on("ResourceRegistry:CardUpdated", async ({ event, context }) => {
@@ -39,7 +41,9 @@ ponder.on("ResourceRegistry:CardUpdated", async ({ event, context }) => {
 });
 
 ponder.on("ResourceRegistry:PayoutUpdated", async ({ event, context }) => {
-  await context.db.update(resource, { resourceId: event.args.resourceId }).set({ payout: event.args.payout, updatedBlock: event.block.number });
+  await context.db
+    .update(resource, { resourceId: event.args.resourceId })
+    .set({ payout: event.args.payout, updatedBlock: event.block.number });
 });
 
 ponder.on("ResourceRegistry:ResourceDeactivated", async ({ event, context }) => {
@@ -49,12 +53,16 @@ ponder.on("ResourceRegistry:ResourceDeactivated", async ({ event, context }) => 
 });
 
 ponder.on("ResourceRegistry:ResourceReactivated", async ({ event, context }) => {
-  await context.db.update(resource, { resourceId: event.args.resourceId }).set({ active: true, deactivatedAt: 0n, updatedBlock: event.block.number });
+  await context.db
+    .update(resource, { resourceId: event.args.resourceId })
+    .set({ active: true, deactivatedAt: 0n, updatedBlock: event.block.number });
 });
 
 ponder.on("ResourceRegistry:BondPosted", async ({ event, context }) => {
   const a = event.args;
-  await context.db.update(resource, { resourceId: a.resourceId }).set({ bond: a.bond, updatedBlock: event.block.number });
+  await context.db
+    .update(resource, { resourceId: a.resourceId })
+    .set({ bond: a.bond, updatedBlock: event.block.number });
   await context.db.insert(bond).values({
     id: event.id,
     resourceId: a.resourceId,
@@ -69,7 +77,9 @@ ponder.on("ResourceRegistry:BondPosted", async ({ event, context }) => {
 
 ponder.on("ResourceRegistry:BondWithdrawn", async ({ event, context }) => {
   const a = event.args;
-  const row = await context.db.update(resource, { resourceId: a.resourceId }).set((r) => ({ bond: r.bond - a.amount, updatedBlock: event.block.number }));
+  const row = await context.db
+    .update(resource, { resourceId: a.resourceId })
+    .set((r) => ({ bond: r.bond - a.amount, updatedBlock: event.block.number }));
   await context.db.insert(bond).values({
     id: event.id,
     resourceId: a.resourceId,
@@ -84,7 +94,9 @@ ponder.on("ResourceRegistry:BondWithdrawn", async ({ event, context }) => {
 
 ponder.on("ResourceRegistry:BondSlashed", async ({ event, context }) => {
   const a = event.args;
-  await context.db.update(resource, { resourceId: a.resourceId }).set({ bond: a.bond, strikes: 0, updatedBlock: event.block.number });
+  await context.db
+    .update(resource, { resourceId: a.resourceId })
+    .set({ bond: a.bond, strikes: 0, updatedBlock: event.block.number });
   await context.db.insert(bond).values({
     id: event.id,
     resourceId: a.resourceId,
@@ -114,11 +126,22 @@ ponder.on("ResourceRegistry:StrikeRecorded", async ({ event, context }) => {
 });
 
 ponder.on("ResourceRegistry:StrikePolicyChanged", async ({ event, context }) => {
-  const values = { strikeThreshold: event.args.strikeThreshold, slashBps: event.args.slashBps, minBond: event.args.minBond, updatedBlock: event.block.number };
-  await context.db.insert(policy).values({ contract: "registry", ...values }).onConflictDoUpdate(values);
+  const values = {
+    strikeThreshold: event.args.strikeThreshold,
+    slashBps: event.args.slashBps,
+    minBond: event.args.minBond,
+    updatedBlock: event.block.number,
+  };
+  await context.db
+    .insert(policy)
+    .values({ contract: "registry", ...values })
+    .onConflictDoUpdate(values);
 });
 
 ponder.on("ResourceRegistry:TreasuryChanged", async ({ event, context }) => {
   const values = { treasury: event.args.treasury, updatedBlock: event.block.number };
-  await context.db.insert(policy).values({ contract: "registry", ...values }).onConflictDoUpdate(values);
+  await context.db
+    .insert(policy)
+    .values({ contract: "registry", ...values })
+    .onConflictDoUpdate(values);
 });

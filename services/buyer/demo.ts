@@ -29,7 +29,8 @@ try {
   process.exit(2);
 }
 const slug = process.argv[2] ?? "echo";
-const show = (title: string, value: unknown) => process.stdout.write(`\n== ${title}\n${JSON.stringify(value, null, 2)}\n`);
+const show = (title: string, value: unknown) =>
+  process.stdout.write(`\n== ${title}\n${JSON.stringify(value, null, 2)}\n`);
 
 const index = (await (await fetch(`${stack.marketplaceUrl}/resources`)).json()) as unknown[];
 const record = index.map((row) => indexRecordSchema.parse(row)).find((row) => row.slug === slug);

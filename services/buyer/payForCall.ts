@@ -31,10 +31,20 @@ export type PayForCallParameters = {
   retries?: number;
 };
 
-export type PayForCallReturnType = { quote: Quote; terms: PinnedTerms; receipt: Receipt; body: unknown; idemKey: string };
+export type PayForCallReturnType = {
+  quote: Quote;
+  terms: PinnedTerms;
+  receipt: Receipt;
+  body: unknown;
+  idemKey: string;
+};
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let json: unknown;
   try {
@@ -53,7 +63,8 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
  */
 export async function payForCall(p: PayForCallParameters): Promise<PayForCallReturnType> {
   const first = await post(p.callUrl, p.body);
-  if (first.response.status !== 402) throw new CallFailedError(first.response.status, "no_quote", `expected a 402 quote, got ${first.response.status}`);
+  if (first.response.status !== 402)
+    throw new CallFailedError(first.response.status, "no_quote", `expected a 402 quote, got ${first.response.status}`);
   const quote = quoteSchema.parse(first.json);
   const terms = await pinPaymentTerms(p.chain, quote, p.callUrl);
   const payload = await signEscrowPayment({
@@ -69,7 +80,11 @@ export async function payForCall(p: PayForCallParameters): Promise<PayForCallRet
     const status = paid.response.status;
     if (status >= 200 && status < 300) {
       const receipt = receiptSchema.parse(decodeBase64Json(paid.response.headers.get(HEADER_X_PAYMENT_RESPONSE) ?? ""));
-      if (receipt.payTo !== terms.resourceId || receipt.idemKey !== payload.authorization.nonce || BigInt(receipt.amount) > terms.cap) {
+      if (
+        receipt.payTo !== terms.resourceId ||
+        receipt.idemKey !== payload.authorization.nonce ||
+        BigInt(receipt.amount) > terms.cap
+      ) {
         throw new CallFailedError(status, "bad_receipt", "the receipt does not match the payment that was signed");
       }
       return { quote, terms, receipt, body: paid.json, idemKey: payload.authorization.nonce };

@@ -22,7 +22,10 @@ export type BuyerChain = { publicClient: PublicClient; escrow: Address };
  * @example const chain = buyerChain({ rpcUrl, escrow })
  */
 export function buyerChain({ rpcUrl, escrow }: { rpcUrl: string; escrow: Address }): BuyerChain {
-  return { publicClient: createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient, escrow: getAddress(escrow) };
+  return {
+    publicClient: createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient,
+    escrow: getAddress(escrow),
+  };
 }
 
 /**
@@ -34,7 +37,8 @@ export function buyerChain({ rpcUrl, escrow }: { rpcUrl: string; escrow: Address
 export async function pinPaymentTerms(chain: BuyerChain, quote: Quote, callUrl: string): Promise<PinnedTerms> {
   const entry = quote.accepts.find((a) => a.scheme === SCHEME_ESCROW);
   if (!entry || entry.scheme !== SCHEME_ESCROW) throw new PinError("the quote has no service-escrow entry");
-  if (entry.network !== NETWORK || entry.eip712Domain.chainId !== CHAIN_ID) throw new PinError(`the quote is for another network (${entry.network})`);
+  if (entry.network !== NETWORK || entry.eip712Domain.chainId !== CHAIN_ID)
+    throw new PinError(`the quote is for another network (${entry.network})`);
   if (getAddress(entry.escrow) !== chain.escrow || getAddress(entry.eip712Domain.verifyingContract) !== chain.escrow) {
     throw new PinError(`the quote names escrow ${entry.escrow}, not the trusted ${chain.escrow}`);
   }
@@ -43,20 +47,39 @@ export async function pinPaymentTerms(chain: BuyerChain, quote: Quote, callUrl: 
     chain.publicClient.readContract({ address: chain.escrow, abi: escrowAbi, functionName: "token" }),
     chain.publicClient.readContract({ address: chain.escrow, abi: escrowAbi, functionName: "registry" }),
   ]);
-  if (getAddress(entry.asset) !== getAddress(asset)) throw new PinError(`the quote names asset ${entry.asset}, the escrow holds ${asset}`);
+  if (getAddress(entry.asset) !== getAddress(asset))
+    throw new PinError(`the quote names asset ${entry.asset}, the escrow holds ${asset}`);
   const resourceId = entry.payTo as Hex;
   let resource;
   try {
-    resource = await chain.publicClient.readContract({ address: registry, abi: abiOf("ResourceRegistry"), functionName: "getResource", args: [resourceId] });
+    resource = await chain.publicClient.readContract({
+      address: registry,
+      abi: abiOf("ResourceRegistry"),
+      functionName: "getResource",
+      args: [resourceId],
+    });
   } catch {
     throw new PinError(`resource ${resourceId} is not registered on chain`);
   }
   if (!resource.active) throw new PinError(`resource ${resourceId} is inactive`);
   const cap = BigInt(entry.maxAmountRequired);
-  if (cap !== resource.pricing.max) throw new PinError(`the quoted cap ${cap} differs from the registered cap ${resource.pricing.max}`);
-  const card = cardSchema.safeParse(await fetch(resource.cardURI, { signal: AbortSignal.timeout(5_000) }).then((r) => r.json()).catch(() => null));
-  if (!card.success) throw new PinError(`the card registered for ${resourceId} (${resource.cardURI}) is missing or invalid`);
-  if (card.data.url !== callUrl) throw new PinError(`the registered card's call URL is ${card.data.url}, not ${callUrl}`);
+  if (cap !== resource.pricing.max)
+    throw new PinError(`the quoted cap ${cap} differs from the registered cap ${resource.pricing.max}`);
+  const card = cardSchema.safeParse(
+    await fetch(resource.cardURI, { signal: AbortSignal.timeout(5_000) })
+      .then((r) => r.json())
+      .catch(() => null),
+  );
+  if (!card.success)
+    throw new PinError(`the card registered for ${resourceId} (${resource.cardURI}) is missing or invalid`);
+  if (card.data.url !== callUrl)
+    throw new PinError(`the registered card's call URL is ${card.data.url}, not ${callUrl}`);
   if (card.data.x402.payTo !== resourceId) throw new PinError("the registered card names another resource");
-  return { resourceId, escrow: chain.escrow, asset: getAddress(asset), cap, maxTimeoutSeconds: entry.maxTimeoutSeconds };
+  return {
+    resourceId,
+    escrow: chain.escrow,
+    asset: getAddress(asset),
+    cap,
+    maxTimeoutSeconds: entry.maxTimeoutSeconds,
+  };
 }

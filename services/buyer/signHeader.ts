@@ -11,7 +11,12 @@ import { signEscrowPayment } from "./signPayment.ts";
  * Prints an X-PAYMENT header value for one call to a resource of the running stack, signed by its first demo
  * buyer, with the cap read from the chain: `node services/buyer/signHeader.ts echo`. For paying by hand with curl.
  */
-type Stack = { rpcUrl: string; contracts: { escrow: Address; registry: Address }; buyers: { privateKey: Hex }[]; resources: { slug: string; resourceId: Hex }[] };
+type Stack = {
+  rpcUrl: string;
+  contracts: { escrow: Address; registry: Address };
+  buyers: { privateKey: Hex }[];
+  resources: { slug: string; resourceId: Hex }[];
+};
 const stack = JSON.parse(readFileSync(resolve(process.env.STACK_DIR ?? ".stack", "stack.json"), "utf8")) as Stack;
 const slug = process.argv[2] ?? "echo";
 const resource = stack.resources.find((r) => r.slug === slug);
@@ -20,8 +25,17 @@ if (!resource) {
   process.exit(2);
 }
 const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
-const registry = await chain.publicClient.readContract({ address: chain.escrow, abi: abiOf("PaymentEscrow"), functionName: "registry" });
-const onChain = await chain.publicClient.readContract({ address: registry, abi: abiOf("ResourceRegistry"), functionName: "getResource", args: [resource.resourceId] });
+const registry = await chain.publicClient.readContract({
+  address: chain.escrow,
+  abi: abiOf("PaymentEscrow"),
+  functionName: "registry",
+});
+const onChain = await chain.publicClient.readContract({
+  address: registry,
+  abi: abiOf("ResourceRegistry"),
+  functionName: "getResource",
+  args: [resource.resourceId],
+});
 const payload = await signEscrowPayment({
   account: privateKeyToAccount(stack.buyers[0]!.privateKey),
   escrow: chain.escrow,

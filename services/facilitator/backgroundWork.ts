@@ -34,11 +34,17 @@ async function retrySettlements(ctx: FacilitatorContext, now: number): Promise<v
         await driveSettlement(ctx, r);
       } else if (now > signedValidBefore + GIVE_UP_MARGIN_SECONDS) {
         await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released" }, now));
-        ctx.logger.warn({ idemKey: r.idemKey }, "settlement window closed before the chain confirmed; released, nothing debited");
+        ctx.logger.warn(
+          { idemKey: r.idemKey },
+          "settlement window closed before the chain confirmed; released, nothing debited",
+        );
       }
     } catch (error) {
       ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement retry failed; will try again");
-      await ctx.store.query("UPDATE reservation SET lease_until = $2 WHERE idem_key = $1 AND status = 'settling'", [r.idemKey, now + RETRY_BACKOFF_SECONDS]);
+      await ctx.store.query("UPDATE reservation SET lease_until = $2 WHERE idem_key = $1 AND status = 'settling'", [
+        r.idemKey,
+        now + RETRY_BACKOFF_SECONDS,
+      ]);
     }
   }
 }
@@ -51,14 +57,23 @@ async function sendStrikes(ctx: FacilitatorContext, now: number): Promise<void> 
         await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status: "recorded" }));
         continue;
       }
-      const txHash = await ctx.relayer.recordStrike(strike.resourceId as `0x${string}`, strike.idemKey as `0x${string}`, strike.reason);
+      const txHash = await ctx.relayer.recordStrike(
+        strike.resourceId as `0x${string}`,
+        strike.idemKey as `0x${string}`,
+        strike.reason,
+      );
       await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status: "recorded", txHash }));
       ctx.metrics.strikes.inc();
     } catch (error) {
       const status = strike.attempts >= STRIKE_ATTEMPTS ? "failed" : "queued";
       const retryAt = now + RETRY_BACKOFF_SECONDS * 2 ** Math.min(strike.attempts, 5);
-      await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status, error: (error as Error).message.slice(0, 500), retryAt }));
-      ctx.logger.warn({ idemKey: strike.idemKey, attempts: strike.attempts, err: (error as Error).message }, "strike not recorded");
+      await ctx.store.transaction((tx) =>
+        finishStrike(tx, strike.idemKey, { status, error: (error as Error).message.slice(0, 500), retryAt }),
+      );
+      ctx.logger.warn(
+        { idemKey: strike.idemKey, attempts: strike.attempts, err: (error as Error).message },
+        "strike not recorded",
+      );
     }
   }
 }

@@ -52,7 +52,9 @@ log(`signing ${SIGNATURES} authorizations`);
 const signer = privateKeyToAccount(generatePrivateKey());
 const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3600);
 const signed = await Promise.all(
-  Array.from({ length: SIGNATURES }, () => signEscrowPayment({ account: signer, escrow, resourceId, maxAmount: CAP, validBefore })),
+  Array.from({ length: SIGNATURES }, () =>
+    signEscrowPayment({ account: signer, escrow, resourceId, maxAmount: CAP, validBefore }),
+  ),
 );
 
 async function signaturesPerSecond(check: (p: (typeof signed)[number]) => Promise<boolean>) {
@@ -61,9 +63,17 @@ async function signaturesPerSecond(check: (p: (typeof signed)[number]) => Promis
   return SIGNATURES / ((performance.now() - started) / 1000);
 }
 log("signature verification, one core");
-const viemBaseline = await signaturesPerSecond(async (p) => (await recoverTypedDataAddress({ ...debitTypedData(p.authorization, escrow), signature: p.signature })) === signer.address);
-const oursJs = await signaturesPerSecond(async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "js")) === signer.address);
-const oursNative = await signaturesPerSecond(async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "native")) === signer.address);
+const viemBaseline = await signaturesPerSecond(
+  async (p) =>
+    (await recoverTypedDataAddress({ ...debitTypedData(p.authorization, escrow), signature: p.signature })) ===
+    signer.address,
+);
+const oursJs = await signaturesPerSecond(
+  async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "js")) === signer.address,
+);
+const oursNative = await signaturesPerSecond(
+  async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "native")) === signer.address,
+);
 
 const { token } = chain.contracts;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -86,23 +96,33 @@ async function measure(store: Record<string, string>) {
   try {
     log(`${VERIFIES} POST /verify over ${BUYERS} buyers, ${CONCURRENCY} in flight`);
     const payments = await Promise.all(
-      Array.from({ length: VERIFIES }, (_, i) => signEscrowPayment({ account: buyers[i % BUYERS]!, escrow, resourceId, maxAmount: CAP, validBefore })),
+      Array.from({ length: VERIFIES }, (_, i) =>
+        signEscrowPayment({ account: buyers[i % BUYERS]!, escrow, resourceId, maxAmount: CAP, validBefore }),
+      ),
     );
-    const verify = await timed(payments, async (p) => {
-      const r = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
-      if (r.body.isValid !== true) throw new Error(`verify refused: ${JSON.stringify(r.body)}`);
-    }, CONCURRENCY);
+    const verify = await timed(
+      payments,
+      async (p) => {
+        const r = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
+        if (r.body.isValid !== true) throw new Error(`verify refused: ${JSON.stringify(r.body)}`);
+      },
+      CONCURRENCY,
+    );
     log(`${VERIFIES} POST /settle, batched`);
     const startBlock = await chain.publicClient.getBlockNumber();
-    const settle = await timed(payments, async (p) => {
-      const r = await postJson(`${facilitator.url}/settle`, {
-        idemKey: p.authorization.nonce,
-        resourceId,
-        amount: "1234",
-        response: { status: 200, contentType: "application/json", body: { ok: true } },
-      });
-      if (r.status !== 200) throw new Error(`settle failed: ${r.status} ${JSON.stringify(r.body)}`);
-    }, CONCURRENCY);
+    const settle = await timed(
+      payments,
+      async (p) => {
+        const r = await postJson(`${facilitator.url}/settle`, {
+          idemKey: p.authorization.nonce,
+          resourceId,
+          amount: "1234",
+          response: { status: 200, contentType: "application/json", body: { ok: true } },
+        });
+        if (r.status !== 200) throw new Error(`settle failed: ${r.status} ${JSON.stringify(r.body)}`);
+      },
+      CONCURRENCY,
+    );
     const endBlock = await chain.publicClient.getBlockNumber();
     let batches = 0;
     let items = 0;
@@ -113,8 +133,16 @@ async function measure(store: Record<string, string>) {
       for (const tx of block.transactions) {
         if (tx.to?.toLowerCase() !== escrow.toLowerCase()) continue;
         const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.hash as Hex });
-        const debits = parseEventLogs({ abi: chain.contracts.escrow.abi, logs: receipt.logs, eventName: "Debited" }).length;
-        skipped += parseEventLogs({ abi: chain.contracts.escrow.abi, logs: receipt.logs, eventName: "DebitSkipped" }).length;
+        const debits = parseEventLogs({
+          abi: chain.contracts.escrow.abi,
+          logs: receipt.logs,
+          eventName: "Debited",
+        }).length;
+        skipped += parseEventLogs({
+          abi: chain.contracts.escrow.abi,
+          logs: receipt.logs,
+          eventName: "DebitSkipped",
+        }).length;
         if (debits === 0) continue;
         batches += 1;
         items += debits;
@@ -136,14 +164,18 @@ try {
   log(`PostgreSQL run skipped: ${(error as Error).message.split("\n")[0]}`);
 } finally {
   const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect().then(() => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(() => {});
+  await client
+    .connect()
+    .then(() => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
+    .catch(() => {});
   await client.end().catch(() => {});
 }
 await chain.close();
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const met = (ok: boolean) => (ok ? "met" : "not met");
-const best = (operation: "verify" | "settle") => Math.max(pglite[operation].perSecond, postgres?.[operation].perSecond ?? 0);
+const best = (operation: "verify" | "settle") =>
+  Math.max(pglite[operation].perSecond, postgres?.[operation].perSecond ?? 0);
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const markdown = `
 ## Facilitator

@@ -13,7 +13,12 @@ export type BuyerState = {
 };
 
 /** What the facilitator reads before reserving an `exact` payment (EIP-3009 on the token), as of `atBlock`. */
-export type ExactPayerState = { authorizationUsed: boolean; nonceSpent: boolean; tokenBalance: bigint; atBlock: bigint };
+export type ExactPayerState = {
+  authorizationUsed: boolean;
+  nonceSpent: boolean;
+  tokenBalance: bigint;
+  atBlock: bigint;
+};
 
 /** What the facilitator needs of a resource: whether debits are allowed and its cap. */
 export type ResourceTerms = { active: boolean; cap: bigint; payout: Address };
@@ -50,11 +55,21 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
 
     /** The buyer's escrow state, whether `nonce` is spent and the block read, in one eth_call. */
     async buyerState(buyer: Address, nonce: Hex): Promise<BuyerState> {
-      const state = await publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "buyerState", args: [buyer, nonce] });
+      const state = await publicClient.readContract({
+        address: escrow,
+        abi: escrowAbi,
+        functionName: "buyerState",
+        args: [buyer, nonce],
+      });
       return {
         balance: state.balance,
         pendingWithdrawal: state.pendingWithdrawal,
-        spendLimit: { limit: state.spendLimit, period: state.period, windowStart: state.windowStart, spent: state.spentInWindow },
+        spendLimit: {
+          limit: state.spendLimit,
+          period: state.period,
+          windowStart: state.windowStart,
+          spent: state.spentInWindow,
+        },
         nonceSpent: state.nonceSpent,
         atBlock: state.atBlock,
       };
@@ -65,8 +80,20 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
       const atBlock = await publicClient.getBlockNumber({ cacheTime: 0 });
       const at = { blockNumber: atBlock };
       const [authorizationUsed, nonceSpent, tokenBalance] = await Promise.all([
-        publicClient.readContract({ address: token, abi: tokenAbi, functionName: "authorizationState", args: [payer, nonce], ...at }),
-        publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "nonceUsed", args: [payer, nonce], ...at }),
+        publicClient.readContract({
+          address: token,
+          abi: tokenAbi,
+          functionName: "authorizationState",
+          args: [payer, nonce],
+          ...at,
+        }),
+        publicClient.readContract({
+          address: escrow,
+          abi: escrowAbi,
+          functionName: "nonceUsed",
+          args: [payer, nonce],
+          ...at,
+        }),
         publicClient.readContract({ address: token, abi: tokenAbi, functionName: "balanceOf", args: [payer], ...at }),
       ]);
       return { authorizationUsed, nonceSpent, tokenBalance, atBlock };
@@ -114,7 +141,12 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
     },
 
     strikeRecorded: (idemKey: Hex) =>
-      publicClient.readContract({ address: registry, abi: registryAbi, functionName: "strikeRecorded", args: [idemKey] }),
+      publicClient.readContract({
+        address: registry,
+        abi: registryAbi,
+        functionName: "strikeRecorded",
+        args: [idemKey],
+      }),
 
     async isContract(address: Address): Promise<boolean> {
       const code = await publicClient.getCode({ address });
@@ -155,7 +187,8 @@ const erc1271Abi = [
 export function isRevert(error: unknown): boolean {
   let current = error as { name?: string; cause?: unknown } | undefined;
   while (current) {
-    if (current.name === "ContractFunctionRevertedError" || current.name === "ContractFunctionZeroDataError") return true;
+    if (current.name === "ContractFunctionRevertedError" || current.name === "ContractFunctionZeroDataError")
+      return true;
     if (current.name === "HttpRequestError" || current.name === "TimeoutError") return false;
     current = current.cause as typeof current;
   }

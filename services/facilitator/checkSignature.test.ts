@@ -34,18 +34,45 @@ describe("checkSignature", function () {
 
   it("key-first (the escrow): accepts the key of an account that delegates to code (EIP-7702)", async function () {
     const { chain } = chainWith(account.address, false);
-    expect(await checkSignature({ chain, signer: account.address, digest, signature, rule: "key-first" })).to.equal(true);
+    expect(await checkSignature({ chain, signer: account.address, digest, signature, rule: "key-first" })).to.equal(
+      true,
+    );
   });
 
   it("code-first (EIP-3009 on the token): an account with code answers through ERC-1271 only", async function () {
-    expect(await checkSignature({ chain: chainWith(account.address, false).chain, signer: account.address, digest, signature, rule: "code-first" })).to.equal(false);
-    expect(await checkSignature({ chain: chainWith(account.address, true).chain, signer: account.address, digest, signature, rule: "code-first" })).to.equal(true);
+    expect(
+      await checkSignature({
+        chain: chainWith(account.address, false).chain,
+        signer: account.address,
+        digest,
+        signature,
+        rule: "code-first",
+      }),
+    ).to.equal(false);
+    expect(
+      await checkSignature({
+        chain: chainWith(account.address, true).chain,
+        signer: account.address,
+        digest,
+        signature,
+        rule: "code-first",
+      }),
+    ).to.equal(true);
   });
 
   it("refuses another key's signature for an account without code, under either rule", async function () {
     const other = await privateKeyToAccount(generatePrivateKey()).sign({ hash: digest });
     for (const rule of ["key-first", "code-first"] as const) {
-      expect(await checkSignature({ chain: chainWith(null, true).chain, signer: account.address, digest, signature: other, rule }), rule).to.equal(false);
+      expect(
+        await checkSignature({
+          chain: chainWith(null, true).chain,
+          signer: account.address,
+          digest,
+          signature: other,
+          rule,
+        }),
+        rule,
+      ).to.equal(false);
     }
   });
 });

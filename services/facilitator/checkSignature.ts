@@ -13,7 +13,13 @@ const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681
  *   ERC-1271 only; one without, through ECDSA.
  * @example await checkSignature({ chain, signer: buyer, digest, signature, rule: "key-first" })
  */
-export async function checkSignature({ chain, signer, digest, signature, rule }: {
+export async function checkSignature({
+  chain,
+  signer,
+  digest,
+  signature,
+  rule,
+}: {
   chain: Pick<ChainReader, "isContract" | "isValidErc1271">;
   signer: Address;
   digest: Hex;

@@ -39,10 +39,20 @@ describe("facilitator instances sharing one PostgreSQL database", function () {
 
   it("reserves exactly 10 of 100 parallel verifies when the balance covers exactly 10 caps", async function () {
     const payloads = await Promise.all(
-      Array.from({ length: 100 }, () => signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: validBefore() })),
+      Array.from({ length: 100 }, () =>
+        signEscrowPayment({
+          account: buyer,
+          escrow: chain.addresses.escrow,
+          resourceId,
+          maxAmount: CAP,
+          validBefore: validBefore(),
+        }),
+      ),
     );
     const results = await Promise.all(
-      payloads.map((paymentPayload, i) => postJson(`${instances[i % 2]!.url}/verify`, { paymentPayload, resourceId, maxTimeoutSeconds: 60 })),
+      payloads.map((paymentPayload, i) =>
+        postJson(`${instances[i % 2]!.url}/verify`, { paymentPayload, resourceId, maxTimeoutSeconds: 60 }),
+      ),
     );
     const valid = results.filter((r) => r.body.isValid === true);
     const refused = results.filter((r) => r.body.isValid === false);
@@ -57,12 +67,29 @@ describe("facilitator instances sharing one PostgreSQL database", function () {
   });
 
   it("debits once when settles of one idemKey race on both instances", async function () {
-    const payload = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: validBefore() });
-    const verified = await postJson(`${instances[0]!.url}/verify`, { paymentPayload: payload, resourceId, maxTimeoutSeconds: 60 });
+    const payload = await signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount: CAP,
+      validBefore: validBefore(),
+    });
+    const verified = await postJson(`${instances[0]!.url}/verify`, {
+      paymentPayload: payload,
+      resourceId,
+      maxTimeoutSeconds: 60,
+    });
     expect(verified.body.isValid).to.equal(true);
     const before = await chain.contracts.escrow.read.balanceOf([buyer.address]);
-    const settle = { idemKey: payload.authorization.nonce, resourceId, amount: "2000", response: { status: 200, contentType: "application/json", body: { ok: 1 } } };
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => postJson(`${instances[i % 2]!.url}/settle`, settle)));
+    const settle = {
+      idemKey: payload.authorization.nonce,
+      resourceId,
+      amount: "2000",
+      response: { status: 200, contentType: "application/json", body: { ok: 1 } },
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => postJson(`${instances[i % 2]!.url}/settle`, settle)),
+    );
     expect(answers.map((a) => a.status)).to.deep.equal(Array(12).fill(200));
     expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).to.equal(1);
     expect(await chain.contracts.escrow.read.balanceOf([buyer.address])).to.equal(before - 2000n);

@@ -16,7 +16,10 @@ export const facilitatorEnvSchema = z.object({
   INDEXER_URL: z.url().optional(),
   /** Comma-separated private keys of the relayer pool; each signer has its own nonce lane. */
   RELAYER_KEYS: z.string().transform((v, ctx) => {
-    const keys = v.split(",").map((k) => k.trim()).filter(Boolean);
+    const keys = v
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
     for (const key of keys) {
       if (!privateKey.safeParse(key).success) {
         ctx.addIssue({ code: "custom", message: "every relayer key must be 0x followed by 64 hex digits" });

@@ -43,8 +43,18 @@ describe("a facilitator killed between verify and settle", function () {
     const first = await spawnFacilitator(env);
     children.push(first.child);
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 4);
-    const payload = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore });
-    const verified = await postJson(`${first.url}/verify`, { paymentPayload: payload, resourceId, maxTimeoutSeconds: 1 });
+    const payload = await signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount: CAP,
+      validBefore,
+    });
+    const verified = await postJson(`${first.url}/verify`, {
+      paymentPayload: payload,
+      resourceId,
+      maxTimeoutSeconds: 1,
+    });
     expect(verified.body.isValid).to.equal(true);
     const before = await chain.contracts.escrow.read.balanceOf([buyer.address]);
 
@@ -56,7 +66,12 @@ describe("a facilitator killed between verify and settle", function () {
     const client = new pg.Client({ connectionString: DATABASE_URL });
     await client.connect();
     try {
-      const status = async () => (await client.query(`SELECT status FROM ${schema}.reservation WHERE idem_key = $1`, [payload.authorization.nonce])).rows[0]?.status;
+      const status = async () =>
+        (
+          await client.query(`SELECT status FROM ${schema}.reservation WHERE idem_key = $1`, [
+            payload.authorization.nonce,
+          ])
+        ).rows[0]?.status;
       expect(await status()).to.equal("reserved");
       const deadline = Date.now() + 15_000;
       while ((await status()) !== "expired" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));

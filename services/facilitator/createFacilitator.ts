@@ -23,10 +23,22 @@ export type Facilitator = { url: string; server: Server; ctx: FacilitatorContext
  * HTTP server and the background loop (expiry, settlement retries, strikes).
  * @example const facilitator = await createFacilitator(loadFacilitatorConfig(process.env))
  */
-export async function createFacilitator(config: FacilitatorConfig, options: CreateFacilitatorOptions = {}): Promise<Facilitator> {
+export async function createFacilitator(
+  config: FacilitatorConfig,
+  options: CreateFacilitatorOptions = {},
+): Promise<Facilitator> {
   const logger = options.logger ?? createLogger("facilitator", config.LOG_LEVEL);
-  const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: config.DATABASE_SCHEMA });
-  const chain = createChainReader({ rpcUrl: config.RPC_URL, escrow: config.ESCROW_ADDRESS, registry: config.REGISTRY_ADDRESS, token: config.TOKEN_ADDRESS });
+  const store = await createStore({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    schema: config.DATABASE_SCHEMA,
+  });
+  const chain = createChainReader({
+    rpcUrl: config.RPC_URL,
+    escrow: config.ESCROW_ADDRESS,
+    registry: config.REGISTRY_ADDRESS,
+    token: config.TOKEN_ADDRESS,
+  });
   let metrics: FacilitatorContext["metrics"];
   const relayer = createRelayer({
     rpcUrl: config.RPC_URL,
@@ -77,7 +89,13 @@ export async function createFacilitator(config: FacilitatorConfig, options: Crea
   let stopped = false;
   let pass: Promise<void> = Promise.resolve();
   const interval = setInterval(() => {
-    pass = pass.then(() => (stopped ? undefined : runBackgroundPass(ctx).catch((error) => logger.warn({ err: (error as Error).message }, "background pass failed"))));
+    pass = pass.then(() =>
+      stopped
+        ? undefined
+        : runBackgroundPass(ctx).catch((error) =>
+            logger.warn({ err: (error as Error).message }, "background pass failed"),
+          ),
+    );
   }, options.backgroundIntervalMs ?? 1_000);
 
   logger.info({ port, store: store.kind, relayers: relayer.relayerAddresses }, "facilitator listening");

@@ -24,10 +24,17 @@ describe("verify for a buyer account that delegates to code (EIP-7702)", functio
   before(async function () {
     chain = await startLocalChain();
     resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
-    const signer = createWalletClient({ account, chain: chain.publicClient.chain, transport: custom({ request: (args) => chain.publicClient.request(args as never) }) });
+    const signer = createWalletClient({
+      account,
+      chain: chain.publicClient.chain,
+      transport: custom({ request: (args) => chain.publicClient.request(args as never) }),
+    });
     const authorization = await signer.signAuthorization({ contractAddress: chain.addresses.token });
     const admin = chain.wallets[ROLE.admin]!;
-    const delegation = await admin.sendTransaction({ to: chain.address(ROLE.other), authorizationList: [authorization] });
+    const delegation = await admin.sendTransaction({
+      to: chain.address(ROLE.other),
+      authorizationList: [authorization],
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash: delegation });
     expect(await chain.publicClient.getCode({ address: account.address })).to.match(/^0xef0100/);
     const { token, escrow } = chain.contracts;
@@ -44,7 +51,13 @@ describe("verify for a buyer account that delegates to code (EIP-7702)", functio
   });
 
   it("service-escrow: accepts the buyer's key, and the escrow debits it", async function () {
-    const paymentPayload = await signEscrowPayment({ account, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: validBefore() });
+    const paymentPayload = await signEscrowPayment({
+      account,
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount: CAP,
+      validBefore: validBefore(),
+    });
     const verified = await postJson(`${facilitator.url}/verify`, { paymentPayload, resourceId, maxTimeoutSeconds: 60 });
     expect(verified.body).to.include({ isValid: true });
     const settled = await postJson(`${facilitator.url}/settle`, {
@@ -55,11 +68,19 @@ describe("verify for a buyer account that delegates to code (EIP-7702)", functio
     });
     expect(settled.status).to.equal(200);
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction });
-    expect(parseEventLogs({ abi: chain.contracts.escrow.abi, eventName: "Debited", logs: receipt.logs })).to.have.length(1);
+    expect(
+      parseEventLogs({ abi: chain.contracts.escrow.abi, eventName: "Debited", logs: receipt.logs }),
+    ).to.have.length(1);
   });
 
   it("exact: refuses with bad_signature, as the token would refuse the transfer", async function () {
-    const paymentPayload = await signExactPayment({ account, token: chain.addresses.token, escrow: chain.addresses.escrow, value: CAP, validBefore: validBefore() });
+    const paymentPayload = await signExactPayment({
+      account,
+      token: chain.addresses.token,
+      escrow: chain.addresses.escrow,
+      value: CAP,
+      validBefore: validBefore(),
+    });
     const verified = await postJson(`${facilitator.url}/verify`, { paymentPayload, resourceId, maxTimeoutSeconds: 60 });
     expect(verified.body).to.include({ isValid: false, invalidReason: "bad_signature" });
   });

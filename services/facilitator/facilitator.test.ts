@@ -31,7 +31,14 @@ describe("facilitator", function () {
 
   const validBefore = () => BigInt(Math.floor(Date.now() / 1000) + 600);
   const pay = (overrides: Partial<Parameters<typeof signEscrowPayment>[0]> = {}) =>
-    signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: validBefore(), ...overrides });
+    signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount: CAP,
+      validBefore: validBefore(),
+      ...overrides,
+    });
   const verify = (paymentPayload: unknown, rid: Hex = resourceId) =>
     postJson(`${facilitator.url}/verify`, { paymentPayload, resourceId: rid, maxTimeoutSeconds: 60 });
 
@@ -62,13 +69,24 @@ describe("facilitator", function () {
       const payload = await pay();
       const verified = await verify(payload);
       expect(verified.status).to.equal(200);
-      expect(verified.body).to.include({ isValid: true, payer: buyer.address, idemKey: payload.authorization.nonce, reserved: CAP.toString() });
+      expect(verified.body).to.include({
+        isValid: true,
+        payer: buyer.address,
+        idemKey: payload.authorization.nonce,
+        reserved: CAP.toString(),
+      });
 
       const before = await chain.contracts.escrow.read.balanceOf([buyer.address]);
       const settle = { idemKey: payload.authorization.nonce, resourceId, amount: "1200", response };
       const first = await postJson(`${facilitator.url}/settle`, settle);
       expect(first.status).to.equal(200);
-      expect(first.body).to.include({ success: true, amount: "1200", creatorAmount: "1140", treasuryAmount: "60", payer: buyer.address });
+      expect(first.body).to.include({
+        success: true,
+        amount: "1200",
+        creatorAmount: "1140",
+        treasuryAmount: "60",
+        payer: buyer.address,
+      });
       const receipt = receiptSchema.parse(decodeBase64Json(first.body.receipt));
       expect(receipt.transaction).to.equal(first.body.transaction);
       expect(receipt.payTo).to.equal(resourceId);
@@ -97,14 +115,24 @@ describe("facilitator", function () {
     it("never debits more than the reserved cap", async function () {
       const payload = await pay();
       expect((await verify(payload)).body.isValid).to.equal(true);
-      const settled = await postJson(`${facilitator.url}/settle`, { idemKey: payload.authorization.nonce, resourceId, amount: (CAP * 10n).toString(), response });
+      const settled = await postJson(`${facilitator.url}/settle`, {
+        idemKey: payload.authorization.nonce,
+        resourceId,
+        amount: (CAP * 10n).toString(),
+        response,
+      });
       expect(settled.status).to.equal(200);
       expect(settled.body.amount).to.equal(CAP.toString());
     });
 
     it("answers 409 no_reservation to a settle without a reservation", async function () {
       const payload = await pay();
-      const settled = await postJson(`${facilitator.url}/settle`, { idemKey: payload.authorization.nonce, resourceId, amount: "1", response });
+      const settled = await postJson(`${facilitator.url}/settle`, {
+        idemKey: payload.authorization.nonce,
+        resourceId,
+        amount: "1",
+        response,
+      });
       expect(settled.status).to.equal(409);
       expect(settled.body.error.code).to.equal("no_reservation");
     });
@@ -127,7 +155,13 @@ describe("facilitator", function () {
     it("bad_signature: a signature by someone else", async function () {
       const other = privateKeyToAccount(devKey(ROLE.other));
       const payload = await pay();
-      const forged = await signEscrowPayment({ account: other, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: validBefore() });
+      const forged = await signEscrowPayment({
+        account: other,
+        escrow: chain.addresses.escrow,
+        resourceId,
+        maxAmount: CAP,
+        validBefore: validBefore(),
+      });
       const { body } = await verify({ ...payload, signature: forged.signature });
       expect(body).to.include({ isValid: false, invalidReason: "bad_signature" });
     });
@@ -144,7 +178,10 @@ describe("facilitator", function () {
       const s = BigInt(`0x${payload.signature.slice(66, 130)}`);
       const v = Number.parseInt(payload.signature.slice(130), 16);
       const highS = `0x${r}${(n - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}` as Hex;
-      expect((await verify({ ...payload, signature: highS })).body).to.include({ isValid: false, invalidReason: "bad_signature" });
+      expect((await verify({ ...payload, signature: highS })).body).to.include({
+        isValid: false,
+        invalidReason: "bad_signature",
+      });
     });
 
     it("expired: validBefore earlier than now + maxTimeoutSeconds", async function () {
@@ -181,7 +218,10 @@ describe("facilitator", function () {
 
     it("invalid_payload: another network", async function () {
       const payload = await pay();
-      expect((await verify({ ...payload, network: "eip155:1" })).body).to.include({ isValid: false, invalidReason: "invalid_payload" });
+      expect((await verify({ ...payload, network: "eip155:1" })).body).to.include({
+        isValid: false,
+        invalidReason: "invalid_payload",
+      });
     });
   });
 
@@ -202,10 +242,17 @@ describe("facilitator", function () {
     it("with a strikeReason records one strike on chain", async function () {
       const payload = await pay();
       await verify(payload);
-      const released = await postJson(`${facilitator.url}/release`, { idemKey: payload.authorization.nonce, resourceId, strikeReason: "handler_timeout" });
+      const released = await postJson(`${facilitator.url}/release`, {
+        idemKey: payload.authorization.nonce,
+        resourceId,
+        strikeReason: "handler_timeout",
+      });
       expect(released.body.strikeRecorded).to.equal(true);
       const deadline = Date.now() + 10_000;
-      while (!(await chain.contracts.registry.read.strikeRecorded([payload.authorization.nonce])) && Date.now() < deadline) {
+      while (
+        !(await chain.contracts.registry.read.strikeRecorded([payload.authorization.nonce])) &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(await chain.contracts.registry.read.strikeRecorded([payload.authorization.nonce])).to.equal(true);
@@ -216,8 +263,16 @@ describe("facilitator", function () {
     it("answers 409 already_settled after a settle", async function () {
       const payload = await pay();
       await verify(payload);
-      await postJson(`${facilitator.url}/settle`, { idemKey: payload.authorization.nonce, resourceId, amount: "1000", response });
-      const released = await postJson(`${facilitator.url}/release`, { idemKey: payload.authorization.nonce, resourceId });
+      await postJson(`${facilitator.url}/settle`, {
+        idemKey: payload.authorization.nonce,
+        resourceId,
+        amount: "1000",
+        response,
+      });
+      const released = await postJson(`${facilitator.url}/release`, {
+        idemKey: payload.authorization.nonce,
+        resourceId,
+      });
       expect(released.status).to.equal(409);
       expect(released.body.error.code).to.equal("already_settled");
     });
@@ -228,10 +283,31 @@ describe("facilitator", function () {
       ["verify without a body", "/verify", ""],
       ["verify with broken JSON", "/verify", "{not json"],
       ["verify without resourceId", "/verify", { paymentPayload: {}, maxTimeoutSeconds: 60 }],
-      ["verify with a string timeout", "/verify", { paymentPayload: {}, resourceId: `0x${"00".repeat(32)}`, maxTimeoutSeconds: "60" }],
-      ["settle with a negative amount", "/settle", { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount: "-1", response }],
-      ["settle with a number amount", "/settle", { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount: 5, response }],
-      ["settle with a non-2xx response", "/settle", { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount: "5", response: { ...response, status: 500 } }],
+      [
+        "verify with a string timeout",
+        "/verify",
+        { paymentPayload: {}, resourceId: `0x${"00".repeat(32)}`, maxTimeoutSeconds: "60" },
+      ],
+      [
+        "settle with a negative amount",
+        "/settle",
+        { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount: "-1", response },
+      ],
+      [
+        "settle with a number amount",
+        "/settle",
+        { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount: 5, response },
+      ],
+      [
+        "settle with a non-2xx response",
+        "/settle",
+        {
+          idemKey: `0x${"00".repeat(32)}`,
+          resourceId: `0x${"00".repeat(32)}`,
+          amount: "5",
+          response: { ...response, status: 500 },
+        },
+      ],
       ["release with a short idemKey", "/release", { idemKey: "0x1234", resourceId: `0x${"00".repeat(32)}` }],
       ["release with an array body", "/release", [1, 2, 3]],
     ];

@@ -12,10 +12,29 @@ export function createFacilitatorMetrics(gasBalances: () => Promise<{ address: s
   collectDefaultMetrics({ register: registry });
   return {
     registry,
-    verify: new Counter({ name: "facilitator_verify_total", help: "POST /verify outcomes", labelNames: ["outcome"], registers: [registry] }),
-    settle: new Counter({ name: "facilitator_settle_total", help: "Settlement outcomes", labelNames: ["outcome"], registers: [registry] }),
-    release: new Counter({ name: "facilitator_release_total", help: "Releases, by whether a strike was queued", labelNames: ["strike"], registers: [registry] }),
-    strikes: new Counter({ name: "facilitator_strikes_recorded_total", help: "Strikes recorded on chain", registers: [registry] }),
+    verify: new Counter({
+      name: "facilitator_verify_total",
+      help: "POST /verify outcomes",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    settle: new Counter({
+      name: "facilitator_settle_total",
+      help: "Settlement outcomes",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    release: new Counter({
+      name: "facilitator_release_total",
+      help: "Releases, by whether a strike was queued",
+      labelNames: ["strike"],
+      registers: [registry],
+    }),
+    strikes: new Counter({
+      name: "facilitator_strikes_recorded_total",
+      help: "Strikes recorded on chain",
+      registers: [registry],
+    }),
     batchSize: new Histogram({
       name: "facilitator_debit_batch_size",
       help: "Debits per batch transaction",

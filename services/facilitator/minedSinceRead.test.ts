@@ -27,7 +27,9 @@ for (const store of ["PGlite", "PostgreSQL"] as const) {
       chain = await startLocalChain();
       resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
       await chain.fundBuyer(ROLE.other, CAP * 2n);
-      facilitator = await startFacilitator(chain, { env: store === "PostgreSQL" ? { DATABASE_URL, DATABASE_SCHEMA: schema } : {} });
+      facilitator = await startFacilitator(chain, {
+        env: store === "PostgreSQL" ? { DATABASE_URL, DATABASE_SCHEMA: schema } : {},
+      });
     });
 
     after(async function () {
@@ -41,8 +43,16 @@ for (const store of ["PGlite", "PostgreSQL"] as const) {
     });
 
     const sign = () =>
-      signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: BigInt(Math.floor(Date.now() / 1000) + 600) });
-    const verify = async () => (await postJson(`${facilitator.url}/verify`, { paymentPayload: await sign(), resourceId, maxTimeoutSeconds: 60 })).body;
+      signEscrowPayment({
+        account: buyer,
+        escrow: chain.addresses.escrow,
+        resourceId,
+        maxAmount: CAP,
+        validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
+      });
+    const verify = async () =>
+      (await postJson(`${facilitator.url}/verify`, { paymentPayload: await sign(), resourceId, maxTimeoutSeconds: 60 }))
+        .body;
 
     it("counts the mined debit as held, so the balance is not reserved twice", async function () {
       const chainReader = facilitator.ctx.chain;

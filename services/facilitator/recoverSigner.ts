@@ -2,7 +2,9 @@ import { createRequire } from "node:module";
 import { getAddress, hexToBytes, keccak256, recoverAddress } from "viem";
 import type { Address, Hex } from "viem";
 
-type NativeSecp256k1 = { ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array };
+type NativeSecp256k1 = {
+  ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
+};
 
 /** libsecp256k1 through its prebuilt N-API binding, or null when the binding cannot load on this platform. */
 const native: NativeSecp256k1 | null = (() => {
@@ -22,7 +24,11 @@ export const recoveryBackend: "native" | "js" = native ? "native" : "js";
  * Callers reject high-s signatures before calling (see checkSignature).
  * @example const signer = await recoverSigner(digest, signature)
  */
-export async function recoverSigner(digest: Hex, signature: Hex, backend: "native" | "js" = recoveryBackend): Promise<Address | null> {
+export async function recoverSigner(
+  digest: Hex,
+  signature: Hex,
+  backend: "native" | "js" = recoveryBackend,
+): Promise<Address | null> {
   if (signature.length !== 132) return null;
   try {
     if (backend === "native" && native) {

@@ -16,11 +16,15 @@ export type ReleasePaymentReturnType =
  * for the chain (at most one per call). Idempotent: releasing again answers the same and strikes nothing more.
  * @example await releasePayment(ctx, { idemKey, resourceId, strikeReason: "handler_timeout" })
  */
-export async function releasePayment(ctx: FacilitatorContext, p: ReleasePaymentParameters): Promise<ReleasePaymentReturnType> {
+export async function releasePayment(
+  ctx: FacilitatorContext,
+  p: ReleasePaymentParameters,
+): Promise<ReleasePaymentReturnType> {
   const now = ctx.clock.now();
   return ctx.store.transaction(async (tx) => {
     const r = await findReservation(tx, p.idemKey, true);
-    if (!r || r.resourceId !== p.resourceId) return { kind: "no_reservation" as const, message: "no reservation for this idemKey and resource" };
+    if (!r || r.resourceId !== p.resourceId)
+      return { kind: "no_reservation" as const, message: "no reservation for this idemKey and resource" };
     if (r.status === "settling" || r.status === "settled") {
       return { kind: "already_settled" as const, message: "the payment is being or has been settled" };
     }
@@ -29,7 +33,9 @@ export async function releasePayment(ctx: FacilitatorContext, p: ReleasePaymentP
       strikeRecorded = await strikeQueued(tx, r.idemKey);
     } else {
       await updateReservation(tx, r.idemKey, { status: "released" }, now);
-      strikeRecorded = p.strikeReason ? await enqueueStrike(tx, { idemKey: r.idemKey, resourceId: r.resourceId, reason: p.strikeReason }, now) : false;
+      strikeRecorded = p.strikeReason
+        ? await enqueueStrike(tx, { idemKey: r.idemKey, resourceId: r.resourceId, reason: p.strikeReason }, now)
+        : false;
       ctx.metrics.release.inc({ strike: String(strikeRecorded) });
     }
     return { kind: "released" as const, body: { released: true as const, idemKey: r.idemKey, strikeRecorded } };

@@ -10,7 +10,13 @@ import { createFacilitator } from "./createFacilitator.ts";
 import { createLogger } from "./logger.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
-import { facilitatorEnv, getJson, manualClock, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import {
+  facilitatorEnv,
+  getJson,
+  manualClock,
+  postJson,
+  startFacilitator,
+} from "../../test/support/startFacilitator.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
@@ -30,7 +36,14 @@ describe("facilitator resilience", function () {
   let resourceId: Hex;
   const buyer = privateKeyToAccount(devKey(ROLE.buyer));
   const validBefore = () => BigInt(Math.floor(Date.now() / 1000) + 600);
-  const pay = () => signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount: CAP, validBefore: validBefore() });
+  const pay = () =>
+    signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount: CAP,
+      validBefore: validBefore(),
+    });
 
   before(async function () {
     chain = await startLocalChain();
@@ -48,11 +61,22 @@ describe("facilitator resilience", function () {
       try {
         const payloads = await Promise.all(Array.from({ length: 5 }, pay));
         for (const p of payloads) {
-          const v = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
+          const v = await postJson(`${facilitator.url}/verify`, {
+            paymentPayload: p,
+            resourceId,
+            maxTimeoutSeconds: 60,
+          });
           expect(v.body.isValid).to.equal(true);
         }
         const before = await chain.contracts.escrow.read.balanceOf([buyer.address]);
-        const settles = payloads.map((p) => postJson(`${facilitator.url}/settle`, { idemKey: p.authorization.nonce, resourceId, amount: "1000", response }));
+        const settles = payloads.map((p) =>
+          postJson(`${facilitator.url}/settle`, {
+            idemKey: p.authorization.nonce,
+            resourceId,
+            amount: "1000",
+            response,
+          }),
+        );
         await new Promise((r) => setTimeout(r, 10));
         await chain.rpc.stop();
         const answers = await Promise.all(settles);
@@ -70,7 +94,12 @@ describe("facilitator resilience", function () {
           ),
         );
         for (const [i, p] of payloads.entries()) {
-          const again = await postJson(`${facilitator.url}/settle`, { idemKey: p.authorization.nonce, resourceId, amount: "1000", response });
+          const again = await postJson(`${facilitator.url}/settle`, {
+            idemKey: p.authorization.nonce,
+            resourceId,
+            amount: "1000",
+            response,
+          });
           expect(again.status).to.equal(200);
           expect(again.body.receipt).to.equal(results[i]!.receipt);
         }
@@ -84,7 +113,12 @@ describe("facilitator resilience", function () {
         expect(pending).to.equal(latest);
         const next = await pay();
         await postJson(`${facilitator.url}/verify`, { paymentPayload: next, resourceId, maxTimeoutSeconds: 60 });
-        const settled = await postJson(`${facilitator.url}/settle`, { idemKey: next.authorization.nonce, resourceId, amount: "1000", response });
+        const settled = await postJson(`${facilitator.url}/settle`, {
+          idemKey: next.authorization.nonce,
+          resourceId,
+          amount: "1000",
+          response,
+        });
         expect(settled.status).to.equal(200);
       } finally {
         await chain.rpc.resume();
@@ -96,7 +130,11 @@ describe("facilitator resilience", function () {
       const facilitator = await startFacilitator(chain);
       try {
         await chain.rpc.stop();
-        const v = await postJson(`${facilitator.url}/verify`, { paymentPayload: await pay(), resourceId, maxTimeoutSeconds: 60 });
+        const v = await postJson(`${facilitator.url}/verify`, {
+          paymentPayload: await pay(),
+          resourceId,
+          maxTimeoutSeconds: 60,
+        });
         expect(v.status).to.equal(503);
         expect(v.body.error.code).to.equal("chain_unavailable");
         const ready = await getJson(`${facilitator.url}/ready`);
@@ -115,7 +153,16 @@ describe("facilitator resilience", function () {
       try {
         const p = await pay();
         await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
-        expect((await postJson(`${facilitator.url}/settle`, { idemKey: p.authorization.nonce, resourceId, amount: "1000", response })).status).to.equal(200);
+        expect(
+          (
+            await postJson(`${facilitator.url}/settle`, {
+              idemKey: p.authorization.nonce,
+              resourceId,
+              amount: "1000",
+              response,
+            })
+          ).status,
+        ).to.equal(200);
         clock.advance(RESULT_TTL_SECONDS - 1);
         expect((await getJson(`${facilitator.url}/results/${p.authorization.nonce}`)).status).to.equal(200);
         clock.advance(1);
@@ -133,10 +180,18 @@ describe("facilitator resilience", function () {
         await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
         clock.advance(700);
         await until(async () => {
-          const r = await facilitator.ctx.store.query<{ status: string }>("SELECT status FROM reservation WHERE idem_key = $1", [p.authorization.nonce]);
+          const r = await facilitator.ctx.store.query<{ status: string }>(
+            "SELECT status FROM reservation WHERE idem_key = $1",
+            [p.authorization.nonce],
+          );
           return r[0]?.status === "expired" ? true : undefined;
         });
-        const s = await postJson(`${facilitator.url}/settle`, { idemKey: p.authorization.nonce, resourceId, amount: "1000", response });
+        const s = await postJson(`${facilitator.url}/settle`, {
+          idemKey: p.authorization.nonce,
+          resourceId,
+          amount: "1000",
+          response,
+        });
         expect(s.status).to.equal(409);
         expect(await chain.contracts.registry.read.strikeRecorded([p.authorization.nonce])).to.equal(false);
       } finally {
@@ -150,11 +205,22 @@ describe("facilitator resilience", function () {
       const facilitator = await startFacilitator(chain);
       try {
         await chain.contracts.token.write.mint([buyer.address, CAP * 3n]);
-        const p = await signExactPayment({ account: buyer, token: chain.addresses.token, escrow: chain.addresses.escrow, value: CAP, validBefore: validBefore() });
+        const p = await signExactPayment({
+          account: buyer,
+          token: chain.addresses.token,
+          escrow: chain.addresses.escrow,
+          value: CAP,
+          validBefore: validBefore(),
+        });
         const v = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
         expect(v.body).to.include({ isValid: true, reserved: CAP.toString() });
         const tokenBefore = await chain.contracts.token.read.balanceOf([buyer.address]);
-        const s = await postJson(`${facilitator.url}/settle`, { idemKey: p.authorization.nonce, resourceId, amount: "1", response });
+        const s = await postJson(`${facilitator.url}/settle`, {
+          idemKey: p.authorization.nonce,
+          resourceId,
+          amount: "1",
+          response,
+        });
         expect(s.status).to.equal(200);
         expect(s.body).to.include({ amount: CAP.toString(), creatorAmount: "47500", treasuryAmount: "2500" });
         expect(await chain.contracts.token.read.balanceOf([buyer.address])).to.equal(tokenBefore - CAP);
@@ -166,7 +232,13 @@ describe("facilitator resilience", function () {
     it("refuses an exact payment that does not pay the escrow (payTo substitution)", async function () {
       const facilitator = await startFacilitator(chain);
       try {
-        const p = await signExactPayment({ account: buyer, token: chain.addresses.token, escrow: chain.address(ROLE.other), value: CAP, validBefore: validBefore() });
+        const p = await signExactPayment({
+          account: buyer,
+          token: chain.addresses.token,
+          escrow: chain.address(ROLE.other),
+          value: CAP,
+          validBefore: validBefore(),
+        });
         const v = await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
         expect(v.body).to.include({ isValid: false, invalidReason: "invalid_payload" });
       } finally {
@@ -231,17 +303,30 @@ describe("facilitator resilience", function () {
         CALLER_AUTH: "on",
         CALLER_AUTH_SECRET: secret,
       });
-      const facilitator = await createFacilitator(config, { logger: createLogger("facilitator", "trace", sink), backgroundIntervalMs: 50 });
+      const facilitator = await createFacilitator(config, {
+        logger: createLogger("facilitator", "trace", sink),
+        backgroundIntervalMs: 50,
+      });
       const token = signCallerToken({ resourceId, secret, ttlSeconds: 60 });
       const p = await pay();
       try {
         const headers = { authorization: `Bearer ${token}` };
         await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 }, headers);
-        await postJson(`${facilitator.url}/release`, { idemKey: p.authorization.nonce, resourceId, strikeReason: "handler_error" }, headers);
+        await postJson(
+          `${facilitator.url}/release`,
+          { idemKey: p.authorization.nonce, resourceId, strikeReason: "handler_error" },
+          headers,
+        );
         await chain.rpc.stop();
-        await postJson(`${facilitator.url}/verify`, { paymentPayload: await pay(), resourceId, maxTimeoutSeconds: 60 }, headers);
+        await postJson(
+          `${facilitator.url}/verify`,
+          { paymentPayload: await pay(), resourceId, maxTimeoutSeconds: 60 },
+          headers,
+        );
         await chain.rpc.resume();
-        await until(async () => ((await chain.contracts.registry.read.strikeRecorded([p.authorization.nonce])) ? true : undefined));
+        await until(async () =>
+          (await chain.contracts.registry.read.strikeRecorded([p.authorization.nonce])) ? true : undefined,
+        );
       } finally {
         await chain.rpc.resume();
         await facilitator.stop();

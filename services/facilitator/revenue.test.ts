@@ -38,18 +38,40 @@ describe("facilitator: GET /revenue/:resourceId (from the indexer's projections)
   });
 
   async function payAndSettle(amount: bigint) {
-    const payload = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId: paid, maxAmount: CAP, validBefore: BigInt(Math.floor(Date.now() / 1000) + 600) });
-    const verified = await postJson(`${facilitator.url}/verify`, { paymentPayload: payload, resourceId: paid, maxTimeoutSeconds: 60 });
+    const payload = await signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId: paid,
+      maxAmount: CAP,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
+    });
+    const verified = await postJson(`${facilitator.url}/verify`, {
+      paymentPayload: payload,
+      resourceId: paid,
+      maxTimeoutSeconds: 60,
+    });
     expect(verified.body.isValid, JSON.stringify(verified.body)).to.equal(true);
-    const settled = await postJson(`${facilitator.url}/settle`, { idemKey: payload.authorization.nonce, resourceId: paid, amount: amount.toString(), response });
+    const settled = await postJson(`${facilitator.url}/settle`, {
+      idemKey: payload.authorization.nonce,
+      resourceId: paid,
+      amount: amount.toString(),
+      response,
+    });
     expect(settled.status, JSON.stringify(settled.body)).to.equal(200);
   }
 
   it("equals the sums of the on-chain split after debits through the facilitator", async function () {
     for (const amount of [1_200n, 777n, 50_000n, 13n]) await payAndSettle(amount);
     await waitForIndexedBlock(createProjectionsClient(indexer.url), await chain.publicClient.getBlockNumber());
-    const logs = await chain.publicClient.getContractEvents({ address: chain.addresses.escrow, abi: chain.contracts.escrow.abi, eventName: "Debited", args: { resourceId: paid }, fromBlock: 0n });
-    const sum = (pick: (args: (typeof logs)[number]["args"]) => bigint) => logs.reduce((total, log) => total + pick(log.args), 0n).toString();
+    const logs = await chain.publicClient.getContractEvents({
+      address: chain.addresses.escrow,
+      abi: chain.contracts.escrow.abi,
+      eventName: "Debited",
+      args: { resourceId: paid },
+      fromBlock: 0n,
+    });
+    const sum = (pick: (args: (typeof logs)[number]["args"]) => bigint) =>
+      logs.reduce((total, log) => total + pick(log.args), 0n).toString();
     const last = await chain.publicClient.getBlock({ blockNumber: logs.at(-1)!.blockNumber });
 
     const { status, body } = await getJson(`${facilitator.url}/revenue/${paid}`);
@@ -69,7 +91,14 @@ describe("facilitator: GET /revenue/:resourceId (from the indexer's projections)
   it("answers zeros for a registered resource that was never paid", async function () {
     const { status, body } = await getJson(`${facilitator.url}/revenue/${idle.toUpperCase().replace("0X", "0x")}`);
     expect(status).to.equal(200);
-    expect(body).to.deep.equal({ resourceId: idle, calls: 0, gross: "0", creator: "0", treasury: "0", lastSettledAt: null });
+    expect(body).to.deep.equal({
+      resourceId: idle,
+      calls: 0,
+      gross: "0",
+      creator: "0",
+      treasury: "0",
+      lastSettledAt: null,
+    });
   });
 
   it("answers 404 for a resource never registered", async function () {

@@ -13,7 +13,12 @@ import { readRevenue } from "../projections/readRevenue.ts";
 import { isChainUnavailable } from "./chain.ts";
 import type { FacilitatorContext } from "./context.ts";
 import { releasePayment } from "./releasePayment.ts";
-import { bytes32ParamSchema, releaseRequestSchema, settleRequestSchema, verifyRequestSchema } from "./routes/schemas.ts";
+import {
+  bytes32ParamSchema,
+  releaseRequestSchema,
+  settleRequestSchema,
+  verifyRequestSchema,
+} from "./routes/schemas.ts";
 import { settlePayment } from "./settlePayment.ts";
 import { findResult } from "./store/results.ts";
 import { verifyPayment } from "./verifyPayment.ts";
@@ -42,7 +47,11 @@ function authorize(koa: Koa.Context, auth: CallerAuth, resourceId: string, now: 
  * Routes only translate HTTP to the operations; outcomes of a well-formed request are data with status 200.
  * @example const app = createFacilitatorApp(ctx, { enabled: false }, isReady)
  */
-export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, readiness: () => Promise<{ ready: boolean; [k: string]: unknown }>) {
+export function createFacilitatorApp(
+  ctx: FacilitatorContext,
+  auth: CallerAuth,
+  readiness: () => Promise<{ ready: boolean; [k: string]: unknown }>,
+) {
   const app = new Koa();
   const router = new Router();
 
@@ -66,7 +75,11 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
     authorize(koa, auth, request.resourceId, ctx.clock.now());
     const normalized = normalizePaymentPayload(request.paymentPayload);
     const result = normalized.ok
-      ? await verifyPayment(ctx, { payload: normalized.payload, resourceId: request.resourceId, maxTimeoutSeconds: request.maxTimeoutSeconds })
+      ? await verifyPayment(ctx, {
+          payload: normalized.payload,
+          resourceId: request.resourceId,
+          maxTimeoutSeconds: request.maxTimeoutSeconds,
+        })
       : { isValid: false as const, invalidReason: "invalid_payload" as const, invalidMessage: normalized.message };
     ctx.metrics.verify.inc({ outcome: result.isValid ? "valid" : result.invalidReason });
     koa.body = result;
@@ -88,7 +101,11 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
       idemKey: request.idemKey,
       resourceId: request.resourceId,
       amount: BigInt(request.amount),
-      response: { status: request.response.status, contentType: request.response.contentType, body: request.response.body },
+      response: {
+        status: request.response.status,
+        contentType: request.response.contentType,
+        body: request.response.body,
+      },
     });
     if (outcome.kind === "no_reservation") throw new HttpError(409, "no_reservation", outcome.message);
     if (outcome.kind === "settlement_failed") throw new HttpError(409, "settlement_failed", outcome.message);
@@ -105,7 +122,8 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
     const now = ctx.clock.now();
     const result = await findResult(ctx.store, idemKey, now);
     if (auth.enabled) authorize(koa, auth, result?.resourceId ?? "unknown", now);
-    if (!result) throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
+    if (!result)
+      throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
     koa.body = {
       idemKey: result.idemKey,
       resourceId: result.resourceId,
@@ -121,7 +139,9 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
     authorize(koa, auth, resourceId, ctx.clock.now());
     if (!ctx.projections) throw new HttpError(503, "indexer_unavailable", "no indexer is configured (INDEXER_URL)");
     const revenue = await readRevenue(ctx.projections, resourceId).catch((error: Error) => {
-      throw new HttpError(503, "indexer_unavailable", `the indexer cannot be read: ${error.message.split("\n")[0]}`, { "Retry-After": "2" });
+      throw new HttpError(503, "indexer_unavailable", `the indexer cannot be read: ${error.message.split("\n")[0]}`, {
+        "Retry-After": "2",
+      });
     });
     if (!revenue) throw new HttpError(404, "not_found", "no resource with this id is registered on chain");
     koa.body = revenue;
@@ -133,7 +153,10 @@ export function createFacilitatorApp(ctx: FacilitatorContext, auth: CallerAuth, 
       await next();
     } finally {
       const route = (koa as Koa.Context & { _matchedRoute?: string })._matchedRoute ?? "unmatched";
-      ctx.metrics.requestSeconds.observe({ route: String(route), status: String(koa.status) }, (performance.now() - started) / 1000);
+      ctx.metrics.requestSeconds.observe(
+        { route: String(route), status: String(koa.status) },
+        (performance.now() - started) / 1000,
+      );
     }
   });
   app.use(errorBodies({ logger: ctx.logger, translate: chainUnavailable }));

@@ -25,23 +25,33 @@ export const SETTLE_LEASE_SECONDS = 60;
  * answers with the receipt. A repeated or concurrent settle of one idemKey yields one debit and the same body.
  * @example const outcome = await settlePayment(ctx, { idemKey, resourceId, amount: 1200n, response })
  */
-export async function settlePayment(ctx: FacilitatorContext, p: SettlePaymentParameters): Promise<SettlePaymentReturnType> {
+export async function settlePayment(
+  ctx: FacilitatorContext,
+  p: SettlePaymentParameters,
+): Promise<SettlePaymentReturnType> {
   const now = ctx.clock.now();
   const claimed = await claimForSettlement(ctx.store, { ...p, leaseUntil: now + SETTLE_LEASE_SECONDS }, now);
   if (claimed) return driveSettlement(ctx, claimed);
   // Not a live reservation: say why (none, expired, released), or wait for the settle that is driving it.
   const claim = await ctx.store.transaction(async (tx) => {
     const r = await findReservation(tx, p.idemKey, true);
-    if (!r || r.resourceId !== p.resourceId) return { kind: "none" as const, message: "no reservation for this idemKey and resource" };
+    if (!r || r.resourceId !== p.resourceId)
+      return { kind: "none" as const, message: "no reservation for this idemKey and resource" };
     if (r.status === "settled") return { kind: "done" as const };
-    if (r.status === "released" || r.status === "expired") return { kind: "none" as const, message: `the reservation was ${r.status}` };
+    if (r.status === "released" || r.status === "expired")
+      return { kind: "none" as const, message: `the reservation was ${r.status}` };
     if (r.status === "settling") return { kind: "wait" as const };
     if (r.validBefore <= now) {
       await updateReservation(tx, r.idemKey, { status: "expired" }, now);
       return { kind: "none" as const, message: "the authorization expired before settlement" };
     }
     const amount = r.scheme === "exact" ? r.cap : p.amount < r.cap ? p.amount : r.cap;
-    await updateReservation(tx, r.idemKey, { status: "settling", amount, response: p.response, leaseUntil: now + SETTLE_LEASE_SECONDS }, now);
+    await updateReservation(
+      tx,
+      r.idemKey,
+      { status: "settling", amount, response: p.response, leaseUntil: now + SETTLE_LEASE_SECONDS },
+      now,
+    );
     return { kind: "drive" as const, reservation: { ...r, status: "settling" as const, amount, response: p.response } };
   });
 
@@ -59,9 +69,14 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
   try {
     outcome = await submit(ctx, r);
   } catch (error) {
-    ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement pending: the chain did not confirm the debit");
+    ctx.logger.warn(
+      { idemKey: r.idemKey, err: (error as Error).message },
+      "settlement pending: the chain did not confirm the debit",
+    );
     ctx.metrics.settle.inc({ outcome: "pending" });
-    await ctx.store.query("UPDATE reservation SET lease_until = 0 WHERE idem_key = $1 AND status = 'settling'", [r.idemKey]);
+    await ctx.store.query("UPDATE reservation SET lease_until = 0 WHERE idem_key = $1 AND status = 'settling'", [
+      r.idemKey,
+    ]);
     return { kind: "pending", retryAfterSeconds: 2 };
   }
   if (outcome.kind === "skipped") {
@@ -69,7 +84,10 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
     if (found) return finalize(ctx, r, found);
     await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released" }, ctx.clock.now()));
     ctx.metrics.settle.inc({ outcome: "failed" });
-    return { kind: "settlement_failed", message: `the escrow refused the debit (${outcome.reason.slice(0, 10)}); nothing was debited` };
+    return {
+      kind: "settlement_failed",
+      message: `the escrow refused the debit (${outcome.reason.slice(0, 10)}); nothing was debited`,
+    };
   }
   return finalize(ctx, r, outcome);
 }
@@ -102,7 +120,10 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
 }
 
 /** Looks on chain for the `Debited` log of a reservation whose debit may have landed in an earlier attempt. */
-export async function findDebit(ctx: FacilitatorContext, r: Reservation): Promise<Extract<DebitOutcome, { kind: "debited" }> | null> {
+export async function findDebit(
+  ctx: FacilitatorContext,
+  r: Reservation,
+): Promise<Extract<DebitOutcome, { kind: "debited" }> | null> {
   const logs = await ctx.chain.debitedLogs(r.idemKey);
   const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer)?.toLowerCase();
   const log = logs.find((l) => l.buyer.toLowerCase() === payer && l.resourceId === r.resourceId);
@@ -110,7 +131,11 @@ export async function findDebit(ctx: FacilitatorContext, r: Reservation): Promis
 }
 
 /** Stores the receipt and result of a debit that landed, and marks the reservation settled. */
-export async function finalize(ctx: FacilitatorContext, r: Reservation, d: Extract<DebitOutcome, { kind: "debited" }>): Promise<SettlePaymentReturnType> {
+export async function finalize(
+  ctx: FacilitatorContext,
+  r: Reservation,
+  d: Extract<DebitOutcome, { kind: "debited" }>,
+): Promise<SettlePaymentReturnType> {
   const now = ctx.clock.now();
   const receipt: Receipt = {
     success: true,
@@ -139,7 +164,15 @@ export async function finalize(ctx: FacilitatorContext, r: Reservation, d: Extra
   };
   const stored = await recordSettlement(
     ctx.store,
-    { idemKey: r.idemKey, resourceId: r.resourceId, response: r.response!, receipt: encoded, body, settledAt: now, expiresAt: now + RESULT_TTL_SECONDS },
+    {
+      idemKey: r.idemKey,
+      resourceId: r.resourceId,
+      response: r.response!,
+      receipt: encoded,
+      body,
+      settledAt: now,
+      expiresAt: now + RESULT_TTL_SECONDS,
+    },
     { transaction: d.transaction, block: d.block },
   );
   ctx.metrics.settle.inc({ outcome: "settled" });
@@ -153,7 +186,8 @@ async function awaitResult(ctx: FacilitatorContext, idemKey: Hex): Promise<Settl
     const result = await findResult(ctx.store, idemKey, ctx.clock.now());
     if (result) return { kind: "settled", body: result.body };
     const r = await findReservation(ctx.store, idemKey);
-    if (r && (r.status === "released" || r.status === "expired")) return { kind: "no_reservation", message: `the reservation was ${r.status}` };
+    if (r && (r.status === "released" || r.status === "expired"))
+      return { kind: "no_reservation", message: `the reservation was ${r.status}` };
     if (Date.now() >= deadline) return { kind: "pending", retryAfterSeconds: 2 };
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

@@ -34,7 +34,10 @@ const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage:
  * returns `isValid: true`.
  * @example const result = await verifyPayment(ctx, { payload, resourceId, maxTimeoutSeconds: 60 })
  */
-export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentParameters): Promise<VerifyPaymentReturnType> {
+export async function verifyPayment(
+  ctx: FacilitatorContext,
+  p: VerifyPaymentParameters,
+): Promise<VerifyPaymentReturnType> {
   const now = ctx.clock.now();
   const a = p.payload.scheme === "service-escrow" ? escrowTerms(p.payload) : exactTerms(p.payload, ctx.escrow);
   if ("refusal" in a) return a.refusal;
@@ -70,10 +73,15 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
     if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
     const { limit, period, windowStart, spent } = state.spendLimit;
     const windowSpent = BigInt(now) >= windowStart + period ? 0n : spent;
-    chain = { available: state.balance - state.pendingWithdrawal, room: limit > 0n ? limit - windowSpent : null, atBlock: state.atBlock };
+    chain = {
+      available: state.balance - state.pendingWithdrawal,
+      room: limit > 0n ? limit - windowSpent : null,
+      atBlock: state.atBlock,
+    };
   } else {
     const state = await ctx.chain.exactPayerState(a.payer, a.nonce);
-    if (state.authorizationUsed || state.nonceSpent) return refuse("nonce_used", "this authorization was already used or cancelled");
+    if (state.authorizationUsed || state.nonceSpent)
+      return refuse("nonce_used", "this authorization was already used or cancelled");
     chain = { available: state.tokenBalance, room: null, atBlock: state.atBlock };
   }
 
@@ -115,7 +123,14 @@ export async function verifyPayment(ctx: FacilitatorContext, p: VerifyPaymentPar
   }
 }
 
-type Terms = { payer: Address; nonce: Hex; maxAmount: bigint; validAfter: bigint; validBefore: bigint; resourceId?: Hex };
+type Terms = {
+  payer: Address;
+  nonce: Hex;
+  maxAmount: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  resourceId?: Hex;
+};
 
 function escrowTerms(payload: Extract<PaymentPayload, { scheme: "service-escrow" }>): Terms {
   const a = payload.authorization;
@@ -129,7 +144,10 @@ function escrowTerms(payload: Extract<PaymentPayload, { scheme: "service-escrow"
   };
 }
 
-function exactTerms(payload: Extract<PaymentPayload, { scheme: "exact" }>, escrow: Address): Terms | { refusal: VerifyPaymentReturnType } {
+function exactTerms(
+  payload: Extract<PaymentPayload, { scheme: "exact" }>,
+  escrow: Address,
+): Terms | { refusal: VerifyPaymentReturnType } {
   const a = payload.authorization;
   if (a.to !== escrow) return { refusal: refuse("invalid_payload", "an exact payment must pay the escrow") };
   return {

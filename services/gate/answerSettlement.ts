@@ -1,8 +1,8 @@
-import type { Context } from 'koa'
-import type { Hex } from 'viem'
-import type { GateRuntime, PendingSettlement } from './gateRuntime.ts'
-import { sendError } from './sendError.ts'
-import { sendPaid } from './sendPaid.ts'
+import type { Context } from "koa";
+import type { Hex } from "viem";
+import type { GateRuntime, PendingSettlement } from "./gateRuntime.ts";
+import { sendError } from "./sendError.ts";
+import { sendPaid } from "./sendPaid.ts";
 
 /**
  * Settles a validated response and answers the buyer: 200 with the receipt; 503 `settlement_pending` with
@@ -10,25 +10,44 @@ import { sendPaid } from './sendPaid.ts'
  * 409 `settlement_failed` when the facilitator refused it for good (nothing debited, no response given).
  * @example await answerSettlement(runtime, koa, idemKey, { amount, response, text, expiresAt })
  */
-export async function answerSettlement(runtime: GateRuntime, koa: Context, idemKey: Hex, settlement: PendingSettlement): Promise<void> {
+export async function answerSettlement(
+  runtime: GateRuntime,
+  koa: Context,
+  idemKey: Hex,
+  settlement: PendingSettlement,
+): Promise<void> {
   const outcome = await runtime.facilitator.settle({
     idemKey,
     resourceId: runtime.config.resourceId,
     amount: settlement.amount,
     response: settlement.response,
-  })
-  if (outcome.kind === 'settled') {
-    runtime.pending.delete(idemKey)
-    return sendPaid(koa, settlement.response.status, settlement.text, outcome.receipt)
+  });
+  if (outcome.kind === "settled") {
+    runtime.pending.delete(idemKey);
+    return sendPaid(koa, settlement.response.status, settlement.text, outcome.receipt);
   }
-  if (outcome.kind === 'refused') {
-    runtime.pending.delete(idemKey)
-    runtime.logger.warn({ idemKey, code: outcome.code, reason: outcome.message }, 'settlement refused; nothing debited')
-    return sendError(koa, 409, 'settlement_failed', `the payment could not be settled (${outcome.code}); nothing was charged`)
+  if (outcome.kind === "refused") {
+    runtime.pending.delete(idemKey);
+    runtime.logger.warn(
+      { idemKey, code: outcome.code, reason: outcome.message },
+      "settlement refused; nothing debited",
+    );
+    return sendError(
+      koa,
+      409,
+      "settlement_failed",
+      `the payment could not be settled (${outcome.code}); nothing was charged`,
+    );
   }
-  const now = Math.floor(Date.now() / 1000)
-  for (const [key, entry] of runtime.pending) if (entry.expiresAt <= now) runtime.pending.delete(key)
-  runtime.pending.set(idemKey, settlement)
-  const retryAfter = outcome.kind === 'pending' ? outcome.retryAfter : '2'
-  sendError(koa, 503, 'settlement_pending', 'the debit is not confirmed yet; retry the same payment to get the result', { 'Retry-After': retryAfter })
+  const now = Math.floor(Date.now() / 1000);
+  for (const [key, entry] of runtime.pending) if (entry.expiresAt <= now) runtime.pending.delete(key);
+  runtime.pending.set(idemKey, settlement);
+  const retryAfter = outcome.kind === "pending" ? outcome.retryAfter : "2";
+  sendError(
+    koa,
+    503,
+    "settlement_pending",
+    "the debit is not confirmed yet; retry the same payment to get the result",
+    { "Retry-After": retryAfter },
+  );
 }

@@ -1,28 +1,28 @@
 /** The part of autocannon's programmatic API the gate benchmark uses (the package ships no types). */
-declare module 'autocannon' {
-  type Histogram = { average: number; p50: number; p99: number; max: number }
+declare module "autocannon" {
+  type Histogram = { average: number; p50: number; p99: number; max: number };
   type Result = {
-    duration: number
-    errors: number
-    timeouts: number
-    requests: Histogram & { total: number }
-    latency: Histogram
-    statusCodeStats?: Record<string, { count: number }>
-  }
+    duration: number;
+    errors: number;
+    timeouts: number;
+    requests: Histogram & { total: number };
+    latency: Histogram;
+    statusCodeStats?: Record<string, { count: number }>;
+  };
   type Options = {
-    url: string
-    method?: string
-    connections?: number
-    amount?: number
-    duration?: number
-    timeout?: number
-    headers?: Record<string, string>
-    body?: string
+    url: string;
+    method?: string;
+    connections?: number;
+    amount?: number;
+    duration?: number;
+    timeout?: number;
+    headers?: Record<string, string>;
+    body?: string;
     requests?: {
-      setupRequest?: (request: Record<string, any>, context: Record<string, unknown>) => Record<string, any>
-      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
-    }[]
-  }
-  function autocannon(options: Options): Promise<Result>
-  export default autocannon
+      setupRequest?: (request: Record<string, any>, context: Record<string, unknown>) => Record<string, any>;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+    }[];
+  };
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
 }

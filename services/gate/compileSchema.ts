@@ -1,22 +1,22 @@
-import { Ajv } from 'ajv'
-import type { ValidateFunction } from 'ajv'
-import { GateConfigError } from './gateConfig.ts'
-import type { JsonSchema } from './gateConfig.ts'
+import { Ajv } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { GateConfigError } from "./gateConfig.ts";
+import type { JsonSchema } from "./gateConfig.ts";
 
-const characterClass = /\[(?:[^\]\\]|\\.)*\]/g
-const nestedQuantifier = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/
+const characterClass = /\[(?:[^\]\\]|\\.)*\]/g;
+const nestedQuantifier = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
 
 function patternsOf(schema: unknown, found: string[] = []): string[] {
   if (Array.isArray(schema)) {
-    for (const item of schema) patternsOf(item, found)
-  } else if (schema !== null && typeof schema === 'object') {
+    for (const item of schema) patternsOf(item, found);
+  } else if (schema !== null && typeof schema === "object") {
     for (const [key, value] of Object.entries(schema)) {
-      if (key === 'pattern' && typeof value === 'string') found.push(value)
-      if (key === 'patternProperties' && value !== null && typeof value === 'object') found.push(...Object.keys(value))
-      patternsOf(value, found)
+      if (key === "pattern" && typeof value === "string") found.push(value);
+      if (key === "patternProperties" && value !== null && typeof value === "object") found.push(...Object.keys(value));
+      patternsOf(value, found);
     }
   }
-  return found
+  return found;
 }
 
 /**
@@ -27,14 +27,23 @@ function patternsOf(schema: unknown, found: string[] = []): string[] {
  */
 export function compileSchema(schema: JsonSchema, name: string): ValidateFunction {
   const unsafe = patternsOf(schema).filter((pattern) => {
-    const shape = pattern.replace(characterClass, 'C')
-    return nestedQuantifier.test(shape) || /\\\d/.test(shape)
-  })
-  if (unsafe.length > 0) throw new GateConfigError(`${name}: pattern ${JSON.stringify(unsafe[0])} may backtrack catastrophically`)
-  const ajv = new Ajv({ strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, allErrors: false, logger: false })
+    const shape = pattern.replace(characterClass, "C");
+    return nestedQuantifier.test(shape) || /\\\d/.test(shape);
+  });
+  if (unsafe.length > 0)
+    throw new GateConfigError(`${name}: pattern ${JSON.stringify(unsafe[0])} may backtrack catastrophically`);
+  const ajv = new Ajv({
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    validateFormats: false,
+    allErrors: false,
+    logger: false,
+  });
   try {
-    return ajv.compile(schema)
+    return ajv.compile(schema);
   } catch (error) {
-    throw new GateConfigError(`${name}: ${(error as Error).message}`)
+    throw new GateConfigError(`${name}: ${(error as Error).message}`);
   }
 }

@@ -1,58 +1,63 @@
-import type { Address, Hex } from 'viem'
-import { isVerifyReason } from '../protocol/reasons.ts'
-import type { VerifyReason } from '../protocol/reasons.ts'
-import type { PaymentPayload } from '../protocol/schemas/paymentPayload.ts'
-import { createJsonClient } from './requestJson.ts'
-import type { RequestJsonReturnType } from './requestJson.ts'
+import type { Address, Hex } from "viem";
+import { isVerifyReason } from "../protocol/reasons.ts";
+import type { VerifyReason } from "../protocol/reasons.ts";
+import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import { createJsonClient } from "./requestJson.ts";
+import type { RequestJsonReturnType } from "./requestJson.ts";
 
 /** A response as the facilitator stores it for replay and `GET /results`. */
-export type StoredCallResponse = { status: number; contentType: string; body: unknown }
+export type StoredCallResponse = { status: number; contentType: string; body: unknown };
 
 /** `POST /verify`: a reservation, a refusal (data), or an unreachable facilitator. */
 export type VerifyOutcome =
-  | { kind: 'reserved'; payer: Address; idemKey: Hex }
-  | { kind: 'refused'; reason: VerifyReason | 'invalid_payload'; message: string }
-  | { kind: 'unavailable'; code: string; message: string; retryAfter: string }
+  | { kind: "reserved"; payer: Address; idemKey: Hex }
+  | { kind: "refused"; reason: VerifyReason | "invalid_payload"; message: string }
+  | { kind: "unavailable"; code: string; message: string; retryAfter: string };
 
 /** `POST /release`. */
-export type ReleaseOutcome = { kind: 'released'; strikeRecorded: boolean } | { kind: 'failed'; message: string }
+export type ReleaseOutcome = { kind: "released"; strikeRecorded: boolean } | { kind: "failed"; message: string };
 
 /** `POST /settle`: the receipt, pending (503), refused for good (409), or unreachable. */
 export type SettleOutcome =
-  | { kind: 'settled'; receipt: string }
-  | { kind: 'pending'; retryAfter: string }
-  | { kind: 'refused'; code: string; message: string }
-  | { kind: 'unavailable'; message: string }
+  | { kind: "settled"; receipt: string }
+  | { kind: "pending"; retryAfter: string }
+  | { kind: "refused"; code: string; message: string }
+  | { kind: "unavailable"; message: string };
 
 /** `GET /results/:idemKey`. */
 export type ResultOutcome =
-  | { kind: 'found'; resourceId: string; response: StoredCallResponse; receipt: string }
-  | { kind: 'missing' }
-  | { kind: 'unavailable'; message: string }
+  | { kind: "found"; resourceId: string; response: StoredCallResponse; receipt: string }
+  | { kind: "missing" }
+  | { kind: "unavailable"; message: string };
 
 /** The facilitator operations the gate uses. */
 export type FacilitatorClient = {
-  verify(payload: PaymentPayload, resourceId: Hex, maxTimeoutSeconds: number): Promise<VerifyOutcome>
-  release(idemKey: Hex, resourceId: Hex, strikeReason?: string): Promise<ReleaseOutcome>
-  settle(request: { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredCallResponse }): Promise<SettleOutcome>
-  result(idemKey: Hex): Promise<ResultOutcome>
-  ready(): Promise<boolean>
-  close(): void
-}
+  verify(payload: PaymentPayload, resourceId: Hex, maxTimeoutSeconds: number): Promise<VerifyOutcome>;
+  release(idemKey: Hex, resourceId: Hex, strikeReason?: string): Promise<ReleaseOutcome>;
+  settle(request: {
+    idemKey: Hex;
+    resourceId: Hex;
+    amount: bigint;
+    response: StoredCallResponse;
+  }): Promise<SettleOutcome>;
+  result(idemKey: Hex): Promise<ResultOutcome>;
+  ready(): Promise<boolean>;
+  close(): void;
+};
 
-type Answer = Extract<RequestJsonReturnType, { ok: true }>
+type Answer = Extract<RequestJsonReturnType, { ok: true }>;
 
 function errorOf(answer: Answer): { code: string; message: string } {
-  const error = (answer.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error
+  const error = (answer.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   return {
-    code: typeof error?.code === 'string' ? error.code : `http_${answer.status}`,
-    message: typeof error?.message === 'string' ? error.message : `the facilitator answered ${answer.status}`,
-  }
+    code: typeof error?.code === "string" ? error.code : `http_${answer.status}`,
+    message: typeof error?.message === "string" ? error.message : `the facilitator answered ${answer.status}`,
+  };
 }
 
 function header(answer: Answer, name: string): string | undefined {
-  const value = answer.headers[name]
-  return Array.isArray(value) ? value[0] : value
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**
@@ -60,65 +65,96 @@ function header(answer: Answer, name: string): string | undefined {
  * `token` (a caller token, or a function returning a fresh one) goes in `Authorization: Bearer`.
  * @example const facilitator = createFacilitatorClient({ url: 'http://127.0.0.1:4020' })
  */
-export function createFacilitatorClient({ url, token, timeoutMs = 30_000 }: {
-  url: string
-  token?: string | (() => string) | undefined
-  timeoutMs?: number
+export function createFacilitatorClient({
+  url,
+  token,
+  timeoutMs = 30_000,
+}: {
+  url: string;
+  token?: string | (() => string) | undefined;
+  timeoutMs?: number;
 }): FacilitatorClient {
-  const client = createJsonClient({ baseUrl: url, timeoutMs })
+  const client = createJsonClient({ baseUrl: url, timeoutMs });
   const auth = (): Record<string, string> => {
-    const value = typeof token === 'function' ? token() : token
-    return value ? { authorization: `Bearer ${value}` } : {}
-  }
-  const post = (path: string, body: unknown) => client.request('POST', path, body, auth())
+    const value = typeof token === "function" ? token() : token;
+    return value ? { authorization: `Bearer ${value}` } : {};
+  };
+  const post = (path: string, body: unknown) => client.request("POST", path, body, auth());
 
   return {
     async verify(payload, resourceId, maxTimeoutSeconds) {
-      const answer = await post('/verify', { paymentPayload: payload, resourceId, maxTimeoutSeconds })
-      if (!answer.ok) return { kind: 'unavailable', code: 'facilitator_unavailable', message: answer.error, retryAfter: '2' }
-      const body = answer.body as { isValid?: unknown; payer?: Address; idemKey?: Hex; invalidReason?: unknown; invalidMessage?: unknown }
-      if (answer.status === 200 && body?.isValid === true) return { kind: 'reserved', payer: body.payer!, idemKey: body.idemKey! }
+      const answer = await post("/verify", { paymentPayload: payload, resourceId, maxTimeoutSeconds });
+      if (!answer.ok)
+        return { kind: "unavailable", code: "facilitator_unavailable", message: answer.error, retryAfter: "2" };
+      const body = answer.body as {
+        isValid?: unknown;
+        payer?: Address;
+        idemKey?: Hex;
+        invalidReason?: unknown;
+        invalidMessage?: unknown;
+      };
+      if (answer.status === 200 && body?.isValid === true)
+        return { kind: "reserved", payer: body.payer!, idemKey: body.idemKey! };
       if (answer.status === 200 && body?.isValid === false) {
-        const reason = isVerifyReason(body.invalidReason) ? body.invalidReason : 'invalid_payload'
-        return { kind: 'refused', reason, message: typeof body.invalidMessage === 'string' ? body.invalidMessage : reason }
+        const reason = isVerifyReason(body.invalidReason) ? body.invalidReason : "invalid_payload";
+        return {
+          kind: "refused",
+          reason,
+          message: typeof body.invalidMessage === "string" ? body.invalidMessage : reason,
+        };
       }
-      const { code, message } = errorOf(answer)
-      return { kind: 'unavailable', code: answer.status === 503 ? code : 'facilitator_unavailable', message, retryAfter: header(answer, 'retry-after') ?? '2' }
+      const { code, message } = errorOf(answer);
+      return {
+        kind: "unavailable",
+        code: answer.status === 503 ? code : "facilitator_unavailable",
+        message,
+        retryAfter: header(answer, "retry-after") ?? "2",
+      };
     },
 
     async release(idemKey, resourceId, strikeReason) {
-      const answer = await post('/release', { idemKey, resourceId, ...(strikeReason ? { strikeReason } : {}) })
-      if (!answer.ok) return { kind: 'failed', message: answer.error }
-      if (answer.status !== 200) return { kind: 'failed', message: errorOf(answer).message }
-      return { kind: 'released', strikeRecorded: (answer.body as { strikeRecorded?: unknown }).strikeRecorded === true }
+      const answer = await post("/release", { idemKey, resourceId, ...(strikeReason ? { strikeReason } : {}) });
+      if (!answer.ok) return { kind: "failed", message: answer.error };
+      if (answer.status !== 200) return { kind: "failed", message: errorOf(answer).message };
+      return {
+        kind: "released",
+        strikeRecorded: (answer.body as { strikeRecorded?: unknown }).strikeRecorded === true,
+      };
     },
 
     async settle({ idemKey, resourceId, amount, response }) {
-      const answer = await post('/settle', { idemKey, resourceId, amount: amount.toString(), response })
-      if (!answer.ok) return { kind: 'unavailable', message: answer.error }
-      const receipt = (answer.body as { receipt?: unknown } | undefined)?.receipt
-      if (answer.status === 200 && typeof receipt === 'string') return { kind: 'settled', receipt }
-      if (answer.status === 503) return { kind: 'pending', retryAfter: header(answer, 'retry-after') ?? '2' }
-      if (answer.status === 409) return { kind: 'refused', ...errorOf(answer) }
-      return { kind: 'unavailable', message: errorOf(answer).message }
+      const answer = await post("/settle", { idemKey, resourceId, amount: amount.toString(), response });
+      if (!answer.ok) return { kind: "unavailable", message: answer.error };
+      const receipt = (answer.body as { receipt?: unknown } | undefined)?.receipt;
+      if (answer.status === 200 && typeof receipt === "string") return { kind: "settled", receipt };
+      if (answer.status === 503) return { kind: "pending", retryAfter: header(answer, "retry-after") ?? "2" };
+      if (answer.status === 409) return { kind: "refused", ...errorOf(answer) };
+      return { kind: "unavailable", message: errorOf(answer).message };
     },
 
     async result(idemKey) {
-      const answer = await client.request('GET', `/results/${idemKey}`, undefined, auth())
-      if (!answer.ok) return { kind: 'unavailable', message: answer.error }
-      if (answer.status === 404) return { kind: 'missing' }
-      const body = answer.body as { resourceId?: unknown; response?: StoredCallResponse; receipt?: unknown } | undefined
-      if (answer.status !== 200 || typeof body?.receipt !== 'string' || typeof body.resourceId !== 'string' || !body.response) {
-        return { kind: 'unavailable', message: errorOf(answer).message }
+      const answer = await client.request("GET", `/results/${idemKey}`, undefined, auth());
+      if (!answer.ok) return { kind: "unavailable", message: answer.error };
+      if (answer.status === 404) return { kind: "missing" };
+      const body = answer.body as
+        | { resourceId?: unknown; response?: StoredCallResponse; receipt?: unknown }
+        | undefined;
+      if (
+        answer.status !== 200 ||
+        typeof body?.receipt !== "string" ||
+        typeof body.resourceId !== "string" ||
+        !body.response
+      ) {
+        return { kind: "unavailable", message: errorOf(answer).message };
       }
-      return { kind: 'found', resourceId: body.resourceId, response: body.response, receipt: body.receipt }
+      return { kind: "found", resourceId: body.resourceId, response: body.response, receipt: body.receipt };
     },
 
     async ready() {
-      const answer = await client.request('GET', '/ready')
-      return answer.ok && answer.status === 200
+      const answer = await client.request("GET", "/ready");
+      return answer.ok && answer.status === 200;
     },
 
     close: () => client.close(),
-  }
+  };
 }

@@ -1,55 +1,55 @@
-import type { RequestListener } from 'node:http'
-import Koa from 'koa'
-import { pino } from 'pino'
-import { callRoute } from './callRoute.ts'
-import { compileSchema } from './compileSchema.ts'
-import { cors } from './cors.ts'
-import { createFacilitatorClient } from './createFacilitatorClient.ts'
-import { createQuoteSender } from './createQuoteSender.ts'
-import { decodePayment } from './decodePayment.ts'
-import { errorBodies } from './errorBodies.ts'
-import { freePaths } from './freePaths.ts'
-import { resolveGateConfig } from './gateConfig.ts'
-import type { GateConfig } from './gateConfig.ts'
-import type { GateMiddleware, GateRuntime, GateState } from './gateRuntime.ts'
-import { parseBody } from './parseBody.ts'
-import { priceResponse } from './priceResponse.ts'
-import { readBody } from './readBody.ts'
-import { releaseOnFailure } from './releaseOnFailure.ts'
-import { requireJsonContentType } from './requireJsonContentType.ts'
-import { requirePayment } from './requirePayment.ts'
-import { reservePayment } from './reservePayment.ts'
-import { runHandler } from './runHandler.ts'
-import { settleCall } from './settleCall.ts'
-import { validateResponse } from './validateResponse.ts'
+import type { RequestListener } from "node:http";
+import Koa from "koa";
+import { pino } from "pino";
+import { callRoute } from "./callRoute.ts";
+import { compileSchema } from "./compileSchema.ts";
+import { cors } from "./cors.ts";
+import { createFacilitatorClient } from "./createFacilitatorClient.ts";
+import { createQuoteSender } from "./createQuoteSender.ts";
+import { decodePayment } from "./decodePayment.ts";
+import { errorBodies } from "./errorBodies.ts";
+import { freePaths } from "./freePaths.ts";
+import { resolveGateConfig } from "./gateConfig.ts";
+import type { GateConfig } from "./gateConfig.ts";
+import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
+import { parseBody } from "./parseBody.ts";
+import { priceResponse } from "./priceResponse.ts";
+import { readBody } from "./readBody.ts";
+import { releaseOnFailure } from "./releaseOnFailure.ts";
+import { requireJsonContentType } from "./requireJsonContentType.ts";
+import { requirePayment } from "./requirePayment.ts";
+import { reservePayment } from "./reservePayment.ts";
+import { runHandler } from "./runHandler.ts";
+import { settleCall } from "./settleCall.ts";
+import { validateResponse } from "./validateResponse.ts";
 
 /** The names of the gate's steps, in the order they run (PROTOCOL.md's gate table, top to bottom). */
 export const GATE_STEPS = [
-  'errorBodies',
-  'cors',
-  'freePaths',
-  'callRoute',
-  'requireJsonContentType',
-  'readBody',
-  'parseBody',
-  'requirePayment',
-  'decodePayment',
-  'reservePayment',
-  'releaseOnFailure',
-  'runHandler',
-  'validateResponse',
-  'priceResponse',
-  'settleCall',
-] as const
+  "errorBodies",
+  "cors",
+  "freePaths",
+  "callRoute",
+  "requireJsonContentType",
+  "readBody",
+  "parseBody",
+  "requirePayment",
+  "decodePayment",
+  "reservePayment",
+  "releaseOnFailure",
+  "runHandler",
+  "validateResponse",
+  "priceResponse",
+  "settleCall",
+] as const;
 
 /** A gate for one resource: a Koa app, the steps it runs in order, a Node request listener, and `close`. */
 export type Gate = {
-  app: Koa<GateState>
-  steps: readonly string[]
-  callback: RequestListener
-  runtime: GateRuntime
-  close(): void
-}
+  app: Koa<GateState>;
+  steps: readonly string[];
+  callback: RequestListener;
+  runtime: GateRuntime;
+  close(): void;
+};
 
 /**
  * Creates the paid sidecar of one resource from trusted configuration: free card, health and readiness; and
@@ -60,18 +60,18 @@ export type Gate = {
  * @example const gate = createGate({ resourceId, escrow, token, cap: 50000n, pricing, requestSchema, responseSchema, card, callUrl, facilitatorUrl, handler })
  */
 export function createGate(input: GateConfig): Gate {
-  const config = resolveGateConfig(input)
-  const logger = input.logger ?? pino({ name: 'gate', level: 'info' })
+  const config = resolveGateConfig(input);
+  const logger = input.logger ?? pino({ name: "gate", level: "info" });
   const runtime: GateRuntime = {
     config,
     facilitator: createFacilitatorClient({ url: config.facilitatorUrl, token: config.facilitatorToken }),
     logger,
-    validateRequest: compileSchema(config.requestSchema, 'requestSchema'),
-    validateResponse: compileSchema(config.responseSchema, 'responseSchema'),
+    validateRequest: compileSchema(config.requestSchema, "requestSchema"),
+    validateResponse: compileSchema(config.responseSchema, "responseSchema"),
     sendQuote: createQuoteSender(config),
     inFlight: new Set(),
     pending: new Map(),
-  }
+  };
   const steps: Record<(typeof GATE_STEPS)[number], GateMiddleware> = {
     errorBodies: errorBodies(logger),
     cors: cors(),
@@ -84,13 +84,16 @@ export function createGate(input: GateConfig): Gate {
     decodePayment: decodePayment(runtime),
     reservePayment: reservePayment(runtime),
     releaseOnFailure: releaseOnFailure(runtime),
-    runHandler: runHandler(config.handler, { timeoutMs: config.handlerTimeoutMs, maxResponseBytes: config.pricing.maxResponseBytes }),
+    runHandler: runHandler(config.handler, {
+      timeoutMs: config.handlerTimeoutMs,
+      maxResponseBytes: config.pricing.maxResponseBytes,
+    }),
     validateResponse: validateResponse(runtime.validateResponse, config.pricing.maxResponseBytes),
     priceResponse: priceResponse(config),
     settleCall: settleCall(runtime),
-  }
-  const app = new Koa<GateState>()
-  app.silent = true
-  for (const name of GATE_STEPS) app.use(steps[name])
-  return { app, steps: GATE_STEPS, callback: app.callback(), runtime, close: () => runtime.facilitator.close() }
+  };
+  const app = new Koa<GateState>();
+  app.silent = true;
+  for (const name of GATE_STEPS) app.use(steps[name]);
+  return { app, steps: GATE_STEPS, callback: app.callback(), runtime, close: () => runtime.facilitator.close() };
 }

@@ -1,9 +1,9 @@
-import type { Context } from 'koa'
-import { HEADER_PAYMENT_REQUIRED } from '../protocol/constants.ts'
-import { QUOTE_ERRORS } from '../protocol/reasons.ts'
-import type { QuoteError } from '../protocol/reasons.ts'
-import { buildQuote } from '../protocol/schemas/quote.ts'
-import type { ResolvedGateConfig } from './gateConfig.ts'
+import type { Context } from "koa";
+import { HEADER_PAYMENT_REQUIRED } from "../protocol/constants.ts";
+import { QUOTE_ERRORS } from "../protocol/reasons.ts";
+import type { QuoteError } from "../protocol/reasons.ts";
+import { buildQuote } from "../protocol/schemas/quote.ts";
+import type { ResolvedGateConfig } from "./gateConfig.ts";
 
 /**
  * Builds the resource's 402 quote once per refusal reason (from trusted configuration only) and returns a function
@@ -12,7 +12,7 @@ import type { ResolvedGateConfig } from './gateConfig.ts'
  * @example const sendQuote = createQuoteSender(config); sendQuote(koa, 'payment_required')
  */
 export function createQuoteSender(config: ResolvedGateConfig): (koa: Context, error: QuoteError) => void {
-  const quotes = new Map<QuoteError, { json: string; header: string }>()
+  const quotes = new Map<QuoteError, { json: string; header: string }>();
   for (const error of QUOTE_ERRORS) {
     const quote = buildQuote({
       error,
@@ -22,25 +22,25 @@ export function createQuoteSender(config: ResolvedGateConfig): (koa: Context, er
       resourceId: config.resourceId,
       maxTimeoutSeconds: config.maxTimeoutSeconds,
       pricing: {
-        model: 'metered',
+        model: "metered",
         base: config.pricing.base,
         perKB: config.pricing.perKB,
         computeMultiplier: config.pricing.computeMultiplier,
         maxResponseBytes: config.pricing.maxResponseBytes,
-        errorPrice: '0',
+        errorPrice: "0",
       },
-      resource: { url: config.callUrl, description: config.description, mimeType: 'application/json' },
+      resource: { url: config.callUrl, description: config.description, mimeType: "application/json" },
       includeExact: config.acceptExact,
-    })
-    const json = JSON.stringify(quote)
-    quotes.set(error, { json, header: Buffer.from(json, 'utf8').toString('base64') })
+    });
+    const json = JSON.stringify(quote);
+    quotes.set(error, { json, header: Buffer.from(json, "utf8").toString("base64") });
   }
   return (koa, error) => {
-    const quote = quotes.get(error)!
-    koa.status = 402
-    koa.set(HEADER_PAYMENT_REQUIRED, quote.header)
-    koa.set('Cache-Control', 'no-store')
-    koa.type = 'application/json'
-    koa.body = quote.json
-  }
+    const quote = quotes.get(error)!;
+    koa.status = 402;
+    koa.set(HEADER_PAYMENT_REQUIRED, quote.header);
+    koa.set("Cache-Control", "no-store");
+    koa.type = "application/json";
+    koa.body = quote.json;
+  };
 }

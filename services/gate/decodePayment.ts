@@ -1,11 +1,11 @@
-import type { PaymentPayload } from '../protocol/schemas/paymentPayload.ts'
-import { decodePaymentHeader } from '../protocol/schemas/paymentPayload.ts'
-import type { ResolvedGateConfig } from './gateConfig.ts'
-import type { GateMiddleware, GateRuntime } from './gateRuntime.ts'
+import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import { decodePaymentHeader } from "../protocol/schemas/paymentPayload.ts";
+import type { ResolvedGateConfig } from "./gateConfig.ts";
+import type { GateMiddleware, GateRuntime } from "./gateRuntime.ts";
 
 function differs(accepted: Record<string, unknown>, key: string, expected: string): boolean {
-  const value = accepted[key]
-  return value !== undefined && (typeof value !== 'string' || value.toLowerCase() !== expected.toLowerCase())
+  const value = accepted[key];
+  return value !== undefined && (typeof value !== "string" || value.toLowerCase() !== expected.toLowerCase());
 }
 
 /**
@@ -13,24 +13,28 @@ function differs(accepted: Record<string, unknown>, key: string, expected: strin
  * @example bindingProblem(payload, config) // 'the authorization is bound to another resource'
  */
 export function bindingProblem(payload: PaymentPayload, config: ResolvedGateConfig): string | undefined {
-  const accepted = (payload.accepted ?? {}) as Record<string, unknown>
-  if (payload.scheme === 'service-escrow') {
-    if (payload.authorization.resourceId !== config.resourceId) return 'the authorization is bound to another resource'
-    if (differs(accepted, 'payTo', config.resourceId)) return 'accepted.payTo is another resource'
-    if (differs(accepted, 'escrow', config.escrow)) return 'accepted.escrow is another escrow'
-    if (differs(accepted, 'asset', config.token)) return 'accepted.asset is another asset'
-    return undefined
+  const accepted = (payload.accepted ?? {}) as Record<string, unknown>;
+  if (payload.scheme === "service-escrow") {
+    if (payload.authorization.resourceId !== config.resourceId) return "the authorization is bound to another resource";
+    if (differs(accepted, "payTo", config.resourceId)) return "accepted.payTo is another resource";
+    if (differs(accepted, "escrow", config.escrow)) return "accepted.escrow is another escrow";
+    if (differs(accepted, "asset", config.token)) return "accepted.asset is another asset";
+    return undefined;
   }
-  if (!config.acceptExact) return 'this resource does not accept the exact scheme'
-  if (payload.authorization.to !== config.escrow) return 'an exact payment must pay the escrow'
-  if (BigInt(payload.authorization.value) > config.cap) return 'an exact payment must pay the quoted amount, not more'
-  if (differs(accepted, 'payTo', config.escrow)) return 'accepted.payTo is not the escrow'
-  if (differs(accepted, 'asset', config.token)) return 'accepted.asset is another asset'
-  const extra = accepted.extra
-  if (extra !== null && typeof extra === 'object' && differs(extra as Record<string, unknown>, 'resourceId', config.resourceId)) {
-    return 'accepted.extra.resourceId is another resource'
+  if (!config.acceptExact) return "this resource does not accept the exact scheme";
+  if (payload.authorization.to !== config.escrow) return "an exact payment must pay the escrow";
+  if (BigInt(payload.authorization.value) > config.cap) return "an exact payment must pay the quoted amount, not more";
+  if (differs(accepted, "payTo", config.escrow)) return "accepted.payTo is not the escrow";
+  if (differs(accepted, "asset", config.token)) return "accepted.asset is another asset";
+  const extra = accepted.extra;
+  if (
+    extra !== null &&
+    typeof extra === "object" &&
+    differs(extra as Record<string, unknown>, "resourceId", config.resourceId)
+  ) {
+    return "accepted.extra.resourceId is another resource";
   }
-  return undefined
+  return undefined;
 }
 
 /**
@@ -40,12 +44,13 @@ export function bindingProblem(payload: PaymentPayload, config: ResolvedGateConf
  */
 export function decodePayment(runtime: GateRuntime): GateMiddleware {
   return async (koa, next) => {
-    const decoded = koa.state.paymentHeader ? decodePaymentHeader(koa.state.paymentHeader) : undefined
-    if (!decoded?.ok || bindingProblem(decoded.payload, runtime.config)) return runtime.sendQuote(koa, 'invalid_payload')
-    const payload = decoded.payload
-    koa.state.payment = payload
-    koa.state.idemKey = payload.authorization.nonce
-    koa.state.payer = payload.scheme === 'service-escrow' ? payload.authorization.buyer : payload.authorization.from
-    await next()
-  }
+    const decoded = koa.state.paymentHeader ? decodePaymentHeader(koa.state.paymentHeader) : undefined;
+    if (!decoded?.ok || bindingProblem(decoded.payload, runtime.config))
+      return runtime.sendQuote(koa, "invalid_payload");
+    const payload = decoded.payload;
+    koa.state.payment = payload;
+    koa.state.idemKey = payload.authorization.nonce;
+    koa.state.payer = payload.scheme === "service-escrow" ? payload.authorization.buyer : payload.authorization.from;
+    await next();
+  };
 }

@@ -1,65 +1,68 @@
-import type { Logger } from 'pino'
-import type { Address, Hex } from 'viem'
-import { z } from 'zod'
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TIMEOUT_SECONDS } from '../protocol/constants.ts'
-import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from '../protocol/schemas/primitives.ts'
-import { cardTemplateSchema } from '../protocol/schemas/card.ts'
-import type { Handler } from './handler.ts'
+import type { Logger } from "pino";
+import type { Address, Hex } from "viem";
+import { z } from "zod";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TIMEOUT_SECONDS } from "../protocol/constants.ts";
+import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
+import { cardTemplateSchema } from "../protocol/schemas/card.ts";
+import type { Handler } from "./handler.ts";
 
 /** Seconds of latency and clock skew the gate tolerates between a buyer signing `now + maxTimeoutSeconds` and verify. */
-export const VERIFY_GRACE_SECONDS = 5
+export const VERIFY_GRACE_SECONDS = 5;
 
 /** Seconds the gate keeps for settlement after the handler's wall-time limit, within the authorization's lifetime. */
-export const SETTLE_BUDGET_SECONDS = 15
+export const SETTLE_BUDGET_SECONDS = 15;
 
 /** A JSON Schema as a creator supplies it. */
-export type JsonSchema = Record<string, unknown> | boolean
+export type JsonSchema = Record<string, unknown> | boolean;
 
 /** Trusted configuration of one resource's gate. Money fields of the quote come only from here. */
 export type GateConfig = {
-  resourceId: Hex
-  escrow: Address
-  token: Address
+  resourceId: Hex;
+  escrow: Address;
+  token: Address;
   /** The ceiling a buyer signs (`maxAmountRequired`), equal to the card's `x402.pricing.max`. */
-  cap: bigint | string
-  pricing: { base: string; perKB: string; computeMultiplier: number; maxResponseBytes: number }
-  requestSchema: JsonSchema
-  responseSchema: JsonSchema
+  cap: bigint | string;
+  pricing: { base: string; perKB: string; computeMultiplier: number; maxResponseBytes: number };
+  requestSchema: JsonSchema;
+  responseSchema: JsonSchema;
   /** The agent card served free at `/.well-known/agent-card.json`, or a function returning the current one. */
-  card: unknown
+  card: unknown;
   /** The public `POST /call` URL (the quote's `resource.url`). */
-  callUrl: string
-  facilitatorUrl: string
+  callUrl: string;
+  facilitatorUrl: string;
   /** A caller token for the facilitator, or a function returning a fresh one. */
-  facilitatorToken?: string | (() => string) | undefined
-  maxTimeoutSeconds?: number | undefined
-  handlerTimeoutMs?: number | undefined
-  maxBodyBytes?: number | undefined
+  facilitatorToken?: string | (() => string) | undefined;
+  maxTimeoutSeconds?: number | undefined;
+  handlerTimeoutMs?: number | undefined;
+  maxBodyBytes?: number | undefined;
   /** Offer the flat `exact` entry besides `service-escrow` (default true). */
-  acceptExact?: boolean | undefined
-  handler: Handler
+  acceptExact?: boolean | undefined;
+  handler: Handler;
   /** Whether the handler can take calls (the host: its sandbox is up). */
-  ready?: (() => boolean | Promise<boolean>) | undefined
-  logger?: Logger | undefined
-}
+  ready?: (() => boolean | Promise<boolean>) | undefined;
+  logger?: Logger | undefined;
+};
 
 /** A {@link GateConfig} after validation, with defaults applied. */
-export type ResolvedGateConfig = Omit<GateConfig, 'cap' | 'card' | 'maxTimeoutSeconds' | 'handlerTimeoutMs' | 'maxBodyBytes' | 'acceptExact'> & {
-  cap: bigint
-  card: () => unknown
-  description: string
-  maxTimeoutSeconds: number
-  handlerTimeoutMs: number
-  maxBodyBytes: number
-  acceptExact: boolean
-}
+export type ResolvedGateConfig = Omit<
+  GateConfig,
+  "cap" | "card" | "maxTimeoutSeconds" | "handlerTimeoutMs" | "maxBodyBytes" | "acceptExact"
+> & {
+  cap: bigint;
+  card: () => unknown;
+  description: string;
+  maxTimeoutSeconds: number;
+  handlerTimeoutMs: number;
+  maxBodyBytes: number;
+  acceptExact: boolean;
+};
 
 /** Refused gate configuration, with every problem named. Thrown at start-up, never per request. */
 export class GateConfigError extends Error {
-  override name = 'GateConfigError'
+  override name = "GateConfigError";
 }
 
-const positiveAmount = amountSchema.refine((value) => BigInt(value) > 0n, 'must be positive')
+const positiveAmount = amountSchema.refine((value) => BigInt(value) > 0n, "must be positive");
 
 const configSchema = z.object({
   resourceId: resourceIdSchema,
@@ -76,12 +79,16 @@ const configSchema = z.object({
   responseSchema: z.union([z.record(z.string(), z.unknown()), z.boolean()]),
   callUrl: httpUrlSchema,
   facilitatorUrl: httpUrlSchema,
-  maxTimeoutSeconds: z.int().min(VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS + 1).max(86_400).default(DEFAULT_MAX_TIMEOUT_SECONDS),
+  maxTimeoutSeconds: z
+    .int()
+    .min(VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS + 1)
+    .max(86_400)
+    .default(DEFAULT_MAX_TIMEOUT_SECONDS),
   handlerTimeoutMs: z.int().positive().default(10_000),
   maxBodyBytes: z.int().positive().default(DEFAULT_MAX_BODY_BYTES),
   acceptExact: z.boolean().default(true),
-  handler: z.custom<Handler>((value) => typeof value === 'function', 'must be a function'),
-})
+  handler: z.custom<Handler>((value) => typeof value === "function", "must be a function"),
+});
 
 /**
  * Validates a gate's configuration and checks that its card agrees with it (asset, escrow, payTo, pricing, url).
@@ -89,40 +96,45 @@ const configSchema = z.object({
  * @example const resolved = resolveGateConfig({ resourceId, escrow, token, cap: 50000n, ... })
  */
 export function resolveGateConfig(config: GateConfig): ResolvedGateConfig {
-  const parsed = configSchema.safeParse(config)
+  const parsed = configSchema.safeParse(config);
   if (!parsed.success) {
-    throw new GateConfigError(`invalid gate configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    throw new GateConfigError(
+      `invalid gate configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
-  const c = parsed.data
-  const problems: string[] = []
-  if (BigInt(c.pricing.base) === 0n && BigInt(c.pricing.perKB) === 0n) problems.push('pricing: base or perKB must be positive')
+  const c = parsed.data;
+  const problems: string[] = [];
+  if (BigInt(c.pricing.base) === 0n && BigInt(c.pricing.perKB) === 0n)
+    problems.push("pricing: base or perKB must be positive");
   if (c.handlerTimeoutMs / 1000 > c.maxTimeoutSeconds - VERIFY_GRACE_SECONDS - SETTLE_BUDGET_SECONDS) {
-    problems.push(`handlerTimeoutMs must leave ${VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS}s of maxTimeoutSeconds for verify and settle`)
+    problems.push(
+      `handlerTimeoutMs must leave ${VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS}s of maxTimeoutSeconds for verify and settle`,
+    );
   }
-  const card = typeof config.card === 'function' ? (config.card as () => unknown) : () => config.card
-  const template = cardTemplateSchema.safeParse(card())
+  const card = typeof config.card === "function" ? (config.card as () => unknown) : () => config.card;
+  const template = cardTemplateSchema.safeParse(card());
   if (!template.success) {
-    problems.push(`card: ${template.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    problems.push(`card: ${template.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   } else {
-    const x402 = template.data.x402
+    const x402 = template.data.x402;
     const agreements: [string, boolean][] = [
-      ['card.url must equal callUrl', template.data.url === c.callUrl],
-      ['card.x402.asset must equal token', x402.asset === c.token],
-      ['card.x402.escrow must equal escrow', x402.escrow === c.escrow],
-      ['card.x402.payTo must equal resourceId', x402.payTo === c.resourceId],
-      ['card.x402.pricing.max must equal cap', x402.pricing.max === c.cap],
-      ['card.x402.pricing.base must equal pricing.base', x402.pricing.base === c.pricing.base],
-      ['card.x402.pricing.perKB must equal pricing.perKB', x402.pricing.perKB === c.pricing.perKB],
-    ]
-    for (const [problem, agrees] of agreements) if (!agrees) problems.push(problem)
+      ["card.url must equal callUrl", template.data.url === c.callUrl],
+      ["card.x402.asset must equal token", x402.asset === c.token],
+      ["card.x402.escrow must equal escrow", x402.escrow === c.escrow],
+      ["card.x402.payTo must equal resourceId", x402.payTo === c.resourceId],
+      ["card.x402.pricing.max must equal cap", x402.pricing.max === c.cap],
+      ["card.x402.pricing.base must equal pricing.base", x402.pricing.base === c.pricing.base],
+      ["card.x402.pricing.perKB must equal pricing.perKB", x402.pricing.perKB === c.pricing.perKB],
+    ];
+    for (const [problem, agrees] of agreements) if (!agrees) problems.push(problem);
   }
-  if (problems.length > 0) throw new GateConfigError(`invalid gate configuration: ${problems.join('; ')}`)
+  if (problems.length > 0) throw new GateConfigError(`invalid gate configuration: ${problems.join("; ")}`);
   return {
     ...config,
     ...c,
     resourceId: c.resourceId,
     cap: BigInt(c.cap),
     card,
-    description: template.success ? template.data.description : '',
-  }
+    description: template.success ? template.data.description : "",
+  };
 }

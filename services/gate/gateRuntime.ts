@@ -1,44 +1,44 @@
-import type { ValidateFunction } from 'ajv'
-import type { Context, Middleware } from 'koa'
-import type { Logger } from 'pino'
-import type { Address, Hex } from 'viem'
-import type { QuoteError } from '../protocol/reasons.ts'
-import type { PaymentPayload } from '../protocol/schemas/paymentPayload.ts'
-import type { FacilitatorClient, StoredCallResponse } from './createFacilitatorClient.ts'
-import type { ResolvedGateConfig } from './gateConfig.ts'
-import type { HandlerResult } from './handler.ts'
+import type { ValidateFunction } from "ajv";
+import type { Context, Middleware } from "koa";
+import type { Logger } from "pino";
+import type { Address, Hex } from "viem";
+import type { QuoteError } from "../protocol/reasons.ts";
+import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import type { FacilitatorClient, StoredCallResponse } from "./createFacilitatorClient.ts";
+import type { ResolvedGateConfig } from "./gateConfig.ts";
+import type { HandlerResult } from "./handler.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
-export type PendingSettlement = { amount: bigint; response: StoredCallResponse; text: string; expiresAt: number }
+export type PendingSettlement = { amount: bigint; response: StoredCallResponse; text: string; expiresAt: number };
 
 /** What one `POST /call` accumulates as it passes the gate's steps. */
 export type GateState = {
-  rawBody?: Buffer
-  body?: Record<string, unknown>
-  paymentHeader?: string
-  payment?: PaymentPayload
-  idemKey?: Hex
-  payer?: Address
-  handlerResult?: HandlerResult
+  rawBody?: Buffer;
+  body?: Record<string, unknown>;
+  paymentHeader?: string;
+  payment?: PaymentPayload;
+  idemKey?: Hex;
+  payer?: Address;
+  handlerResult?: HandlerResult;
   /** Set by a step that found the handler at fault; `releaseOnFailure` releases with this strike reason. */
-  failure?: { strikeReason: string; message: string }
-  response?: { status: number; text: string; json: unknown }
-  amount?: bigint
-}
+  failure?: { strikeReason: string; message: string };
+  response?: { status: number; text: string; json: unknown };
+  amount?: bigint;
+};
 
 /** A step of the gate. */
-export type GateMiddleware = Middleware<GateState>
+export type GateMiddleware = Middleware<GateState>;
 
 /** Everything the gate's steps share: configuration, facilitator client, compiled schemas, the quote and local payment state. */
 export type GateRuntime = {
-  config: ResolvedGateConfig
-  facilitator: FacilitatorClient
-  logger: Logger
-  validateRequest: ValidateFunction
-  validateResponse: ValidateFunction
-  sendQuote(koa: Context, error: QuoteError): void
+  config: ResolvedGateConfig;
+  facilitator: FacilitatorClient;
+  logger: Logger;
+  validateRequest: ValidateFunction;
+  validateResponse: ValidateFunction;
+  sendQuote(koa: Context, error: QuoteError): void;
   /** idemKeys whose payment this gate instance is verifying, running or settling now. */
-  inFlight: Set<Hex>
+  inFlight: Set<Hex>;
   /** Settlements answered 503 here, by idemKey, until their authorization expires. */
-  pending: Map<Hex, PendingSettlement>
-}
+  pending: Map<Hex, PendingSettlement>;
+};

@@ -1,14 +1,14 @@
-import type { ValidateFunction } from 'ajv'
-import type { GateMiddleware } from './gateRuntime.ts'
-import { sendError } from './sendError.ts'
+import type { ValidateFunction } from "ajv";
+import type { GateMiddleware } from "./gateRuntime.ts";
+import { sendError } from "./sendError.ts";
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** The first validation error of an ajv run, as a short sentence. */
 export function schemaMessage(validate: ValidateFunction): string {
-  const [error] = validate.errors ?? []
-  if (!error) return 'does not match the schema'
-  return `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`.slice(0, 300)
+  const [error] = validate.errors ?? [];
+  if (!error) return "does not match the schema";
+  return `${error.instancePath || "(root)"} ${error.message ?? "is invalid"}`.slice(0, 300);
 }
 
 /**
@@ -17,23 +17,29 @@ export function schemaMessage(validate: ValidateFunction): string {
  */
 export function parseBody(validateRequest: ValidateFunction): GateMiddleware {
   return async (koa, next) => {
-    let value: unknown
+    let value: unknown;
     try {
-      value = JSON.parse(utf8.decode(koa.state.rawBody))
+      value = JSON.parse(utf8.decode(koa.state.rawBody));
     } catch {
-      return sendError(koa, 400, 'invalid_request', 'the body is not UTF-8 JSON')
+      return sendError(koa, 400, "invalid_request", "the body is not UTF-8 JSON");
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return sendError(koa, 400, 'invalid_request', 'the body must be a JSON object')
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      return sendError(koa, 400, "invalid_request", "the body must be a JSON object");
     }
-    let valid: boolean
+    let valid: boolean;
     try {
-      valid = validateRequest(value) === true
+      valid = validateRequest(value) === true;
     } catch {
-      return sendError(koa, 400, 'invalid_request', 'the body could not be validated (too deeply nested)')
+      return sendError(koa, 400, "invalid_request", "the body could not be validated (too deeply nested)");
     }
-    if (!valid) return sendError(koa, 400, 'invalid_request', `the body does not match the request schema: ${schemaMessage(validateRequest)}`)
-    koa.state.body = value as Record<string, unknown>
-    await next()
-  }
+    if (!valid)
+      return sendError(
+        koa,
+        400,
+        "invalid_request",
+        `the body does not match the request schema: ${schemaMessage(validateRequest)}`,
+      );
+    koa.state.body = value as Record<string, unknown>;
+    await next();
+  };
 }

@@ -1,31 +1,33 @@
-import type { Context } from 'koa'
-import { decodeBase64Json } from '../protocol/base64.ts'
-import { receiptSchema } from '../protocol/schemas/receipt.ts'
-import { answerSettlement } from './answerSettlement.ts'
-import { VERIFY_GRACE_SECONDS } from './gateConfig.ts'
-import type { GateMiddleware, GateRuntime, GateState } from './gateRuntime.ts'
-import { recoverPayer } from './recoverPayer.ts'
-import { sendError } from './sendError.ts'
-import { sendPaid } from './sendPaid.ts'
+import type { Context } from "koa";
+import { decodeBase64Json } from "../protocol/base64.ts";
+import { receiptSchema } from "../protocol/schemas/receipt.ts";
+import { answerSettlement } from "./answerSettlement.ts";
+import { VERIFY_GRACE_SECONDS } from "./gateConfig.ts";
+import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
+import { recoverPayer } from "./recoverPayer.ts";
+import { sendError } from "./sendError.ts";
+import { sendPaid } from "./sendPaid.ts";
 
 /**
  * The stored result of an already settled payment, when it is this very payment: same resource, same payer, and a
  * signature by that payer (proven by the facilitator's `nonce_used`, which it answers only after the signature
  * check, or recovered here for an `expired` authorization).
  */
-async function settledResult(runtime: GateRuntime, state: GateState, reason: 'nonce_used' | 'expired') {
-  const found = await runtime.facilitator.result(state.idemKey!)
-  if (found.kind !== 'found' || found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined
-  const receipt = receiptSchema.safeParse((() => {
-    try {
-      return decodeBase64Json(found.receipt)
-    } catch {
-      return undefined
-    }
-  })())
-  if (!receipt.success || receipt.data.payer !== state.payer) return undefined
-  if (reason === 'expired' && (await recoverPayer(state.payment!, runtime.config)) !== state.payer) return undefined
-  return found
+async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
+  const found = await runtime.facilitator.result(state.idemKey!);
+  if (found.kind !== "found" || found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
+  const receipt = receiptSchema.safeParse(
+    (() => {
+      try {
+        return decodeBase64Json(found.receipt);
+      } catch {
+        return undefined;
+      }
+    })(),
+  );
+  if (!receipt.success || receipt.data.payer !== state.payer) return undefined;
+  if (reason === "expired" && (await recoverPayer(state.payment!, runtime.config)) !== state.payer) return undefined;
+  return found;
 }
 
 /**
@@ -36,32 +38,44 @@ async function settledResult(runtime: GateRuntime, state: GateState, reason: 'no
  * @example app.use(reservePayment(runtime))
  */
 export function reservePayment(runtime: GateRuntime): GateMiddleware {
-  const { config, facilitator } = runtime
+  const { config, facilitator } = runtime;
   return async (koa, next) => {
-    const state = koa.state
-    const idemKey = state.idemKey!
-    const owner = !runtime.inFlight.has(idemKey)
-    if (owner) runtime.inFlight.add(idemKey)
+    const state = koa.state;
+    const idemKey = state.idemKey!;
+    const owner = !runtime.inFlight.has(idemKey);
+    if (owner) runtime.inFlight.add(idemKey);
     try {
-      const verdict = await facilitator.verify(state.payment!, config.resourceId, config.maxTimeoutSeconds - VERIFY_GRACE_SECONDS)
-      if (verdict.kind === 'reserved') return await next()
-      if (verdict.kind === 'unavailable') {
-        return sendError(koa, 503, verdict.code, `the payment could not be verified now (${verdict.message}); nothing was reserved`, {
-          'Retry-After': verdict.retryAfter,
-        })
+      const verdict = await facilitator.verify(
+        state.payment!,
+        config.resourceId,
+        config.maxTimeoutSeconds - VERIFY_GRACE_SECONDS,
+      );
+      if (verdict.kind === "reserved") return await next();
+      if (verdict.kind === "unavailable") {
+        return sendError(
+          koa,
+          503,
+          verdict.code,
+          `the payment could not be verified now (${verdict.message}); nothing was reserved`,
+          {
+            "Retry-After": verdict.retryAfter,
+          },
+        );
       }
-      if (verdict.reason === 'nonce_used' || verdict.reason === 'expired') {
-        const settled = await settledResult(runtime, state, verdict.reason)
-        if (settled) return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt)
+      if (verdict.reason === "nonce_used" || verdict.reason === "expired") {
+        const settled = await settledResult(runtime, state, verdict.reason);
+        if (settled)
+          return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt);
       }
-      if (verdict.reason === 'nonce_used') {
-        if (!owner) return sendError(koa, 409, 'in_progress', 'this payment is being processed; retry it shortly for the result')
-        const pending = runtime.pending.get(idemKey)
-        if (pending) return await answerSettlement(runtime, koa as Context, idemKey, pending)
+      if (verdict.reason === "nonce_used") {
+        if (!owner)
+          return sendError(koa, 409, "in_progress", "this payment is being processed; retry it shortly for the result");
+        const pending = runtime.pending.get(idemKey);
+        if (pending) return await answerSettlement(runtime, koa as Context, idemKey, pending);
       }
-      runtime.sendQuote(koa, verdict.reason)
+      runtime.sendQuote(koa, verdict.reason);
     } finally {
-      if (owner) runtime.inFlight.delete(idemKey)
+      if (owner) runtime.inFlight.delete(idemKey);
     }
-  }
+  };
 }

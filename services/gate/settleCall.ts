@@ -1,9 +1,9 @@
-import type { Context } from 'koa'
-import { answerSettlement } from './answerSettlement.ts'
-import type { GateMiddleware, GateRuntime } from './gateRuntime.ts'
+import type { Context } from "koa";
+import { answerSettlement } from "./answerSettlement.ts";
+import type { GateMiddleware, GateRuntime } from "./gateRuntime.ts";
 
 /** Seconds a 503-answered settlement is kept for a retry after its authorization's `validBefore`. */
-const PENDING_KEEP_SECONDS = 60
+const PENDING_KEEP_SECONDS = 60;
 
 /**
  * Steps 10 and 11: settle the metered amount with the validated response, then answer 200 with the receipt headers,
@@ -12,12 +12,12 @@ const PENDING_KEEP_SECONDS = 60
  */
 export function settleCall(runtime: GateRuntime): GateMiddleware {
   return async (koa) => {
-    const { payment, response, amount, idemKey } = koa.state
+    const { payment, response, amount, idemKey } = koa.state;
     await answerSettlement(runtime, koa as Context, idemKey!, {
       amount: amount!,
-      response: { status: response!.status, contentType: 'application/json', body: response!.json },
+      response: { status: response!.status, contentType: "application/json", body: response!.json },
       text: response!.text,
       expiresAt: Number(payment!.authorization.validBefore) + PENDING_KEEP_SECONDS,
-    })
-  }
+    });
+  };
 }

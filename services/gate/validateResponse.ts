@@ -1,8 +1,8 @@
-import type { ValidateFunction } from 'ajv'
-import type { GateMiddleware } from './gateRuntime.ts'
-import { schemaMessage } from './parseBody.ts'
+import type { ValidateFunction } from "ajv";
+import type { GateMiddleware } from "./gateRuntime.ts";
+import { schemaMessage } from "./parseBody.ts";
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * What is wrong with a handler's answer, or its JSON (re-serialised compactly: the exact bytes the buyer gets and
@@ -14,31 +14,41 @@ function checkResponse(
   maxResponseBytes: number,
 ): { ok: true; json: unknown; text: string } | { ok: false; strikeReason: string; message: string } {
   if (!Number.isInteger(result.status) || result.status < 200 || result.status > 299) {
-    return { ok: false, strikeReason: 'handler_error', message: `the handler answered ${result.status}` }
+    return { ok: false, strikeReason: "handler_error", message: `the handler answered ${result.status}` };
   }
-  const type = (result.contentType ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type !== 'application/json') return { ok: false, strikeReason: 'invalid_response', message: `content type ${type || 'none'}, not application/json` }
+  const type = (result.contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json")
+    return {
+      ok: false,
+      strikeReason: "invalid_response",
+      message: `content type ${type || "none"}, not application/json`,
+    };
   if (result.truncated || result.body.length > maxResponseBytes) {
-    return { ok: false, strikeReason: 'response_too_large', message: `the response is over ${maxResponseBytes} bytes` }
+    return { ok: false, strikeReason: "response_too_large", message: `the response is over ${maxResponseBytes} bytes` };
   }
-  let json: unknown
+  let json: unknown;
   try {
-    json = JSON.parse(utf8.decode(result.body))
+    json = JSON.parse(utf8.decode(result.body));
   } catch {
-    return { ok: false, strikeReason: 'invalid_response', message: 'the response is not UTF-8 JSON' }
+    return { ok: false, strikeReason: "invalid_response", message: "the response is not UTF-8 JSON" };
   }
-  let valid: boolean
+  let valid: boolean;
   try {
-    valid = validate(json) === true
+    valid = validate(json) === true;
   } catch {
-    valid = false
+    valid = false;
   }
-  if (!valid) return { ok: false, strikeReason: 'response_schema', message: `the response does not match the response schema: ${schemaMessage(validate)}` }
-  const text = JSON.stringify(json)
-  if (Buffer.byteLength(text, 'utf8') > maxResponseBytes) {
-    return { ok: false, strikeReason: 'response_too_large', message: `the response is over ${maxResponseBytes} bytes` }
+  if (!valid)
+    return {
+      ok: false,
+      strikeReason: "response_schema",
+      message: `the response does not match the response schema: ${schemaMessage(validate)}`,
+    };
+  const text = JSON.stringify(json);
+  if (Buffer.byteLength(text, "utf8") > maxResponseBytes) {
+    return { ok: false, strikeReason: "response_too_large", message: `the response is over ${maxResponseBytes} bytes` };
   }
-  return { ok: true, json, text }
+  return { ok: true, json, text };
 }
 
 /**
@@ -48,12 +58,12 @@ function checkResponse(
  */
 export function validateResponse(validate: ValidateFunction, maxResponseBytes: number): GateMiddleware {
   return async (koa, next) => {
-    const checked = checkResponse(koa.state.handlerResult!, validate, maxResponseBytes)
+    const checked = checkResponse(koa.state.handlerResult!, validate, maxResponseBytes);
     if (!checked.ok) {
-      koa.state.failure = { strikeReason: checked.strikeReason, message: checked.message }
-      return
+      koa.state.failure = { strikeReason: checked.strikeReason, message: checked.message };
+      return;
     }
-    koa.state.response = { status: koa.state.handlerResult!.status, json: checked.json, text: checked.text }
-    await next()
-  }
+    koa.state.response = { status: koa.state.handlerResult!.status, json: checked.json, text: checked.text };
+    await next();
+  };
 }

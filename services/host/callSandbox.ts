@@ -1,13 +1,13 @@
-import type { Agent, ClientRequest } from 'node:http'
-import { request as httpRequest } from 'node:http'
-import type { HandlerCall, HandlerResult } from '../gate/handler.ts'
+import type { Agent, ClientRequest } from "node:http";
+import { request as httpRequest } from "node:http";
+import type { HandlerCall, HandlerResult } from "../gate/handler.ts";
 
 /**
  * Whether a failed request may be sent again: it went out on a kept-alive socket that the sandbox had already
  * closed (the reset arrives before any answer), so the handler never saw it. Node's documented keep-alive race.
  */
 function isStaleSocket(req: ClientRequest, error: NodeJS.ErrnoException, answered: boolean): boolean {
-  return req.reusedSocket && !answered && (error.code === 'ECONNRESET' || error.code === 'EPIPE')
+  return req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE");
 }
 
 /**
@@ -17,37 +17,43 @@ function isStaleSocket(req: ClientRequest, error: NodeJS.ErrnoException, answere
  */
 export function callSandbox(agent: Agent, url: URL, call: HandlerCall, retried = false): Promise<HandlerResult> {
   return new Promise((resolve, reject) => {
-    let answered = false
+    let answered = false;
     const req = httpRequest(url, {
-      method: 'POST',
+      method: "POST",
       agent,
       signal: call.signal,
-      headers: { 'content-type': 'application/json', 'content-length': String(call.rawBody.length) },
-    })
-    req.on('response', (res) => {
-      answered = true
-      const chunks: Buffer[] = []
-      let size = 0
-      let truncated = false
+      headers: { "content-type": "application/json", "content-length": String(call.rawBody.length) },
+    });
+    req.on("response", (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
       const finish = () =>
-        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: Buffer.concat(chunks), truncated })
-      res.on('data', (chunk: Buffer) => {
-        if (truncated) return
-        size += chunk.length
-        chunks.push(chunk)
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: res.headers["content-type"],
+          body: Buffer.concat(chunks),
+          truncated,
+        });
+      res.on("data", (chunk: Buffer) => {
+        if (truncated) return;
+        size += chunk.length;
+        chunks.push(chunk);
         if (size > call.maxResponseBytes) {
-          truncated = true
-          res.destroy()
-          finish()
+          truncated = true;
+          res.destroy();
+          finish();
         }
-      })
-      res.on('end', finish)
-      res.on('error', (error) => (truncated ? undefined : reject(error)))
-    })
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (!retried && !call.signal.aborted && isStaleSocket(req, error, answered)) resolve(callSandbox(agent, url, call, true))
-      else reject(error)
-    })
-    req.end(call.rawBody)
-  })
+      });
+      res.on("end", finish);
+      res.on("error", (error) => (truncated ? undefined : reject(error)));
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (!retried && !call.signal.aborted && isStaleSocket(req, error, answered))
+        resolve(callSandbox(agent, url, call, true));
+      else reject(error);
+    });
+    req.end(call.rawBody);
+  });
 }

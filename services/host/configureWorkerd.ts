@@ -1,26 +1,26 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Memory limits of every sandbox process. */
 export type SandboxMemory = {
   /** V8 old-space limit: a heap bomb crashes its own workerd process at this size. */
-  heapMb: number
+  heapMb: number;
   /** RLIMIT_DATA of the workerd process (about 500 MB of it are V8's own reservations); ArrayBuffer and Wasm bombs fail there. */
-  dataLimitMb: number
-}
+  dataLimitMb: number;
+};
 
 /** Default limits: a 128 MB heap, 1 GiB of private writable memory per sandbox process. */
-export const DEFAULT_SANDBOX_MEMORY: SandboxMemory = { heapMb: 128, dataLimitMb: 1024 }
+export const DEFAULT_SANDBOX_MEMORY: SandboxMemory = { heapMb: 128, dataLimitMb: 1024 };
 
 const WRAPPER = `#!/bin/sh
 # workerd for one resource: private memory capped, nothing of the host's environment inherited.
 ulimit -d "$SANDBOX_DATA_LIMIT_KB" || exit 70
 exec env -i TZ=UTC "$SANDBOX_WORKERD_BINARY" "$@"
-`
+`;
 
-let wrapperPath: string | undefined
+let wrapperPath: string | undefined;
 
 /**
  * Points miniflare at a wrapper (written once per process into a fresh private temporary directory) that starts
@@ -30,14 +30,14 @@ let wrapperPath: string | undefined
  */
 export function configureWorkerd(memory: SandboxMemory): void {
   if (!wrapperPath || !existsSync(wrapperPath)) {
-    const dir = mkdtempSync(join(tmpdir(), 'resource-host-'))
-    wrapperPath = join(dir, 'workerd-sandbox.sh')
-    writeFileSync(wrapperPath, WRAPPER, { mode: 0o700 })
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+    const dir = mkdtempSync(join(tmpdir(), "resource-host-"));
+    wrapperPath = join(dir, "workerd-sandbox.sh");
+    writeFileSync(wrapperPath, WRAPPER, { mode: 0o700 });
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   }
-  const binary = (createRequire(import.meta.url)('workerd') as { default: string }).default
-  process.env.SANDBOX_WORKERD_BINARY = binary
-  process.env.SANDBOX_DATA_LIMIT_KB = String(Math.floor(memory.dataLimitMb * 1024))
-  process.env.MINIFLARE_WORKERD_PATH = wrapperPath
-  process.env.MINIFLARE_WORKERD_V8_FLAGS = `--max-old-space-size=${Math.floor(memory.heapMb)}`
+  const binary = (createRequire(import.meta.url)("workerd") as { default: string }).default;
+  process.env.SANDBOX_WORKERD_BINARY = binary;
+  process.env.SANDBOX_DATA_LIMIT_KB = String(Math.floor(memory.dataLimitMb * 1024));
+  process.env.MINIFLARE_WORKERD_PATH = wrapperPath;
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = `--max-old-space-size=${Math.floor(memory.heapMb)}`;
 }

@@ -1,41 +1,57 @@
-import { timingSafeEqual } from 'node:crypto'
-import { bodyParser } from '@koa/bodyparser'
-import Router from '@koa/router'
-import Koa from 'koa'
-import { z } from 'zod'
-import { errorBodies } from '../http/errorBodies.ts'
-import { HttpError } from '../http/httpError.ts'
-import { parseWith as parse } from '../http/parseWith.ts'
-import type { ErrorCode } from '../protocol/reasons.ts'
-import type { Deployment } from './createDeploymentStore.ts'
-import { deploymentRequestSchema, identityRequestSchema } from './deploymentSchema.ts'
-import { resourceUrls } from './hostContext.ts'
-import type { HostContext } from './hostContext.ts'
+import { timingSafeEqual } from "node:crypto";
+import { bodyParser } from "@koa/bodyparser";
+import Router from "@koa/router";
+import Koa from "koa";
+import { z } from "zod";
+import { errorBodies } from "../http/errorBodies.ts";
+import { HttpError } from "../http/httpError.ts";
+import { parseWith as parse } from "../http/parseWith.ts";
+import type { ErrorCode } from "../protocol/reasons.ts";
+import type { Deployment } from "./createDeploymentStore.ts";
+import { deploymentRequestSchema, identityRequestSchema } from "./deploymentSchema.ts";
+import { resourceUrls } from "./hostContext.ts";
+import type { HostContext } from "./hostContext.ts";
 
 /** The host's operations behind its HTTP routes. */
 export type HostOperations = {
-  deploy(body: z.output<typeof deploymentRequestSchema>): Promise<
-    | { kind: 'deployed'; created: boolean; deployment: Deployment }
-    | { kind: 'refused'; status: 400 | 409 | 422; code: ErrorCode; message: string }
-  >
-  setIdentity(slug: string, agentId: string): Promise<{ kind: 'updated'; deployment: Deployment; card: unknown } | { kind: 'unknown' } | { kind: 'refused'; message: string }>
-  list(): { deployment: Deployment; restarts: number }[]
-  ready(): boolean
-}
+  deploy(
+    body: z.output<typeof deploymentRequestSchema>,
+  ): Promise<
+    | { kind: "deployed"; created: boolean; deployment: Deployment }
+    | { kind: "refused"; status: 400 | 409 | 422; code: ErrorCode; message: string }
+  >;
+  setIdentity(
+    slug: string,
+    agentId: string,
+  ): Promise<
+    | { kind: "updated"; deployment: Deployment; card: unknown }
+    | { kind: "unknown" }
+    | { kind: "refused"; message: string }
+  >;
+  list(): { deployment: Deployment; restarts: number }[];
+  ready(): boolean;
+};
 
 function requireToken(ctx: HostContext): Koa.Middleware {
-  const expected = ctx.config.HOST_TOKEN ? Buffer.from(ctx.config.HOST_TOKEN) : undefined
+  const expected = ctx.config.HOST_TOKEN ? Buffer.from(ctx.config.HOST_TOKEN) : undefined;
   return async (koa, next) => {
-    if (!expected) throw new HttpError(401, 'unauthorized', 'deploys are disabled: the host has no HOST_TOKEN')
-    const header = koa.get('authorization')
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '')
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new HttpError(401, 'unauthorized', 'a valid bearer token is required')
-    await next()
-  }
+    if (!expected) throw new HttpError(401, "unauthorized", "deploys are disabled: the host has no HOST_TOKEN");
+    const header = koa.get("authorization");
+    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new HttpError(401, "unauthorized", "a valid bearer token is required");
+    await next();
+  };
 }
 
 function describe(ctx: HostContext, deployment: Deployment) {
-  return { slug: deployment.slug, resourceId: deployment.resourceId, agentId: deployment.agentId, creator: deployment.creator, ...resourceUrls(ctx, deployment.slug) }
+  return {
+    slug: deployment.slug,
+    resourceId: deployment.resourceId,
+    agentId: deployment.agentId,
+    creator: deployment.creator,
+    ...resourceUrls(ctx, deployment.slug),
+  };
 }
 
 /**
@@ -44,39 +60,39 @@ function describe(ctx: HostContext, deployment: Deployment) {
  * @example const app = createHostApp(ctx, operations)
  */
 export function createHostApp(ctx: HostContext, operations: HostOperations): Koa {
-  const app = new Koa()
-  app.silent = true
-  const router = new Router()
-  const auth = requireToken(ctx)
-  const json = bodyParser({ enableTypes: ['json'], jsonLimit: '3mb', encoding: 'utf-8' })
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  const auth = requireToken(ctx);
+  const json = bodyParser({ enableTypes: ["json"], jsonLimit: "3mb", encoding: "utf-8" });
 
-  router.get('/health', (koa) => {
-    koa.body = { ok: true, service: 'host' }
-  })
-  router.get('/ready', (koa) => {
-    if (operations.ready()) koa.body = { ready: true }
-    else throw new HttpError(503, 'not_ready', 'deployments are still loading')
-  })
-  router.get('/deployments', auth, (koa) => {
-    koa.body = operations.list().map(({ deployment, restarts }) => ({ ...describe(ctx, deployment), restarts }))
-  })
-  router.post('/deployments', auth, json, async (koa) => {
-    const request = parse(deploymentRequestSchema, koa.request.body)
-    const outcome = await operations.deploy(request)
-    if (outcome.kind === 'refused') throw new HttpError(outcome.status, outcome.code, outcome.message)
-    koa.status = outcome.created ? 201 : 200
-    koa.body = describe(ctx, outcome.deployment)
-  })
-  router.post('/deployments/:slug/identity', auth, json, async (koa) => {
-    const { agentId } = parse(identityRequestSchema, koa.request.body)
-    const outcome = await operations.setIdentity(String(koa.params.slug), agentId)
-    if (outcome.kind === 'unknown') throw new HttpError(404, 'not_found', 'no deployment with this slug')
-    if (outcome.kind === 'refused') throw new HttpError(400, 'invalid_request', outcome.message)
-    koa.body = { ...describe(ctx, outcome.deployment), card: outcome.card }
-  })
+  router.get("/health", (koa) => {
+    koa.body = { ok: true, service: "host" };
+  });
+  router.get("/ready", (koa) => {
+    if (operations.ready()) koa.body = { ready: true };
+    else throw new HttpError(503, "not_ready", "deployments are still loading");
+  });
+  router.get("/deployments", auth, (koa) => {
+    koa.body = operations.list().map(({ deployment, restarts }) => ({ ...describe(ctx, deployment), restarts }));
+  });
+  router.post("/deployments", auth, json, async (koa) => {
+    const request = parse(deploymentRequestSchema, koa.request.body);
+    const outcome = await operations.deploy(request);
+    if (outcome.kind === "refused") throw new HttpError(outcome.status, outcome.code, outcome.message);
+    koa.status = outcome.created ? 201 : 200;
+    koa.body = describe(ctx, outcome.deployment);
+  });
+  router.post("/deployments/:slug/identity", auth, json, async (koa) => {
+    const { agentId } = parse(identityRequestSchema, koa.request.body);
+    const outcome = await operations.setIdentity(String(koa.params.slug), agentId);
+    if (outcome.kind === "unknown") throw new HttpError(404, "not_found", "no deployment with this slug");
+    if (outcome.kind === "refused") throw new HttpError(400, "invalid_request", outcome.message);
+    koa.body = { ...describe(ctx, outcome.deployment), card: outcome.card };
+  });
 
-  app.use(errorBodies({ logger: ctx.logger }))
-  app.use(router.routes())
-  app.use(router.allowedMethods())
-  return app
+  app.use(errorBodies({ logger: ctx.logger }));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
 }

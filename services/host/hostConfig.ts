@@ -1,38 +1,38 @@
-import { z } from 'zod'
-import { SETTLE_BUDGET_SECONDS, VERIFY_GRACE_SECONDS } from '../gate/gateConfig.ts'
-import { addressSchema, httpUrlSchema } from '../protocol/schemas/primitives.ts'
+import { z } from "zod";
+import { SETTLE_BUDGET_SECONDS, VERIFY_GRACE_SECONDS } from "../gate/gateConfig.ts";
+import { addressSchema, httpUrlSchema } from "../protocol/schemas/primitives.ts";
 
-const flag = z.enum(['0', '1', 'true', 'false', 'on', 'off']).transform((v) => v === '1' || v === 'true' || v === 'on')
+const flag = z.enum(["0", "1", "true", "false", "on", "off"]).transform((v) => v === "1" || v === "true" || v === "on");
 
 /** Everything the resource host reads from its environment, validated at start-up. */
 export const hostEnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4030),
-  HOST: z.string().default('127.0.0.1'),
+  HOST: z.string().default("127.0.0.1"),
   /** Base of every resource URL (`{PUBLIC_URL}/r/{slug}`); defaults to `http://HOST:PORT` once listening. */
   PUBLIC_URL: httpUrlSchema.optional(),
-  DATA_DIR: z.string().default('.data/host'),
+  DATA_DIR: z.string().default(".data/host"),
   /** Bearer token of the deploy API; when unset every deploy is refused. */
-  HOST_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  HOST_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   FACILITATOR_URL: httpUrlSchema,
   ESCROW_ADDRESS: addressSchema,
   TOKEN_ADDRESS: addressSchema,
   /** The facilitator's caller-auth secret: the host then signs a caller token per resource. */
-  FACILITATOR_AUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  FACILITATOR_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).max(40_000).default(10_000),
   MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(21).max(86_400).default(60),
   SANDBOX_HEAP_MB: z.coerce.number().int().min(16).max(4096).default(128),
   SANDBOX_DATA_LIMIT_MB: z.coerce.number().int().min(768).max(65_536).default(1024),
   /** Let a deployment's network allow-list name loopback and private ranges (development and tests only). */
   SANDBOX_ALLOW_PRIVATE_NETWORK: flag.default(false),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-})
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
 
 /** The host's validated configuration. */
-export type HostConfig = z.output<typeof hostEnvSchema>
+export type HostConfig = z.output<typeof hostEnvSchema>;
 
 /** Refused host configuration, with every problem named. */
 export class HostConfigError extends Error {
-  override name = 'HostConfigError'
+  override name = "HostConfigError";
 }
 
 /**
@@ -41,13 +41,18 @@ export class HostConfigError extends Error {
  */
 export function loadHostConfig(env: Record<string, string | undefined>): HostConfig {
   const parsed = hostEnvSchema
-    .refine((c) => c.HANDLER_TIMEOUT_MS / 1000 <= c.MAX_TIMEOUT_SECONDS - VERIFY_GRACE_SECONDS - SETTLE_BUDGET_SECONDS, {
-      message: `must leave ${VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS} s of MAX_TIMEOUT_SECONDS for verify and settle`,
-      path: ['HANDLER_TIMEOUT_MS'],
-    })
-    .safeParse(env)
+    .refine(
+      (c) => c.HANDLER_TIMEOUT_MS / 1000 <= c.MAX_TIMEOUT_SECONDS - VERIFY_GRACE_SECONDS - SETTLE_BUDGET_SECONDS,
+      {
+        message: `must leave ${VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS} s of MAX_TIMEOUT_SECONDS for verify and settle`,
+        path: ["HANDLER_TIMEOUT_MS"],
+      },
+    )
+    .safeParse(env);
   if (!parsed.success) {
-    throw new HostConfigError(`invalid host configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    throw new HostConfigError(
+      `invalid host configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
-  return parsed.data
+  return parsed.data;
 }

@@ -1,19 +1,19 @@
-import type { Logger } from 'pino'
-import type { Hex } from 'viem'
-import type { HostConfig } from './hostConfig.ts'
+import type { Logger } from "pino";
+import type { Hex } from "viem";
+import type { HostConfig } from "./hostConfig.ts";
 
 /** What every host operation shares: configuration, the public base URL, a logger, and facilitator caller tokens. */
 export type HostContext = {
-  config: HostConfig
+  config: HostConfig;
   /** Base URL of the host, without a trailing slash; `{publicUrl}/r/{slug}` is a resource URL. */
-  publicUrl: string
-  logger: Logger
+  publicUrl: string;
+  logger: Logger;
   /** A caller token for the facilitator bound to `resourceId`, when the facilitator requires one. */
-  facilitatorToken(resourceId: Hex): (() => string) | undefined
-}
+  facilitatorToken(resourceId: Hex): (() => string) | undefined;
+};
 
 /** URLs of one resource. */
 export function resourceUrls(ctx: HostContext, slug: string) {
-  const resourceUrl = `${ctx.publicUrl}/r/${slug}`
-  return { resourceUrl, callUrl: `${resourceUrl}/call`, cardUrl: `${resourceUrl}/.well-known/agent-card.json` }
+  const resourceUrl = `${ctx.publicUrl}/r/${slug}`;
+  return { resourceUrl, callUrl: `${resourceUrl}/call`, cardUrl: `${resourceUrl}/.well-known/agent-card.json` };
 }

@@ -1,6 +1,6 @@
-import { PLACEHOLDER_AGENT_ID } from '../protocol/constants.ts'
-import { finalizeCard } from '../protocol/schemas/card.ts'
-import type { Deployment } from './createDeploymentStore.ts'
+import { PLACEHOLDER_AGENT_ID } from "../protocol/constants.ts";
+import { finalizeCard } from "../protocol/schemas/card.ts";
+import type { Deployment } from "./createDeploymentStore.ts";
 
 /**
  * The agent card a resource serves. `url` (the live call URL) and `x402.payTo` (the resource id) are filled at deploy;
@@ -10,11 +10,12 @@ import type { Deployment } from './createDeploymentStore.ts'
  * @example servedCard(deployment, 'http://127.0.0.1:4030/r/echo/call')
  */
 export function servedCard(deployment: Deployment, callUrl: string): unknown {
-  if (deployment.agentId !== null) return finalizeCard(deployment.card, { callUrl, resourceId: deployment.resourceId, agentId: deployment.agentId })
+  if (deployment.agentId !== null)
+    return finalizeCard(deployment.card, { callUrl, resourceId: deployment.resourceId, agentId: deployment.agentId });
   return {
     ...deployment.card,
     url: callUrl,
     x402: { ...deployment.card.x402, payTo: deployment.resourceId },
     identity: { ...deployment.card.identity, agentId: PLACEHOLDER_AGENT_ID },
-  }
+  };
 }

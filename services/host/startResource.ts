@@ -1,28 +1,34 @@
-import { createGate } from '../gate/createGate.ts'
-import type { Gate } from '../gate/createGate.ts'
-import type { GateConfig } from '../gate/gateConfig.ts'
-import type { Handler } from '../gate/handler.ts'
-import type { Deployment } from './createDeploymentStore.ts'
-import { createSandbox } from './createSandbox.ts'
-import type { Sandbox } from './createSandbox.ts'
-import { resourceUrls } from './hostContext.ts'
-import type { HostContext } from './hostContext.ts'
-import { servedCard } from './servedCard.ts'
+import { createGate } from "../gate/createGate.ts";
+import type { Gate } from "../gate/createGate.ts";
+import type { GateConfig } from "../gate/gateConfig.ts";
+import type { Handler } from "../gate/handler.ts";
+import type { Deployment } from "./createDeploymentStore.ts";
+import { createSandbox } from "./createSandbox.ts";
+import type { Sandbox } from "./createSandbox.ts";
+import { resourceUrls } from "./hostContext.ts";
+import type { HostContext } from "./hostContext.ts";
+import { servedCard } from "./servedCard.ts";
 
 /** A live resource: its deployment, sandbox, gate and current card. */
 export type Resource = {
-  deployment: Deployment
-  sandbox: Sandbox
-  gate: Gate
-  card: unknown
-  stop(): Promise<void>
-}
+  deployment: Deployment;
+  sandbox: Sandbox;
+  gate: Gate;
+  card: unknown;
+  stop(): Promise<void>;
+};
 
 /**
  * The gate configuration of a deployment: money fields from the host's trusted configuration (escrow, token) and
  * the deployment's pricing, never from a request.
  */
-export function gateConfigOf(ctx: HostContext, deployment: Deployment, handler: Handler, current: () => unknown, ready?: () => Promise<boolean>): GateConfig {
+export function gateConfigOf(
+  ctx: HostContext,
+  deployment: Deployment,
+  handler: Handler,
+  current: () => unknown,
+  ready?: () => Promise<boolean>,
+): GateConfig {
   return {
     resourceId: deployment.resourceId,
     escrow: ctx.config.ESCROW_ADDRESS,
@@ -45,7 +51,7 @@ export function gateConfigOf(ctx: HostContext, deployment: Deployment, handler: 
     handler,
     ready,
     logger: ctx.logger.child({ resource: deployment.slug }),
-  }
+  };
 }
 
 /**
@@ -60,17 +66,21 @@ export async function startResource(ctx: HostContext, deployment: Deployment): P
     allowNetwork: deployment.allowNetwork,
     memory: { heapMb: ctx.config.SANDBOX_HEAP_MB, dataLimitMb: ctx.config.SANDBOX_DATA_LIMIT_MB },
     logger: ctx.logger,
-  })
+  });
   try {
-    const resource = { deployment, sandbox, card: servedCard(deployment, resourceUrls(ctx, deployment.slug).callUrl) } as Resource
-    resource.gate = createGate(gateConfigOf(ctx, deployment, sandbox.handler, () => resource.card, sandbox.ready))
+    const resource = {
+      deployment,
+      sandbox,
+      card: servedCard(deployment, resourceUrls(ctx, deployment.slug).callUrl),
+    } as Resource;
+    resource.gate = createGate(gateConfigOf(ctx, deployment, sandbox.handler, () => resource.card, sandbox.ready));
     resource.stop = async () => {
-      resource.gate.close()
-      await sandbox.dispose()
-    }
-    return resource
+      resource.gate.close();
+      await sandbox.dispose();
+    };
+    return resource;
   } catch (error) {
-    await sandbox.dispose()
-    throw error
+    await sandbox.dispose();
+    throw error;
   }
 }

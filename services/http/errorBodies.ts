@@ -28,8 +28,11 @@ export function errorBodies({ logger, translate }: ErrorBodiesParameters): Koa.M
         koa.body = { error: { code: known.code, message: known.message } };
       } else if (e.status && e.status >= 400 && e.status < 500) {
         koa.status = e.status === 415 ? 415 : e.status === 413 ? 413 : 400;
-        const code = koa.status === 415 ? "unsupported_media_type" : koa.status === 413 ? "payload_too_large" : "invalid_request";
-        koa.body = { error: { code, message: e.expose && e.message ? e.message : "the request body could not be read" } };
+        const code =
+          koa.status === 415 ? "unsupported_media_type" : koa.status === 413 ? "payload_too_large" : "invalid_request";
+        koa.body = {
+          error: { code, message: e.expose && e.message ? e.message : "the request body could not be read" },
+        };
       } else {
         logger.error({ err: e.message, route: koa.path }, "unexpected error");
         koa.status = 500;

@@ -51,7 +51,11 @@ async function serve(size: number): Promise<void> {
     OPERATOR_KEY: `0x${"11".repeat(32)}`,
   });
   const publicUrl = "https://market.example";
-  const catalog = createCatalog({ cardUrlOf: (id) => `${publicUrl}/${id}/.well-known/agent-card.json`, uptimeWindow: 100, healthWindow: 10 });
+  const catalog = createCatalog({
+    cardUrlOf: (id) => `${publicUrl}/${id}/.well-known/agent-card.json`,
+    uptimeWindow: 100,
+    healthWindow: 10,
+  });
   const next = random(42);
   const creators = Array.from({ length: 100 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}` as Hex);
   const started = performance.now();
@@ -60,8 +64,16 @@ async function serve(size: number): Promise<void> {
     const slug = `resource-${i}`;
     const resourceId = resourceIdOf(creator, slug);
     const base = BigInt(Math.floor(next() * 100) * 100);
-    catalog.applyListing({ resourceId, resourceUrl: `https://host.example/r/${slug}`, sampleRequest: {}, status: "published" });
-    catalog.applyProbes(resourceId, Array.from({ length: 20 }, () => next() < 0.95));
+    catalog.applyListing({
+      resourceId,
+      resourceUrl: `https://host.example/r/${slug}`,
+      sampleRequest: {},
+      status: "published",
+    });
+    catalog.applyProbes(
+      resourceId,
+      Array.from({ length: 20 }, () => next() < 0.95),
+    );
     catalog.applySettled(resourceId, Math.floor(next() * 200));
     catalog.applyResource({
       resourceId,
@@ -91,7 +103,10 @@ async function serve(size: number): Promise<void> {
 }
 
 async function startServer(size: number): Promise<{ child: ChildProcess; url: string; loadMs: number; rss: number }> {
-  const child = fork(new URL(import.meta.url).pathname, ["--serve", String(size)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: ["--max-old-space-size=4096"] });
+  const child = fork(new URL(import.meta.url).pathname, ["--serve", String(size)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    execArgv: ["--max-old-space-size=4096"],
+  });
   const message = await new Promise<{ port: number; loadMs: number; rss: number }>((resolve, reject) => {
     child.once("message", (m) => resolve(m as { port: number; loadMs: number; rss: number }));
     child.once("exit", (code) => reject(new Error(`the bench server exited with ${code}`)));
@@ -99,7 +114,10 @@ async function startServer(size: number): Promise<{ child: ChildProcess; url: st
   return { child, url: `http://127.0.0.1:${message.port}`, loadMs: message.loadMs, rss: message.rss };
 }
 
-async function latencies(url: string, count: number): Promise<{ p50: number; p99: number; total: string; bytes: number }> {
+async function latencies(
+  url: string,
+  count: number,
+): Promise<{ p50: number; p99: number; total: string; bytes: number }> {
   const samples: number[] = [];
   let total = "";
   let bytes = 0;
@@ -138,8 +156,12 @@ async function readLatency(): Promise<string> {
       for (const [name, query] of SCENARIOS) {
         const r = await latencies(`${server.url}/resources${query}`, REQUESTS);
         readP50.push({ size, p50: r.p50 });
-        log(`  ${size} ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms (${r.total} match, ${Math.round(r.bytes / 1024)} KiB)`);
-        rows.push(`| ${size.toLocaleString("en-US")} | ${name} | \`${query || "/resources"}\` | ${Number(r.total).toLocaleString("en-US")} | ${Math.round(r.bytes / 1024)} KiB | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms |`);
+        log(
+          `  ${size} ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms (${r.total} match, ${Math.round(r.bytes / 1024)} KiB)`,
+        );
+        rows.push(
+          `| ${size.toLocaleString("en-US")} | ${name} | \`${query || "/resources"}\` | ${Number(r.total).toLocaleString("en-US")} | ${Math.round(r.bytes / 1024)} KiB | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms |`,
+        );
       }
     } finally {
       server.child.kill();
@@ -187,7 +209,12 @@ async function blockToListing(pollingMs: number): Promise<{ p50: number; p95: nu
     await indexer.stop();
     await chain.close();
   }
-  return { p50: percentile(samples, 50), p95: percentile(samples, 95), max: Math.max(...samples), samples: samples.length };
+  return {
+    p50: percentile(samples, 50),
+    p95: percentile(samples, 95),
+    max: Math.max(...samples),
+    samples: samples.length,
+  };
 }
 
 async function main(): Promise<void> {
@@ -197,14 +224,21 @@ async function main(): Promise<void> {
   const listingP95 = new Map<number, number>();
   for (const pollingMs of POLLING) {
     const r = await blockToListing(pollingMs);
-    log(`  polling ${pollingMs} ms: p50 ${r.p50.toFixed(0)} ms, p95 ${r.p95.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`);
-    listing.push(`| ${pollingMs} ms | ${r.samples} | ${r.p50.toFixed(0)} ms | ${r.p95.toFixed(0)} ms | ${r.max.toFixed(0)} ms |`);
+    log(
+      `  polling ${pollingMs} ms: p50 ${r.p50.toFixed(0)} ms, p95 ${r.p95.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`,
+    );
+    listing.push(
+      `| ${pollingMs} ms | ${r.samples} | ${r.p50.toFixed(0)} ms | ${r.p95.toFixed(0)} ms | ${r.max.toFixed(0)} ms |`,
+    );
     listingP95.set(pollingMs, r.p95);
   }
   const worstP50 = Math.max(...readP50.filter((row) => row.size === Math.max(...SIZES)).map((row) => row.p50));
   const verdicts = [
     `- p50 <= 20 ms at ${Math.max(...SIZES).toLocaleString("en-US")} resources: ${worstP50 <= 20 ? "met" : "missed"} (slowest query's p50 ${worstP50.toFixed(2)} ms).`,
-    ...[...listingP95].map(([polling, p95]) => `- p95 <= 1 s from block to listing with Ponder polling ${polling} ms: ${p95 <= 1_000 ? "met" : "missed"} (${p95.toFixed(0)} ms).`),
+    ...[...listingP95].map(
+      ([polling, p95]) =>
+        `- p95 <= 1 s from block to listing with Ponder polling ${polling} ms: ${p95 <= 1_000 ? "met" : "missed"} (${p95.toFixed(0)} ms).`,
+    ),
   ];
   const markdown = `## Discovery
 

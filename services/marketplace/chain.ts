@@ -1,4 +1,11 @@
-import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, http, parseEventLogs } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  http,
+  parseEventLogs,
+} from "viem";
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
@@ -34,35 +41,65 @@ export function revertReason(error: unknown): string {
  * revert is reported with its custom error and costs nothing) and sent one at a time (one nonce lane).
  * @example const chain = createMarketplaceChain({ rpcUrl, operatorKey, addresses })
  */
-export function createMarketplaceChain({ rpcUrl, operatorKey, addresses }: { rpcUrl: string; operatorKey: Hex; addresses: MarketplaceAddresses }) {
+export function createMarketplaceChain({
+  rpcUrl,
+  operatorKey,
+  addresses,
+}: {
+  rpcUrl: string;
+  operatorKey: Hex;
+  addresses: MarketplaceAddresses;
+}) {
   const chain = serviceChain(rpcUrl);
   const transport = http(rpcUrl, { retryCount: 1, timeout: 10_000 });
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
   const account = privateKeyToAccount(operatorKey);
   const wallet = createWalletClient({ account, chain, transport });
-  const abis = { registry: abiOf("ResourceRegistry"), identity: abiOf("IdentityRegistry"), token: abiOf("TestStablecoin") };
+  const abis = {
+    registry: abiOf("ResourceRegistry"),
+    identity: abiOf("IdentityRegistry"),
+    token: abiOf("TestStablecoin"),
+  };
   const errorSignatures = new Set<string>();
   /** Every custom error of our contracts, so that a revert deep in a call (the token's, say) is decoded by name. */
   const knownErrors = [abis.registry, abis.identity, abis.token]
-    .flatMap((abi) => (abi as readonly { type: string; name?: string; inputs?: readonly { type: string }[] }[]).filter((item) => item.type === "error"))
+    .flatMap((abi) =>
+      (abi as readonly { type: string; name?: string; inputs?: readonly { type: string }[] }[]).filter(
+        (item) => item.type === "error",
+      ),
+    )
     .filter((item) => {
       const signature = `${item.name}(${(item.inputs ?? []).map((input) => input.type).join(",")})`;
       if (errorSignatures.has(signature)) return false;
       errorSignatures.add(signature);
       return true;
     });
-  const withErrors = (abi: unknown) => [...(abi as readonly { type: string }[]).filter((item) => item.type !== "error"), ...knownErrors];
+  const withErrors = (abi: unknown) => [
+    ...(abi as readonly { type: string }[]).filter((item) => item.type !== "error"),
+    ...knownErrors,
+  ];
   let lane: Promise<unknown> = Promise.resolve();
 
-  const read = <T,>(address: Address, abi: unknown, functionName: string, args: readonly unknown[] = []) =>
+  const read = <T>(address: Address, abi: unknown, functionName: string, args: readonly unknown[] = []) =>
     publicClient.readContract({ address, abi, functionName, args } as never) as Promise<T>;
 
   /** Simulates, sends and waits for one transaction of the operator; refusals become TransactionRefusedError. */
-  const write = (address: Address, abi: unknown, functionName: string, args: readonly unknown[]): Promise<TransactionReceipt> => {
+  const write = (
+    address: Address,
+    abi: unknown,
+    functionName: string,
+    args: readonly unknown[],
+  ): Promise<TransactionReceipt> => {
     const run = lane.then(async () => {
       let request: unknown;
       try {
-        ({ request } = await publicClient.simulateContract({ account, address, abi: withErrors(abi), functionName, args } as never));
+        ({ request } = await publicClient.simulateContract({
+          account,
+          address,
+          abi: withErrors(abi),
+          functionName,
+          args,
+        } as never));
       } catch (error) {
         if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError)) {
           throw new TransactionRefusedError(revertReason(error));
@@ -93,9 +130,11 @@ export function createMarketplaceChain({ rpcUrl, operatorKey, addresses }: { rpc
     /** The resource an agent is bound to (zero when none). */
     resourceOfAgent: (agentId: bigint) => read<Hex>(addresses.registry, abis.registry, "resourceOfAgent", [agentId]),
     /** The owner of an identity, or undefined when it does not exist. */
-    ownerOf: (agentId: bigint) => read<Address>(addresses.identity, abis.identity, "ownerOf", [agentId]).catch(() => undefined),
+    ownerOf: (agentId: bigint) =>
+      read<Address>(addresses.identity, abis.identity, "ownerOf", [agentId]).catch(() => undefined),
     tokenBalance: (owner: Address) => read<bigint>(addresses.token, abis.token, "balanceOf", [owner]),
-    authorizationUsed: (authorizer: Address, nonce: Hex) => read<boolean>(addresses.token, abis.token, "authorizationState", [authorizer, nonce]),
+    authorizationUsed: (authorizer: Address, nonce: Hex) =>
+      read<boolean>(addresses.token, abis.token, "authorizationState", [authorizer, nonce]),
     /** Mints an identity to the operator with `agentURI`; returns its id and the transaction. */
     async mintIdentity(agentURI: string): Promise<{ agentId: bigint; transaction: Hex }> {
       const receipt = await write(addresses.identity, abis.identity, "register", [agentURI]);

@@ -27,7 +27,10 @@ export const marketplaceEnvSchema = z.object({
   MODERATION_BLOCKLIST: z.string().default("malware,phishing,ransomware,keylogger,botnet,carding,stolen credentials"),
   DATABASE_URL: z.string().optional(),
   DATA_DIR: z.string().default(".data/marketplace"),
-  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("marketplace"),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .default("marketplace"),
   /** How often the catalog pulls changes from the indexer and the store. */
   SYNC_INTERVAL_MS: milliseconds(100),
   /** How often the catalog is rebuilt from scratch (a reorg rewrites history the incremental pull cannot see). */

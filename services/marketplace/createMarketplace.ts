@@ -25,22 +25,45 @@ export type CreateMarketplaceOptions = {
 };
 
 /** A running marketplace: its URL, its context and prober (for tests and tools), and `stop`. */
-export type Marketplace = { url: string; server: Server; ctx: MarketplaceContext; prober: Prober; stop(): Promise<void> };
+export type Marketplace = {
+  url: string;
+  server: Server;
+  ctx: MarketplaceContext;
+  prober: Prober;
+  stop(): Promise<void>;
+};
 
 /**
  * Builds and starts the marketplace from validated configuration: store (migrated), chain access with the operator
  * key, the indexer client, the in-memory catalog and its sync, the prober, and the HTTP server.
  * @example const marketplace = await createMarketplace(loadMarketplaceConfig(process.env))
  */
-export async function createMarketplace(config: MarketplaceConfig, options: CreateMarketplaceOptions = {}): Promise<Marketplace> {
+export async function createMarketplace(
+  config: MarketplaceConfig,
+  options: CreateMarketplaceOptions = {},
+): Promise<Marketplace> {
   const logger =
     options.logger ??
-    pino({ name: "marketplace", level: config.LOG_LEVEL, redact: { paths: ["authorization", "*.authorization", "signature", "*.signature"], censor: "[redacted]" } });
-  const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, schema: config.DATABASE_SCHEMA, migrations: MIGRATIONS });
+    pino({
+      name: "marketplace",
+      level: config.LOG_LEVEL,
+      redact: { paths: ["authorization", "*.authorization", "signature", "*.signature"], censor: "[redacted]" },
+    });
+  const store = await openStore({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    schema: config.DATABASE_SCHEMA,
+    migrations: MIGRATIONS,
+  });
   const chain = createMarketplaceChain({
     rpcUrl: config.RPC_URL,
     operatorKey: config.OPERATOR_KEY as `0x${string}`,
-    addresses: { token: config.TOKEN_ADDRESS, escrow: config.ESCROW_ADDRESS, registry: config.REGISTRY_ADDRESS, identity: config.IDENTITY_ADDRESS },
+    addresses: {
+      token: config.TOKEN_ADDRESS,
+      escrow: config.ESCROW_ADDRESS,
+      registry: config.REGISTRY_ADDRESS,
+      identity: config.IDENTITY_ADDRESS,
+    },
   });
   const indexer = createProjectionsClient(config.INDEXER_URL);
   let publicUrl = config.PUBLIC_URL?.replace(/\/+$/, "") ?? "";
@@ -48,7 +71,8 @@ export async function createMarketplace(config: MarketplaceConfig, options: Crea
     cardUrlOf: (resourceId) => cardUrlOf(publicUrl, resourceId),
     uptimeWindow: config.UPTIME_WINDOW,
     healthWindow: config.HEALTH_WINDOW,
-    onInvalid: (resourceId, problem) => logger.warn({ resourceId, problem }, "index record fails its schema; not listed"),
+    onInvalid: (resourceId, problem) =>
+      logger.warn({ resourceId, problem }, "index record fails its schema; not listed"),
   });
   const ctx: MarketplaceContext = {
     config,
@@ -64,9 +88,19 @@ export async function createMarketplace(config: MarketplaceConfig, options: Crea
   const server = await listen(createMarketplaceApp(ctx), config.PORT, config.HOST);
   const { port } = server.address() as AddressInfo;
   publicUrl ||= `http://${config.HOST}:${port}`;
-  ctx.sync = startCatalogSync({ catalog, indexer, store, logger, intervalMs: config.SYNC_INTERVAL_MS, resyncIntervalMs: config.RESYNC_INTERVAL_MS });
+  ctx.sync = startCatalogSync({
+    catalog,
+    indexer,
+    store,
+    logger,
+    intervalMs: config.SYNC_INTERVAL_MS,
+    resyncIntervalMs: config.RESYNC_INTERVAL_MS,
+  });
   const prober = startProber({ config, catalog, chain, store, logger });
-  logger.info({ port, publicUrl, store: store.kind, operator: chain.operator, publishing: Boolean(config.PUBLISH_TOKEN) }, "marketplace listening");
+  logger.info(
+    { port, publicUrl, store: store.kind, operator: chain.operator, publishing: Boolean(config.PUBLISH_TOKEN) },
+    "marketplace listening",
+  );
 
   return {
     url: `http://${config.HOST}:${port}`,

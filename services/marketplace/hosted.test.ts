@@ -60,7 +60,11 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
   });
 
   it("lists a hosted resource, serves its card, and its revenue and reputation follow a paid call", async function () {
-    const deployment = sampleDeployment("echo", { creator: creator.address, asset: stack.chain.addresses.token, escrow: stack.chain.addresses.escrow });
+    const deployment = sampleDeployment("echo", {
+      creator: creator.address,
+      asset: stack.chain.addresses.token,
+      escrow: stack.chain.addresses.escrow,
+    });
     const deployed = await postJson(`${host.url}/deployments`, deployment, { authorization: `Bearer ${HOST_TOKEN}` });
     expect(deployed.status, JSON.stringify(deployed.body)).to.be.oneOf([200, 201]);
     const resourceUrl = `${host.url}/r/echo`;
@@ -69,7 +73,13 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
     const { registry, token } = stack.chain.addresses;
     const pricing = { base: deployment.pricing.base, perKB: deployment.pricing.perKB, max: deployment.pricing.max };
     const deadline = String(now + 3_600);
-    const bond = { from: creator.address, value: "1000000", validAfter: "0", validBefore: deadline, nonce: randomNonce() };
+    const bond = {
+      from: creator.address,
+      value: "1000000",
+      validAfter: "0",
+      validBefore: deadline,
+      nonce: randomNonce(),
+    };
     const request = {
       resourceUrl,
       creator: creator.address,
@@ -81,15 +91,39 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
       sampleRequest: { hello: "world" },
       registration: {
         deadline,
-        signature: await creator.signTypedData(registerResourceTypedData({ creator: creator.address, slug: "echo", payout: creator.address, category: "tools", ...pricing, deadline }, registry)),
+        signature: await creator.signTypedData(
+          registerResourceTypedData(
+            {
+              creator: creator.address,
+              slug: "echo",
+              payout: creator.address,
+              category: "tools",
+              ...pricing,
+              deadline,
+            },
+            registry,
+          ),
+        ),
       },
-      bond: { value: bond.value, validAfter: bond.validAfter, validBefore: bond.validBefore, nonce: bond.nonce, signature: await creator.signTypedData(bondTypedData(bond, registry, token)) },
+      bond: {
+        value: bond.value,
+        validAfter: bond.validAfter,
+        validBefore: bond.validBefore,
+        nonce: bond.nonce,
+        signature: await creator.signTypedData(bondTypedData(bond, registry, token)),
+      },
     };
-    const published = await postJson(`${marketplace.url}/resources`, request, { authorization: `Bearer ${PUBLISH_TOKEN}` });
+    const published = await postJson(`${marketplace.url}/resources`, request, {
+      authorization: `Bearer ${PUBLISH_TOKEN}`,
+    });
     expect(published.status, JSON.stringify(published.body)).to.equal(201);
     const resourceId = published.body.resourceId as Hex;
 
-    const finalized = await postJson(`${host.url}/deployments/echo/identity`, { agentId: published.body.agentId }, { authorization: `Bearer ${HOST_TOKEN}` });
+    const finalized = await postJson(
+      `${host.url}/deployments/echo/identity`,
+      { agentId: published.body.agentId },
+      { authorization: `Bearer ${HOST_TOKEN}` },
+    );
     expect(finalized.status, JSON.stringify(finalized.body)).to.equal(200);
     const hostCard = cardSchema.parse((await getJson(`${resourceUrl}/.well-known/agent-card.json`)).body);
     const marketCard = cardSchema.parse((await getJson(published.body.cardUrl)).body);

@@ -10,7 +10,10 @@ describe("marketplace on PostgreSQL (store in a schema of its own, Ponder in a d
   let stack: MarketplaceStack;
 
   before(async function () {
-    stack = await startMarketplaceStack({ indexer: { postgresUrl: POSTGRES_URL }, env: { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema } });
+    stack = await startMarketplaceStack({
+      indexer: { postgresUrl: POSTGRES_URL },
+      env: { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema },
+    });
   });
 
   after(async function () {
@@ -47,7 +50,10 @@ describe("marketplace on PostgreSQL (store in a schema of its own, Ponder in a d
   it("answers 500 for a corrupted stored card", async function () {
     const [row] = await stack.marketplace.ctx.store.query<{ resource_id: string }>("SELECT resource_id FROM listing");
     const id = row!.resource_id;
-    await stack.marketplace.ctx.store.query("UPDATE listing SET card_text = '{\"protocolVersion\":\"0.3.0\"}' WHERE resource_id = $1", [id]);
+    await stack.marketplace.ctx.store.query(
+      'UPDATE listing SET card_text = \'{"protocolVersion":"0.3.0"}\' WHERE resource_id = $1',
+      [id],
+    );
     const { status, body } = await stack.get(`/${id}/.well-known/agent-card.json`);
     expect(status).to.equal(500);
     expect(body.error.code).to.equal("card_invalid");

@@ -48,7 +48,13 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       expect(body.resourceId).to.equal(published.resourceId);
       expect(body.agentId).to.match(/^[0-9]+$/);
       expect(body.cardUrl).to.equal(`${stack.marketplace.url}/${published.resourceId}/.well-known/agent-card.json`);
-      expect(body.stages.map((s: { stage: string }) => s.stage)).to.deep.equal(["moderation", "bond", "probe", "mint", "index"]);
+      expect(body.stages.map((s: { stage: string }) => s.stage)).to.deep.equal([
+        "moderation",
+        "bond",
+        "probe",
+        "mint",
+        "index",
+      ]);
       for (const s of body.stages) {
         expect(s.ok).to.equal(true);
         expect(s.ms).to.be.a("number").and.to.be.at.least(0);
@@ -62,7 +68,9 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       expect(onChain.bond).to.equal(2_000_000n);
       expect(onChain.agentId.toString()).to.equal(published.response.body.agentId);
       expect(await identity.read.ownerOf([onChain.agentId])).to.equal(published.creator.address);
-      expect(await identity.read.tokenURI([onChain.agentId])).to.equal(`${stack.marketplace.url}/agents/${published.resourceId}/registration.json`);
+      expect(await identity.read.tokenURI([onChain.agentId])).to.equal(
+        `${stack.marketplace.url}/agents/${published.resourceId}/registration.json`,
+      );
       const card = await stack.get(`/${published.resourceId}/.well-known/agent-card.json`);
       expect(onChain.cardHash).to.equal(keccak256(stringToBytes(card.text)));
       expect(onChain.cardURI).to.equal(published.response.body.cardUrl);
@@ -71,7 +79,7 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     it("took the bond from the creator, never from the operator", async function () {
       const operator = privateKeyToAccount(devKey(OPERATOR_INDEX)).address;
       expect(await balanceOf(operator)).to.equal(0n);
-      expect(await balanceOf(stack.chain.addresses.registry) >= 2_000_000n).to.equal(true);
+      expect((await balanceOf(stack.chain.addresses.registry)) >= 2_000_000n).to.equal(true);
     });
 
     it("lists it in GET /resources as a strict index record", async function () {
@@ -116,7 +124,12 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
         services: [{ name: "A2A", endpoint: published.response.body.cardUrl, version: "0.3.0" }],
         x402Support: true,
         active: true,
-        registrations: [{ agentId: Number(published.response.body.agentId), agentRegistry: `eip155:5042002:${stack.chain.addresses.identity}` }],
+        registrations: [
+          {
+            agentId: Number(published.response.body.agentId),
+            agentRegistry: `eip155:5042002:${stack.chain.addresses.identity}`,
+          },
+        ],
       });
     });
 
@@ -190,11 +203,19 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     }
 
     it("moderation: a blocked term in the description", async function () {
-      await refused(await stack.prepare({ slug: "bad-words", description: "Builds ransomware on demand." }), "moderation_failed", /blocked term "ransomware"/);
+      await refused(
+        await stack.prepare({ slug: "bad-words", description: "Builds ransomware on demand." }),
+        "moderation_failed",
+        /blocked term "ransomware"/,
+      );
     });
 
     it("moderation: a category that is not lowercase words", async function () {
-      await refused(await stack.prepare({ slug: "bad-category", category: "Tools & More" }), "moderation_failed", /category/);
+      await refused(
+        await stack.prepare({ slug: "bad-category", category: "Tools & More" }),
+        "moderation_failed",
+        /category/,
+      );
     });
 
     it("bond: no bond authorization", async function () {
@@ -202,13 +223,24 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     });
 
     it("bond: a bond below the least bond", async function () {
-      await refused(await stack.prepare({ slug: "small-bond", bondValue: 999_999n }), "bond_failed", /below the least bond 1000000/);
+      await refused(
+        await stack.prepare({ slug: "small-bond", bondValue: 999_999n }),
+        "bond_failed",
+        /below the least bond 1000000/,
+      );
     });
 
     it("bond: a bond authorization signed by someone other than the creator", async function () {
       const prepared = await stack.prepare({ slug: "forged-bond" });
       const other = await stack.prepare({ slug: "forged-bond", creator: stack.creators[1] });
-      const request = { ...prepared.request, bond: { ...(prepared.request as any).bond, signature: (other.request as any).bond.signature, nonce: (other.request as any).bond.nonce } };
+      const request = {
+        ...prepared.request,
+        bond: {
+          ...(prepared.request as any).bond,
+          signature: (other.request as any).bond.signature,
+          nonce: (other.request as any).bond.nonce,
+        },
+      };
       await refused({ ...prepared, request }, "bond_failed", /not signed by the creator/);
     });
 
@@ -229,7 +261,10 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     });
 
     it("probe: the quote's payTo is not the resource id", async function () {
-      const prepared = await stack.prepare({ slug: "quote-payto", tamper: (state) => void (state.quote.payTo = `0x${"cd".repeat(32)}`) });
+      const prepared = await stack.prepare({
+        slug: "quote-payto",
+        tamper: (state) => void (state.quote.payTo = `0x${"cd".repeat(32)}`),
+      });
       await refused(prepared, "probe_failed", /quote payTo 0xcdcd.* differs from the resource id/);
     });
 
@@ -239,7 +274,10 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     });
 
     it("probe: the quote names another escrow", async function () {
-      const prepared = await stack.prepare({ slug: "quote-escrow", tamper: (state) => void (state.quote.escrow = stack.chain.addresses.token) });
+      const prepared = await stack.prepare({
+        slug: "quote-escrow",
+        tamper: (state) => void (state.quote.escrow = stack.chain.addresses.token),
+      });
       await refused(prepared, "probe_failed", /quote escrow .* is not our escrow/);
     });
 
@@ -265,7 +303,10 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     });
 
     it("probe: the served card differs from the submitted one", async function () {
-      const prepared = await stack.prepare({ slug: "other-card", tamper: (state) => void (state.card = { ...state.card, name: "Something else" }) });
+      const prepared = await stack.prepare({
+        slug: "other-card",
+        tamper: (state) => void (state.card = { ...state.card, name: "Something else" }),
+      });
       await refused(prepared, "probe_failed", /differs from the card submitted/);
     });
 

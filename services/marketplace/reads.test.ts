@@ -33,21 +33,45 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
     const { registry, escrow } = stack.chain.contracts;
     await registry.write.deactivate([ids.delta!], { account: c3!.address });
     for (const label of ["g1", "g2"]) {
-      await registry.write.recordStrike([ids.gamma!, keccak256(toHex(label)), "upstream_failed"], { account: stack.chain.wallets[ROLE.facilitator]!.account });
+      await registry.write.recordStrike([ids.gamma!, keccak256(toHex(label)), "upstream_failed"], {
+        account: stack.chain.wallets[ROLE.facilitator]!.account,
+      });
     }
     const buyer = privateKeyToAccount(devKey(ROLE.buyer));
     await stack.chain.fundBuyer(ROLE.buyer, 1_000_000n);
     for (let i = 0; i < 2; i++) {
-      const payload = await signEscrowPayment({ account: buyer, escrow: stack.chain.addresses.escrow, resourceId: ids.beta!, maxAmount: 60_000n, validBefore: BigInt(Math.floor(Date.now() / 1000) + 600) });
+      const payload = await signEscrowPayment({
+        account: buyer,
+        escrow: stack.chain.addresses.escrow,
+        resourceId: ids.beta!,
+        maxAmount: 60_000n,
+        validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
+      });
       const a = payload.authorization;
       await escrow.write.debit(
-        [{ authorization: { buyer: a.buyer, resourceId: a.resourceId, maxAmount: BigInt(a.maxAmount), validAfter: 0n, validBefore: BigInt(a.validBefore), nonce: a.nonce }, amount: 1_200n, signature: payload.signature }],
+        [
+          {
+            authorization: {
+              buyer: a.buyer,
+              resourceId: a.resourceId,
+              maxAmount: BigInt(a.maxAmount),
+              validAfter: 0n,
+              validBefore: BigInt(a.validBefore),
+              nonce: a.nonce,
+            },
+            amount: 1_200n,
+            signature: payload.signature,
+          },
+        ],
         { account: stack.chain.wallets[ROLE.relayer]!.account },
       );
     }
     const finalize = (slug: string) => {
       const state = published[slug]!.resource.state;
-      state.card = { ...state.card, identity: { ...(state.card.identity as object), agentId: published[slug]!.response.body.agentId } };
+      state.card = {
+        ...state.card,
+        identity: { ...(state.card.identity as object), agentId: published[slug]!.response.body.agentId },
+      };
     };
     finalize("alpha");
     await stack.marketplace.prober.probeOne(ids.alpha!);
@@ -200,12 +224,16 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
     });
 
     it("accepts the id in any case", async function () {
-      expect((await stack.get(`/${ids.alpha!.toUpperCase().replace("0X", "0x")}/.well-known/agent-card.json`)).status).to.equal(200);
+      expect(
+        (await stack.get(`/${ids.alpha!.toUpperCase().replace("0X", "0x")}/.well-known/agent-card.json`)).status,
+      ).to.equal(200);
     });
 
     it("answers 500 card_invalid when the stored card fails validation, and 200 again once it is repaired", async function () {
       const store = stack.marketplace.ctx.store;
-      const original = (await store.query<{ card_text: string }>("SELECT card_text FROM listing WHERE resource_id = $1", [ids.alpha]))[0]!.card_text;
+      const original = (
+        await store.query<{ card_text: string }>("SELECT card_text FROM listing WHERE resource_id = $1", [ids.alpha])
+      )[0]!.card_text;
       const corrupted = JSON.stringify({ ...JSON.parse(original), extra: "not allowed" });
       try {
         await store.query("UPDATE listing SET card_text = $2 WHERE resource_id = $1", [ids.alpha, corrupted]);
@@ -223,7 +251,9 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
 
     it("answers 500 when a valid stored card no longer matches the cardHash on chain", async function () {
       const store = stack.marketplace.ctx.store;
-      const original = (await store.query<{ card_text: string }>("SELECT card_text FROM listing WHERE resource_id = $1", [ids.gamma]))[0]!.card_text;
+      const original = (
+        await store.query<{ card_text: string }>("SELECT card_text FROM listing WHERE resource_id = $1", [ids.gamma])
+      )[0]!.card_text;
       const reformatted = JSON.stringify(JSON.parse(original), null, 2);
       await store.query("UPDATE listing SET card_text = $2 WHERE resource_id = $1", [ids.gamma, reformatted]);
       const { status, body } = await stack.get(`/${ids.gamma}/.well-known/agent-card.json`);
@@ -234,7 +264,10 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
 
     it("answers 500 once the creator points the chain at another card hash", async function () {
       const creator = stack.creators[1]!;
-      await stack.chain.contracts.registry.write.updateCard([ids.beta!, "https://elsewhere.example/card.json", keccak256(toHex("another card"))], { account: creator.address });
+      await stack.chain.contracts.registry.write.updateCard(
+        [ids.beta!, "https://elsewhere.example/card.json", keccak256(toHex("another card"))],
+        { account: creator.address },
+      );
       await stack.settle();
       const { status, body } = await stack.get(`/${ids.beta}/.well-known/agent-card.json`);
       expect(status).to.equal(500);
@@ -265,9 +298,13 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
     });
 
     it("probes every listed resource in one pass", async function () {
-      const before = await stack.marketplace.ctx.store.query<{ n: string }>("SELECT sum(length(history))::text AS n FROM probe");
+      const before = await stack.marketplace.ctx.store.query<{ n: string }>(
+        "SELECT sum(length(history))::text AS n FROM probe",
+      );
       await stack.marketplace.prober.probeAll();
-      const after = await stack.marketplace.ctx.store.query<{ n: string }>("SELECT sum(length(history))::text AS n FROM probe");
+      const after = await stack.marketplace.ctx.store.query<{ n: string }>(
+        "SELECT sum(length(history))::text AS n FROM probe",
+      );
       expect(Number(after[0]!.n) - Number(before[0]!.n)).to.equal(4);
     });
   });

@@ -70,19 +70,27 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     koa.body = json;
   });
 
-  router.post("/resources", requirePublishToken(ctx.config.PUBLISH_TOKEN), bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }), async (koa) => {
-    const request = parseWith(publishRequestSchema, koa.request.body);
-    try {
-      const result = await publishResource(ctx, request);
-      ctx.logger.info({ resourceId: result.resourceId, agentId: result.agentId, stages: result.stages }, "published");
-      koa.status = 201;
-      koa.body = result;
-    } catch (error) {
-      if (!(error instanceof PublishRefusedError)) throw error;
-      ctx.logger.info({ slug: request.slug, stage: error.stage, reason: error.message, stages: error.stages }, "publish refused");
-      throw new HttpError(422, `${error.stage}_failed`, `${error.stage} refused the listing: ${error.message}`);
-    }
-  });
+  router.post(
+    "/resources",
+    requirePublishToken(ctx.config.PUBLISH_TOKEN),
+    bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }),
+    async (koa) => {
+      const request = parseWith(publishRequestSchema, koa.request.body);
+      try {
+        const result = await publishResource(ctx, request);
+        ctx.logger.info({ resourceId: result.resourceId, agentId: result.agentId, stages: result.stages }, "published");
+        koa.status = 201;
+        koa.body = result;
+      } catch (error) {
+        if (!(error instanceof PublishRefusedError)) throw error;
+        ctx.logger.info(
+          { slug: request.slug, stage: error.stage, reason: error.message, stages: error.stages },
+          "publish refused",
+        );
+        throw new HttpError(422, `${error.stage}_failed`, `${error.stage} refused the listing: ${error.message}`);
+      }
+    },
+  );
 
   router.get("/agents/:resourceId/registration.json", async (koa) => {
     const file = await registrationFile(ctx, koa.params.resourceId ?? "");

@@ -41,12 +41,17 @@ export type ProjectionsClient = ReturnType<typeof createProjectionsClient>;
  * Resolves once the indexer has indexed `blockNumber` (or rejects after `timeoutMs`).
  * @example await waitForIndexedBlock(indexer, receipt.blockNumber)
  */
-export async function waitForIndexedBlock(indexer: ProjectionsClient, blockNumber: bigint | number, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<void> {
+export async function waitForIndexedBlock(
+  indexer: ProjectionsClient,
+  blockNumber: bigint | number,
+  { timeoutMs = 30_000, intervalMs = 50 } = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { block } = await indexer.progress();
     if (block !== null && block >= Number(blockNumber)) return;
-    if (Date.now() > deadline) throw new Error(`the indexer did not reach block ${blockNumber} within ${timeoutMs} ms (at ${block})`);
+    if (Date.now() > deadline)
+      throw new Error(`the indexer did not reach block ${blockNumber} within ${timeoutMs} ms (at ${block})`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

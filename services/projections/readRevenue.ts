@@ -13,7 +13,10 @@ export async function readRevenue(indexer: ProjectionsClient, resourceId: Hex): 
   const id = resourceId.toLowerCase() as Hex;
   const [rows, known] = await Promise.all([
     indexer.db.select().from(projections.revenue).where(eq(projections.revenue.resourceId, id)),
-    indexer.db.select({ resourceId: projections.resource.resourceId }).from(projections.resource).where(eq(projections.resource.resourceId, id)),
+    indexer.db
+      .select({ resourceId: projections.resource.resourceId })
+      .from(projections.resource)
+      .where(eq(projections.resource.resourceId, id)),
   ]);
   const row = rows[0];
   if (!row && known.length === 0) return null;

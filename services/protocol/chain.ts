@@ -1,5 +1,5 @@
-import { defineChain } from 'viem'
-import { CHAIN_ID } from './constants.ts'
+import { defineChain } from "viem";
+import { CHAIN_ID } from "./constants.ts";
 
 /**
  * The viem chain of the test network (and of the embedded local chain, which shares its id).
@@ -9,10 +9,10 @@ import { CHAIN_ID } from './constants.ts'
 export function serviceChain(rpcUrl: string) {
   return defineChain({
     id: CHAIN_ID,
-    name: 'Service test network',
-    nativeCurrency: { name: 'USDC', symbol: 'USDC', decimals: 18 },
+    name: "Service test network",
+    nativeCurrency: { name: "USDC", symbol: "USDC", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
-  })
+  });
 }
 
 /**
@@ -21,11 +21,17 @@ export function serviceChain(rpcUrl: string) {
  * @example if (isChainUnavailable(error)) answer503()
  */
 export function isChainUnavailable(error: unknown): boolean {
-  let current = error as { name?: string; code?: string; cause?: unknown } | undefined
+  let current = error as { name?: string; code?: string; cause?: unknown } | undefined;
   while (current) {
-    if (current.name === 'HttpRequestError' || current.name === 'TimeoutError' || current.name === 'ChainUnavailableError') return true
-    if (current.code === 'ECONNREFUSED' || current.code === 'ECONNRESET' || current.code === 'UND_ERR_SOCKET') return true
-    current = current.cause as typeof current
+    if (
+      current.name === "HttpRequestError" ||
+      current.name === "TimeoutError" ||
+      current.name === "ChainUnavailableError"
+    )
+      return true;
+    if (current.code === "ECONNREFUSED" || current.code === "ECONNRESET" || current.code === "UND_ERR_SOCKET")
+      return true;
+    current = current.cause as typeof current;
   }
-  return false
+  return false;
 }

@@ -1,74 +1,74 @@
 /** Chain id of the test network (and of the embedded local chain). */
-export const CHAIN_ID = 5042002
+export const CHAIN_ID = 5042002;
 
 /** CAIP-2 name of the network every payment is bound to. */
-export const NETWORK = 'eip155:5042002'
+export const NETWORK = "eip155:5042002";
 
 /** The x402 protocol version; the quote's leading number. */
-export const X402_VERSION = 2
+export const X402_VERSION = 2;
 
 /** Scheme name of the gated, metered escrow debit. */
-export const SCHEME_ESCROW = 'service-escrow'
+export const SCHEME_ESCROW = "service-escrow";
 
 /** Scheme name of the flat EIP-3009 path. */
-export const SCHEME_EXACT = 'exact'
+export const SCHEME_EXACT = "exact";
 
 /** The only accepted agent card `protocolVersion`. */
-export const CARD_PROTOCOL_VERSION = '0.3.0'
+export const CARD_PROTOCOL_VERSION = "0.3.0";
 
 /** How long a settled result stays retrievable through `GET /results/:idemKey`. */
-export const RESULT_TTL_SECONDS = 86_400
+export const RESULT_TTL_SECONDS = 86_400;
 
 /** How long a buyer's authorization must stay valid unless the quote says otherwise. */
-export const DEFAULT_MAX_TIMEOUT_SECONDS = 60
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 60;
 
 /** Default limit on a `POST /call` request body. */
-export const DEFAULT_MAX_BODY_BYTES = 1_048_576
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 /** Request header carrying the base64 payment payload. */
-export const HEADER_X_PAYMENT = 'X-PAYMENT'
+export const HEADER_X_PAYMENT = "X-PAYMENT";
 
 /** x402 v2 alias of {@link HEADER_X_PAYMENT}. */
-export const HEADER_PAYMENT_SIGNATURE = 'PAYMENT-SIGNATURE'
+export const HEADER_PAYMENT_SIGNATURE = "PAYMENT-SIGNATURE";
 
 /** Response header carrying the base64 receipt. */
-export const HEADER_X_PAYMENT_RESPONSE = 'X-PAYMENT-RESPONSE'
+export const HEADER_X_PAYMENT_RESPONSE = "X-PAYMENT-RESPONSE";
 
 /** x402 v2 alias of {@link HEADER_X_PAYMENT_RESPONSE}. */
-export const HEADER_PAYMENT_RESPONSE = 'PAYMENT-RESPONSE'
+export const HEADER_PAYMENT_RESPONSE = "PAYMENT-RESPONSE";
 
 /** Response header carrying the base64 402 quote. */
-export const HEADER_PAYMENT_REQUIRED = 'PAYMENT-REQUIRED'
+export const HEADER_PAYMENT_REQUIRED = "PAYMENT-REQUIRED";
 
 /** Alternative to `Authorization: Bearer` for per-resource caller tokens. */
-export const HEADER_RESOURCE_AUTH = 'X-Resource-Auth'
+export const HEADER_RESOURCE_AUTH = "X-Resource-Auth";
 
 /** Placeholder for the card's `url` until deploy. */
-export const PLACEHOLDER_CALL_URL = '{{CALL_URL}}'
+export const PLACEHOLDER_CALL_URL = "{{CALL_URL}}";
 
 /** Placeholder for the card's `x402.payTo` until deploy. */
-export const PLACEHOLDER_RESOURCE_ID = '{{RESOURCE_ID}}'
+export const PLACEHOLDER_RESOURCE_ID = "{{RESOURCE_ID}}";
 
 /** Placeholder for the card's `identity.agentId` until deploy. */
-export const PLACEHOLDER_AGENT_ID = '{{AGENT_ID}}'
+export const PLACEHOLDER_AGENT_ID = "{{AGENT_ID}}";
 
 /** Every card placeholder; a finalized card contains none of them. */
-export const CARD_PLACEHOLDERS = [PLACEHOLDER_CALL_URL, PLACEHOLDER_RESOURCE_ID, PLACEHOLDER_AGENT_ID] as const
+export const CARD_PLACEHOLDERS = [PLACEHOLDER_CALL_URL, PLACEHOLDER_RESOURCE_ID, PLACEHOLDER_AGENT_ID] as const;
 
 /** EIP-712 domain name of the PaymentEscrow contract. */
-export const ESCROW_DOMAIN_NAME = 'ServiceEscrow'
+export const ESCROW_DOMAIN_NAME = "ServiceEscrow";
 
 /** EIP-712 domain version of the PaymentEscrow contract. */
-export const ESCROW_DOMAIN_VERSION = '1'
+export const ESCROW_DOMAIN_VERSION = "1";
 
 /** EIP-712 domain name of the stablecoin. */
-export const TOKEN_DOMAIN_NAME = 'USDC'
+export const TOKEN_DOMAIN_NAME = "USDC";
 
 /** EIP-712 domain version of the stablecoin. */
-export const TOKEN_DOMAIN_VERSION = '2'
+export const TOKEN_DOMAIN_VERSION = "2";
 
 /** Exclusive upper bound of the treasury fee, in basis points. */
-export const FEE_BPS_LIMIT = 5000
+export const FEE_BPS_LIMIT = 5000;
 
 /** Basis points in a whole. */
-export const BPS = 10_000
+export const BPS = 10_000;

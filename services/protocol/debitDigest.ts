@@ -1,24 +1,24 @@
-import { domainSeparator, hexToBytes, keccak256, toBytes } from 'viem'
-import type { Address, Hex } from 'viem'
-import { DEBIT_AUTHORIZATION_TYPE, escrowDomain } from './typedData.ts'
-import type { EscrowAuthorization } from './schemas/paymentPayload.ts'
+import { domainSeparator, hexToBytes, keccak256, toBytes } from "viem";
+import type { Address, Hex } from "viem";
+import { DEBIT_AUTHORIZATION_TYPE, escrowDomain } from "./typedData.ts";
+import type { EscrowAuthorization } from "./schemas/paymentPayload.ts";
 
-const typeHash = keccak256(toBytes(DEBIT_AUTHORIZATION_TYPE), 'bytes')
-const separators = new Map<string, Uint8Array>()
+const typeHash = keccak256(toBytes(DEBIT_AUTHORIZATION_TYPE), "bytes");
+const separators = new Map<string, Uint8Array>();
 
 function separatorOf(escrow: Address): Uint8Array {
-  let separator = separators.get(escrow)
+  let separator = separators.get(escrow);
   if (!separator) {
-    separator = hexToBytes(domainSeparator({ domain: escrowDomain(escrow) }))
-    separators.set(escrow, separator)
+    separator = hexToBytes(domainSeparator({ domain: escrowDomain(escrow) }));
+    separators.set(escrow, separator);
   }
-  return separator
+  return separator;
 }
 
 function putWord(target: Uint8Array, offset: number, value: bigint): void {
   for (let i = 31; i >= 0 && value > 0n; i--) {
-    target[offset + i] = Number(value & 0xffn)
-    value >>= 8n
+    target[offset + i] = Number(value & 0xffn);
+    value >>= 8n;
   }
 }
 
@@ -28,18 +28,18 @@ function putWord(target: Uint8Array, offset: number, value: bigint): void {
  * @example recoverAddress({ hash: debitDigest(authorization, escrow), signature })
  */
 export function debitDigest(authorization: EscrowAuthorization, escrow: Address): Hex {
-  const struct = new Uint8Array(32 * 7)
-  struct.set(typeHash, 0)
-  struct.set(hexToBytes(authorization.buyer), 32 + 12)
-  struct.set(hexToBytes(authorization.resourceId), 64)
-  putWord(struct, 96, BigInt(authorization.maxAmount))
-  putWord(struct, 128, BigInt(authorization.validAfter))
-  putWord(struct, 160, BigInt(authorization.validBefore))
-  struct.set(hexToBytes(authorization.nonce), 192)
-  const message = new Uint8Array(66)
-  message[0] = 0x19
-  message[1] = 0x01
-  message.set(separatorOf(escrow), 2)
-  message.set(keccak256(struct, 'bytes'), 34)
-  return keccak256(message)
+  const struct = new Uint8Array(32 * 7);
+  struct.set(typeHash, 0);
+  struct.set(hexToBytes(authorization.buyer), 32 + 12);
+  struct.set(hexToBytes(authorization.resourceId), 64);
+  putWord(struct, 96, BigInt(authorization.maxAmount));
+  putWord(struct, 128, BigInt(authorization.validAfter));
+  putWord(struct, 160, BigInt(authorization.validBefore));
+  struct.set(hexToBytes(authorization.nonce), 192);
+  const message = new Uint8Array(66);
+  message[0] = 0x19;
+  message[1] = 0x01;
+  message.set(separatorOf(escrow), 2);
+  message.set(keccak256(struct, "bytes"), 34);
+  return keccak256(message);
 }

@@ -1,12 +1,12 @@
-import { encodeAbiParameters, getAddress, keccak256, bytesToHex } from 'viem'
-import type { Hex } from 'viem'
+import { encodeAbiParameters, getAddress, keccak256, bytesToHex } from "viem";
+import type { Hex } from "viem";
 
 /**
  * The resource id of a creator's slug: `keccak256(abi.encode(address creator, string slug))`, lowercase hex.
  * @example resourceIdOf('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', 'weather')
  */
 export function resourceIdOf(creator: string, slug: string): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'string' }], [getAddress(creator), slug]))
+  return keccak256(encodeAbiParameters([{ type: "address" }, { type: "string" }], [getAddress(creator), slug]));
 }
 
 /**
@@ -14,5 +14,5 @@ export function resourceIdOf(creator: string, slug: string): Hex {
  * @example randomNonce() // '0x3f…'
  */
 export function randomNonce(): Hex {
-  return bytesToHex(crypto.getRandomValues(new Uint8Array(32)))
+  return bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
 }

@@ -1,44 +1,50 @@
-import type { Address } from 'viem'
-import { CHAIN_ID, ESCROW_DOMAIN_NAME, ESCROW_DOMAIN_VERSION, TOKEN_DOMAIN_NAME, TOKEN_DOMAIN_VERSION } from './constants.ts'
-import type { EscrowAuthorization, ExactAuthorization } from './schemas/paymentPayload.ts'
+import type { Address } from "viem";
+import {
+  CHAIN_ID,
+  ESCROW_DOMAIN_NAME,
+  ESCROW_DOMAIN_VERSION,
+  TOKEN_DOMAIN_NAME,
+  TOKEN_DOMAIN_VERSION,
+} from "./constants.ts";
+import type { EscrowAuthorization, ExactAuthorization } from "./schemas/paymentPayload.ts";
 
 /** The `DebitAuthorization` type string; the PaymentEscrow contract hashes exactly this. */
 export const DEBIT_AUTHORIZATION_TYPE =
-  'DebitAuthorization(address buyer,bytes32 resourceId,uint256 maxAmount,uint256 validAfter,uint256 validBefore,bytes32 nonce)'
+  "DebitAuthorization(address buyer,bytes32 resourceId,uint256 maxAmount,uint256 validAfter,uint256 validBefore,bytes32 nonce)";
 
 /** EIP-712 types of the escrow debit. */
 export const debitAuthorizationTypes = {
   DebitAuthorization: [
-    { name: 'buyer', type: 'address' },
-    { name: 'resourceId', type: 'bytes32' },
-    { name: 'maxAmount', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
+    { name: "buyer", type: "address" },
+    { name: "resourceId", type: "bytes32" },
+    { name: "maxAmount", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
   ],
-} as const
+} as const;
 
 const eip3009Fields = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
 
 /** EIP-712 types of EIP-3009 `TransferWithAuthorization`. */
-export const transferWithAuthorizationTypes = { TransferWithAuthorization: eip3009Fields } as const
+export const transferWithAuthorizationTypes = { TransferWithAuthorization: eip3009Fields } as const;
 
 /** EIP-712 types of EIP-3009 `ReceiveWithAuthorization`. */
-export const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: eip3009Fields } as const
+export const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: eip3009Fields } as const;
 
 /**
  * The EIP-712 domain of the PaymentEscrow contract.
  * @example escrowDomain('0x5FbDB2315678afecb367f032d93F642f64180aa3')
  */
 export function escrowDomain(verifyingContract: Address) {
-  return { name: ESCROW_DOMAIN_NAME, version: ESCROW_DOMAIN_VERSION, chainId: CHAIN_ID, verifyingContract } as const
+  return { name: ESCROW_DOMAIN_NAME, version: ESCROW_DOMAIN_VERSION, chainId: CHAIN_ID, verifyingContract } as const;
 }
 
 /**
@@ -46,7 +52,7 @@ export function escrowDomain(verifyingContract: Address) {
  * @example tokenDomain(usdc) // { name: 'USDC', version: '2', chainId: 5042002, verifyingContract: usdc }
  */
 export function tokenDomain(token: Address, chainId: number = CHAIN_ID) {
-  return { name: TOKEN_DOMAIN_NAME, version: TOKEN_DOMAIN_VERSION, chainId, verifyingContract: token } as const
+  return { name: TOKEN_DOMAIN_NAME, version: TOKEN_DOMAIN_VERSION, chainId, verifyingContract: token } as const;
 }
 
 /**
@@ -57,7 +63,7 @@ export function debitTypedData(authorization: EscrowAuthorization, escrow: Addre
   return {
     domain: escrowDomain(escrow),
     types: debitAuthorizationTypes,
-    primaryType: 'DebitAuthorization',
+    primaryType: "DebitAuthorization",
     message: {
       buyer: authorization.buyer,
       resourceId: authorization.resourceId,
@@ -66,7 +72,7 @@ export function debitTypedData(authorization: EscrowAuthorization, escrow: Addre
       validBefore: BigInt(authorization.validBefore),
       nonce: authorization.nonce,
     },
-  } as const
+  } as const;
 }
 
 /**
@@ -77,7 +83,7 @@ export function transferTypedData(authorization: ExactAuthorization, token: Addr
   return {
     domain: tokenDomain(token, chainId),
     types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
+    primaryType: "TransferWithAuthorization",
     message: {
       from: authorization.from,
       to: authorization.to,
@@ -86,54 +92,58 @@ export function transferTypedData(authorization: ExactAuthorization, token: Addr
       validBefore: BigInt(authorization.validBefore),
       nonce: authorization.nonce,
     },
-  } as const
+  } as const;
 }
 
 /** EIP-712 domain name and version of the ResourceRegistry contract. */
-export const REGISTRY_DOMAIN = { name: 'ResourceRegistry', version: '1' } as const
+export const REGISTRY_DOMAIN = { name: "ResourceRegistry", version: "1" } as const;
 
 /**
  * The `RegisterResource` type string the ResourceRegistry hashes for `registerFor`. The creator signs neither the
  * agent id nor the card: the marketplace mints the identity and finalizes the card after the creator has signed.
  */
 export const REGISTER_RESOURCE_TYPE =
-  'RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)'
+  "RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)";
 
 /** EIP-712 types of the registry's `RegisterResource`. */
 export const registerResourceTypes = {
   RegisterResource: [
-    { name: 'creator', type: 'address' },
-    { name: 'slug', type: 'string' },
-    { name: 'payout', type: 'address' },
-    { name: 'category', type: 'string' },
-    { name: 'base', type: 'uint128' },
-    { name: 'perKB', type: 'uint128' },
-    { name: 'max', type: 'uint128' },
-    { name: 'deadline', type: 'uint256' },
+    { name: "creator", type: "address" },
+    { name: "slug", type: "string" },
+    { name: "payout", type: "address" },
+    { name: "category", type: "string" },
+    { name: "base", type: "uint128" },
+    { name: "perKB", type: "uint128" },
+    { name: "max", type: "uint128" },
+    { name: "deadline", type: "uint256" },
   ],
-} as const
+} as const;
 
 /** What a creator consents to in `RegisterResource`. */
 export type RegisterResourceMessage = {
-  creator: Address
-  slug: string
-  payout: Address
-  category: string
-  base: bigint | string
-  perKB: bigint | string
-  max: bigint | string
-  deadline: bigint | string
-}
+  creator: Address;
+  slug: string;
+  payout: Address;
+  category: string;
+  base: bigint | string;
+  perKB: bigint | string;
+  max: bigint | string;
+  deadline: bigint | string;
+};
 
 /**
  * Full typed data of a creator's `RegisterResource` consent, under the registry's domain.
  * @example await creator.signTypedData(registerResourceTypedData(message, registry))
  */
-export function registerResourceTypedData(message: RegisterResourceMessage, registry: Address, chainId: number = CHAIN_ID) {
+export function registerResourceTypedData(
+  message: RegisterResourceMessage,
+  registry: Address,
+  chainId: number = CHAIN_ID,
+) {
   return {
     domain: { ...REGISTRY_DOMAIN, chainId, verifyingContract: registry },
     types: registerResourceTypes,
-    primaryType: 'RegisterResource',
+    primaryType: "RegisterResource",
     message: {
       creator: message.creator,
       slug: message.slug,
@@ -144,7 +154,7 @@ export function registerResourceTypedData(message: RegisterResourceMessage, regi
       max: BigInt(message.max),
       deadline: BigInt(message.deadline),
     },
-  } as const
+  } as const;
 }
 
 /**
@@ -152,7 +162,13 @@ export function registerResourceTypedData(message: RegisterResourceMessage, regi
  * @example await creator.signTypedData(bondTypedData({ from, value, validAfter, validBefore, nonce }, registry, usdc))
  */
 export function bondTypedData(
-  b: { from: Address; value: bigint | string; validAfter: bigint | string; validBefore: bigint | string; nonce: `0x${string}` },
+  b: {
+    from: Address;
+    value: bigint | string;
+    validAfter: bigint | string;
+    validBefore: bigint | string;
+    nonce: `0x${string}`;
+  },
   registry: Address,
   token: Address,
   chainId: number = CHAIN_ID,
@@ -160,7 +176,7 @@ export function bondTypedData(
   return {
     domain: tokenDomain(token, chainId),
     types: receiveWithAuthorizationTypes,
-    primaryType: 'ReceiveWithAuthorization',
+    primaryType: "ReceiveWithAuthorization",
     message: {
       from: b.from,
       to: registry,
@@ -169,5 +185,5 @@ export function bondTypedData(
       validBefore: BigInt(b.validBefore),
       nonce: b.nonce,
     },
-  } as const
+  } as const;
 }

@@ -16,7 +16,12 @@ const results: { seconds: number; rssMiB: number; processes: number }[] = [];
 for (let run = 0; run < RUNS; run++) {
   const stackDir = mkdtempSync(join(tmpdir(), "stack-bench-"));
   const started = performance.now();
-  const child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, STACK_DIR: stackDir }, stdio: "ignore", detached: true });
+  const child = spawn("npm", ["start"], {
+    cwd: root,
+    env: { ...process.env, STACK_DIR: stackDir },
+    stdio: "ignore",
+    detached: true,
+  });
   try {
     while (!existsSync(join(stackDir, "stack.json"))) {
       if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
@@ -30,7 +35,9 @@ for (let run = 0; run < RUNS; run++) {
       .map((line) => Number(line.trim()))
       .filter((kb) => kb > 0);
     results.push({ seconds, rssMiB: rss.reduce((a, b) => a + b, 0) / 1024, processes: rss.length });
-    process.stderr.write(`[bench:start] run ${run + 1}: ready in ${seconds.toFixed(1)} s, ${(rss.reduce((a, b) => a + b, 0) / 1024).toFixed(0)} MiB in ${rss.length} processes\n`);
+    process.stderr.write(
+      `[bench:start] run ${run + 1}: ready in ${seconds.toFixed(1)} s, ${(rss.reduce((a, b) => a + b, 0) / 1024).toFixed(0)} MiB in ${rss.length} processes\n`,
+    );
   } finally {
     try {
       process.kill(-child.pid!, "SIGTERM");

@@ -23,7 +23,11 @@ export type StartPartParameters = {
  * @example const chain = await startPart({ name: "chain", command, args, ready: () => rpcAnswers(url), log })
  */
 export async function startPart(p: StartPartParameters): Promise<Part> {
-  const child = spawn(p.command, p.args, { cwd: p.cwd, env: { ...process.env, ...p.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(p.command, p.args, {
+    cwd: p.cwd,
+    env: { ...process.env, ...p.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const tail: string[] = [];
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) {
@@ -40,7 +44,8 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
 
   const deadline = Date.now() + (p.readyTimeoutMs ?? 60_000);
   for (;;) {
-    if (exited !== undefined) throw new Error(`${p.name} exited with code ${exited} before it was ready:\n${tail.join("\n")}`);
+    if (exited !== undefined)
+      throw new Error(`${p.name} exited with code ${exited} before it was ready:\n${tail.join("\n")}`);
     if (await p.ready().catch(() => false)) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");

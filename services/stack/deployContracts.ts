@@ -44,7 +44,10 @@ export async function deployContracts(p: DeployContractsParameters): Promise<Con
     const deployed = p.existing
       ? await connection.ignition.deploy(ExternalStackModule, {
           ...options,
-          parameters: { $global, ExternalStack: { tokenAddress: p.existing.token, identityAddress: p.existing.identity } },
+          parameters: {
+            $global,
+            ExternalStack: { tokenAddress: p.existing.token, identityAddress: p.existing.identity },
+          },
         })
       : await connection.ignition.deploy(StackModule, { ...options, parameters: { $global } });
     return {

@@ -8,7 +8,15 @@ import { mnemonicToAccount } from "viem/accounts";
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 
 /** Which development account plays which part on the local stack. */
-export const DEV_ROLE = { admin: 0, relayer: 1, facilitator: 2, treasury: 3, publisher: 4, creator: 5, buyer: 10 } as const;
+export const DEV_ROLE = {
+  admin: 0,
+  relayer: 1,
+  facilitator: 2,
+  treasury: 3,
+  publisher: 4,
+  creator: 5,
+  buyer: 10,
+} as const;
 
 /** Private key of development account `index` (local chain only). */
 export function devKey(index: number): Hex {

@@ -13,7 +13,11 @@ export function assertPortFree(port: number, setting: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new PortTakenError(`port ${port} is taken (${error.code}); stop what uses it or set ${setting} to another port`)),
+      reject(
+        new PortTakenError(
+          `port ${port} is taken (${error.code}); stop what uses it or set ${setting} to another port`,
+        ),
+      ),
     );
     probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
   });

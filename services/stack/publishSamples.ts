@@ -5,7 +5,13 @@ import { SAMPLE_NAMES, sampleDeployment } from "../host/samples/sampleDeployment
 import type { SampleName } from "../host/samples/sampleDeployment.ts";
 
 /** A sample handler as published: what scripts and tests need to call it. */
-export type PublishedResource = { slug: string; resourceId: Hex; agentId: string; resourceUrl: string; cardUrl: string };
+export type PublishedResource = {
+  slug: string;
+  resourceId: Hex;
+  agentId: string;
+  resourceUrl: string;
+  cardUrl: string;
+};
 
 export type PublishSamplesParameters = {
   creator: LocalAccount;
@@ -23,7 +29,7 @@ const sampleRequests: Record<SampleName, unknown> = {
   echo: { hello: "world" },
   "text-stats": { text: "Agents pay per call." },
   digest: { text: "hello" },
-  "json-check": { json: "{\"a\":1}" },
+  "json-check": { json: '{"a":1}' },
 };
 
 async function post(url: string, body: unknown, token: string) {
@@ -46,13 +52,30 @@ async function post(url: string, body: unknown, token: string) {
 export async function publishSamples(p: PublishSamplesParameters): Promise<PublishedResource[]> {
   const published: PublishedResource[] = [];
   for (const name of SAMPLE_NAMES) {
-    const deployment = sampleDeployment(name, { creator: p.creator.address, asset: p.contracts.token, escrow: p.contracts.escrow });
+    const deployment = sampleDeployment(name, {
+      creator: p.creator.address,
+      asset: p.contracts.token,
+      escrow: p.contracts.escrow,
+    });
     await post(`${p.hostUrl}/deployments`, deployment, p.hostToken);
     const resourceUrl = `${p.hostUrl}/r/${name}`;
     const pricing = { base: deployment.pricing.base, perKB: deployment.pricing.perKB, max: deployment.pricing.max };
     const deadline = String(Math.floor(Date.now() / 1000) + 3_600);
-    const bond = { from: p.creator.address, value: p.bond.toString(), validAfter: "0", validBefore: deadline, nonce: randomNonce() };
-    const registration = { creator: p.creator.address, slug: name, payout: p.creator.address, category: "tools", ...pricing, deadline };
+    const bond = {
+      from: p.creator.address,
+      value: p.bond.toString(),
+      validAfter: "0",
+      validBefore: deadline,
+      nonce: randomNonce(),
+    };
+    const registration = {
+      creator: p.creator.address,
+      slug: name,
+      payout: p.creator.address,
+      category: "tools",
+      ...pricing,
+      deadline,
+    };
     const result = await post(
       `${p.marketplaceUrl}/resources`,
       {
@@ -64,7 +87,10 @@ export async function publishSamples(p: PublishSamplesParameters): Promise<Publi
         pricing,
         card: deployment.card,
         sampleRequest: sampleRequests[name],
-        registration: { deadline, signature: await p.creator.signTypedData(registerResourceTypedData(registration, p.contracts.registry)) },
+        registration: {
+          deadline,
+          signature: await p.creator.signTypedData(registerResourceTypedData(registration, p.contracts.registry)),
+        },
         bond: {
           value: bond.value,
           validAfter: bond.validAfter,
@@ -76,9 +102,17 @@ export async function publishSamples(p: PublishSamplesParameters): Promise<Publi
       p.publishToken,
     );
     await post(`${p.hostUrl}/deployments/${name}/identity`, { agentId: result.agentId }, p.hostToken);
-    const stages = (result.stages as { stage: string; ms: number }[]).map((s) => `${s.stage} ${Math.round(s.ms)}ms`).join(", ");
+    const stages = (result.stages as { stage: string; ms: number }[])
+      .map((s) => `${s.stage} ${Math.round(s.ms)}ms`)
+      .join(", ");
     p.say(`published ${name} (${stages})`);
-    published.push({ slug: name, resourceId: result.resourceId as Hex, agentId: String(result.agentId), resourceUrl, cardUrl: String(result.cardUrl) });
+    published.push({
+      slug: name,
+      resourceId: result.resourceId as Hex,
+      agentId: String(result.agentId),
+      resourceUrl,
+      cardUrl: String(result.cardUrl),
+    });
   }
   return published;
 }

@@ -24,7 +24,10 @@ export const stackEnvSchema = z.object({
   TOKEN_ADDRESS: address.optional(),
   IDENTITY_ADDRESS: address.optional(),
   /** External mode: the Ignition deployment id; its record under ignition/deployments lets a rerun deploy only what is missing. */
-  DEPLOYMENT_ID: z.string().regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only").optional(),
+  DEPLOYMENT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only")
+    .optional(),
   PUBLISH_TOKEN: z.string().min(16).optional(),
   HOST_TOKEN: z.string().min(16).optional(),
   CALLER_AUTH: z.enum(["on", "off"]).optional(),
@@ -41,7 +44,9 @@ export type StackEnv = z.output<typeof stackEnvSchema>;
 export function loadStackEnv(env: Record<string, string | undefined>): StackEnv {
   const parsed = stackEnvSchema.safeParse(env);
   if (!parsed.success) {
-    throw new Error(`invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data;
 }

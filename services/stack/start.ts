@@ -31,7 +31,8 @@ const logDir = join(stackDir, "logs");
 const dataDir = join(stackDir, "data");
 const parts: Part[] = [];
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
-const say = (line: string) => process.stdout.write(`[stack ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
+const say = (line: string) =>
+  process.stdout.write(`[stack ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
 
 let stopping = false;
 async function stop(code: number): Promise<never> {
@@ -103,9 +104,14 @@ async function main() {
       relayer: relayers[0]!,
       facilitator: privateKeyToAccount(keys.facilitator).address,
     },
-    existing: external && env.TOKEN_ADDRESS && env.IDENTITY_ADDRESS ? { token: getAddress(env.TOKEN_ADDRESS), identity: getAddress(env.IDENTITY_ADDRESS) } : undefined,
+    existing:
+      external && env.TOKEN_ADDRESS && env.IDENTITY_ADDRESS
+        ? { token: getAddress(env.TOKEN_ADDRESS), identity: getAddress(env.IDENTITY_ADDRESS) }
+        : undefined,
   });
-  say(`contracts: escrow ${contracts.escrow}, registry ${contracts.registry}, token ${contracts.token}, identity ${contracts.identity}`);
+  say(
+    `contracts: escrow ${contracts.escrow}, registry ${contracts.registry}, token ${contracts.token}, identity ${contracts.identity}`,
+  );
 
   const indexerUrl = `http://127.0.0.1:${env.INDEXER_PORT}`;
   say(`starting the indexer (Ponder) on ${indexerUrl}`);
@@ -145,7 +151,8 @@ async function main() {
 
   const facilitatorUrl = `http://127.0.0.1:${env.FACILITATOR_PORT}`;
   const callerAuth = (env.CALLER_AUTH ?? (external ? "on" : "off")) === "on";
-  if (callerAuth && !env.CALLER_AUTH_SECRET) throw new Error("caller auth is on (the default in external mode) but CALLER_AUTH_SECRET is not set");
+  if (callerAuth && !env.CALLER_AUTH_SECRET)
+    throw new Error("caller auth is on (the default in external mode) but CALLER_AUTH_SECRET is not set");
   say(`starting the facilitator on ${facilitatorUrl}`);
   parts.push(
     await startPart({
@@ -228,7 +235,16 @@ async function main() {
     const creator = privateKeyToAccount(devKey(DEV_ROLE.creator));
     await mint(rpcUrl, contracts.token, creator.address, parseUnits("100", 6));
     say("publishing the sample handlers through the pipeline (moderation, bond, probe, mint, index)");
-    resources = await publishSamples({ creator, hostUrl, hostToken, marketplaceUrl, publishToken, contracts, bond: parseUnits("1", 6), say });
+    resources = await publishSamples({
+      creator,
+      hostUrl,
+      hostToken,
+      marketplaceUrl,
+      publishToken,
+      contracts,
+      bond: parseUnits("1", 6),
+      say,
+    });
   }
 
   const buyers = external ? [] : await fundDemoBuyers(rpcUrl, contracts.token, contracts.escrow);
@@ -283,16 +299,34 @@ function externalKeys() {
   if (missing.length) throw new Error(`external mode (RPC_URL set) needs ${missing.join(", ")}`);
   const relayers = env.RELAYER_KEYS!.split(",").map((k) => k.trim()) as Hex[];
   const all = [env.DEPLOYER_KEY!, ...relayers, env.FACILITATOR_KEY, env.PUBLISHER_KEY].filter(Boolean) as string[];
-  if (all.some(isDevKey)) throw new Error("a well-known development key was given for an external chain; refusing to start");
-  return { publisher: env.PUBLISHER_KEY as Hex, deployer: env.DEPLOYER_KEY as Hex, relayers, facilitator: (env.FACILITATOR_KEY ?? relayers[0]) as Hex, treasury: getAddress(env.TREASURY_ADDRESS!) };
+  if (all.some(isDevKey))
+    throw new Error("a well-known development key was given for an external chain; refusing to start");
+  return {
+    publisher: env.PUBLISHER_KEY as Hex,
+    deployer: env.DEPLOYER_KEY as Hex,
+    relayers,
+    facilitator: (env.FACILITATOR_KEY ?? relayers[0]) as Hex,
+    treasury: getAddress(env.TREASURY_ADDRESS!),
+  };
 }
 
 /** Mints test stablecoin to `to` (local chain: the deployer holds the minter role). */
 async function mint(rpcUrl: string, token: Address, to: Address, amount: bigint) {
   const chain = serviceChain(rpcUrl);
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-  const admin = createWalletClient({ account: privateKeyToAccount(devKey(DEV_ROLE.admin)), chain, transport: http(rpcUrl) });
-  await publicClient.waitForTransactionReceipt({ hash: await admin.writeContract({ address: token, abi: abiOf("TestStablecoin"), functionName: "mint", args: [to, amount] }) });
+  const admin = createWalletClient({
+    account: privateKeyToAccount(devKey(DEV_ROLE.admin)),
+    chain,
+    transport: http(rpcUrl),
+  });
+  await publicClient.waitForTransactionReceipt({
+    hash: await admin.writeContract({
+      address: token,
+      abi: abiOf("TestStablecoin"),
+      functionName: "mint",
+      args: [to, amount],
+    }),
+  });
 }
 
 /** Mints test stablecoin to three development buyers and deposits part of it in the escrow. */
@@ -309,9 +343,30 @@ async function fundDemoBuyers(rpcUrl: string, token: Address, escrow: Address) {
     const account = privateKeyToAccount(privateKey);
     const wallet = createWalletClient({ account, chain, transport });
     const wait = (hash: Hex) => publicClient.waitForTransactionReceipt({ hash });
-    await wait(await admin.writeContract({ address: token, abi: tokenAbi, functionName: "mint", args: [account.address, parseUnits("1000", 6)] }));
-    await wait(await wallet.writeContract({ address: token, abi: tokenAbi, functionName: "approve", args: [escrow, parseUnits("100", 6)] }));
-    await wait(await wallet.writeContract({ address: escrow, abi: escrowAbi, functionName: "deposit", args: [parseUnits("100", 6)] }));
+    await wait(
+      await admin.writeContract({
+        address: token,
+        abi: tokenAbi,
+        functionName: "mint",
+        args: [account.address, parseUnits("1000", 6)],
+      }),
+    );
+    await wait(
+      await wallet.writeContract({
+        address: token,
+        abi: tokenAbi,
+        functionName: "approve",
+        args: [escrow, parseUnits("100", 6)],
+      }),
+    );
+    await wait(
+      await wallet.writeContract({
+        address: escrow,
+        abi: escrowAbi,
+        functionName: "deposit",
+        args: [parseUnits("100", 6)],
+      }),
+    );
     buyers.push({ address: account.address, privateKey, label: "local development key: never use on another chain" });
   }
   return buyers;

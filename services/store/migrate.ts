@@ -9,7 +9,9 @@ export async function migrate(store: Store, schema: string, migrations: readonly
   await store.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`migrate:${schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${schema}.migration (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.migration (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
     const rows = await tx.query<{ version: number }>(`SELECT version FROM ${schema}.migration`);
     const applied = new Set(rows.map((row) => Number(row.version)));
     for (const [index, sql] of migrations.entries()) {

@@ -39,9 +39,17 @@ export type OpenStoreParameters = {
  * Opens a store and applies its pending migrations, one code path for both engines.
  * @example const store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: ".data/marketplace", schema: "marketplace", migrations })
  */
-export async function openStore({ databaseUrl, dataDir, schema, migrations, maxConnections = 20 }: OpenStoreParameters): Promise<Store> {
+export async function openStore({
+  databaseUrl,
+  dataDir,
+  schema,
+  migrations,
+  maxConnections = 20,
+}: OpenStoreParameters): Promise<Store> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name "${schema}"`);
-  const store = databaseUrl ? await openPostgres(databaseUrl, schema, maxConnections) : await openPglite(dataDir ?? "memory://", schema);
+  const store = databaseUrl
+    ? await openPostgres(databaseUrl, schema, maxConnections)
+    : await openPglite(dataDir ?? "memory://", schema);
   try {
     await migrate(store, schema, migrations);
   } catch (error) {
@@ -55,7 +63,7 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
   const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
   pool.on("error", () => {});
   await pool.query("SELECT 1");
-  const run = async <Row,>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
+  const run = async <Row>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
     (await client.query(text, params as unknown[])).rows as Row[];
   const store: Store = {
     kind: "postgres",
@@ -105,7 +113,9 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
       return run;
     },
     transaction: (fn) =>
-      db.transaction((tx) => fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] })),
+      db.transaction((tx) =>
+        fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] }),
+      ),
     close: () => db.close(),
   };
 }

@@ -16,12 +16,16 @@ describe("debit of an amount over the signed cap", function () {
     it("reverts AmountExceedsMax(amount, maxAmount) and debits nothing", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 50_000n, amount: 50_001n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AmountExceedsMax", [
-        50_001n,
-        50_000n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "AmountExceedsMax",
+        [50_001n, 50_000n],
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC);
-      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(false);
+      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(
+        false,
+      );
     });
 
     it("debits the same authorization at exactly the cap", async function () {
@@ -35,7 +39,12 @@ describe("debit of an amount over the signed cap", function () {
     it("reverts AmountExceedsMax(1, 0) for any positive amount", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 0n, amount: 1n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AmountExceedsMax", [1n, 0n]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "AmountExceedsMax",
+        [1n, 0n],
+      );
     });
   });
 
@@ -43,10 +52,12 @@ describe("debit of an amount over the signed cap", function () {
     it("reverts AmountExceedsMax(2^256 - 1, cap) before any arithmetic", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 50_000n, amount: maxUint256 });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AmountExceedsMax", [
-        maxUint256,
-        50_000n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "AmountExceedsMax",
+        [maxUint256, 50_000n],
+      );
     });
   });
 
@@ -55,23 +66,41 @@ describe("debit of an amount over the signed cap", function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 50_000n, amount: 60_000n });
       const raised = { ...item, authorization: { ...item.authorization, maxAmount: 60_000n } };
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([raised], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([raised], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
   });
 
   describe("when the over-cap item is part of a batch", function () {
     it("skips it with DebitSkipped(..., AmountExceedsMax(amount, maxAmount)) and debits the rest", async function () {
       const stack = await setup();
-      const over = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("over"), maxAmount: 1_000n, amount: 1_001n });
-      const fine = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("fine"), maxAmount: 1_000n, amount: 1_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.debitBatch([[over, fine]], stack.relayerAccount), stack.escrow, "DebitSkipped", [
-        stack.resourceId,
-        stack.buyer.account.address,
-        over.authorization.nonce,
-        encodeErrorResult({ abi: stack.escrow.abi, errorName: "AmountExceedsMax", args: [1_001n, 1_000n] }),
-      ]);
+      const over = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        nonce: nonceOf("over"),
+        maxAmount: 1_000n,
+        amount: 1_001n,
+      });
+      const fine = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        nonce: nonceOf("fine"),
+        maxAmount: 1_000n,
+        amount: 1_000n,
+      });
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.debitBatch([[over, fine]], stack.relayerAccount),
+        stack.escrow,
+        "DebitSkipped",
+        [
+          stack.resourceId,
+          stack.buyer.account.address,
+          over.authorization.nonce,
+          encodeErrorResult({ abi: stack.escrow.abi, errorName: "AmountExceedsMax", args: [1_001n, 1_000n] }),
+        ],
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC - 1_000n);
     });
   });

@@ -21,7 +21,13 @@ describe("a buyer account that delegates to code (EIP-7702)", function () {
     // Delegate to a contract that has no isValidSignature (the token), sent and paid for by the admin.
     const authorization = await signer.signAuthorization({ contractAddress: stack.token.address });
     // (Sent to an account without code: the authorization list takes effect whatever the call does.)
-    await mined(stack, stack.accounts.admin.sendTransaction({ to: stack.accounts.other.account.address, authorizationList: [authorization] }));
+    await mined(
+      stack,
+      stack.accounts.admin.sendTransaction({
+        to: stack.accounts.other.account.address,
+        authorizationList: [authorization],
+      }),
+    );
     const { admin } = stack.accounts;
     await mined(stack, stack.token.write.mint([admin.account.address, USDC], { account: admin.account }));
     await mined(stack, stack.token.write.approve([stack.escrow.address, USDC], { account: admin.account }));
@@ -36,8 +42,17 @@ describe("a buyer account that delegates to code (EIP-7702)", function () {
 
   it("is debited on its key's signature", async function () {
     const stack = await setup();
-    const item = await signedDebit(stack, { resourceId: stack.resourceId, buyer: stack.buyer, nonce: nonceOf("delegated"), amount: 1_000n, signer: stack.signer });
-    const receipt = await mined(stack, stack.escrow.write.debitBatch([[item]], { account: stack.accounts.relayer.account }));
+    const item = await signedDebit(stack, {
+      resourceId: stack.resourceId,
+      buyer: stack.buyer,
+      nonce: nonceOf("delegated"),
+      amount: 1_000n,
+      signer: stack.signer,
+    });
+    const receipt = await mined(
+      stack,
+      stack.escrow.write.debitBatch([[item]], { account: stack.accounts.relayer.account }),
+    );
     expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs })).to.have.length(0);
     expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs })).to.have.length(1);
     expect(await stack.escrow.read.balanceOf([stack.buyer])).to.equal(USDC - 1_000n);
@@ -45,8 +60,16 @@ describe("a buyer account that delegates to code (EIP-7702)", function () {
 
   it("is not debited on a signature by another key", async function () {
     const stack = await setup();
-    const item = await signedDebit(stack, { resourceId: stack.resourceId, buyer: stack.buyer, nonce: nonceOf("forged"), amount: 1_000n });
-    const receipt = await mined(stack, stack.escrow.write.debitBatch([[item]], { account: stack.accounts.relayer.account }));
+    const item = await signedDebit(stack, {
+      resourceId: stack.resourceId,
+      buyer: stack.buyer,
+      nonce: nonceOf("forged"),
+      amount: 1_000n,
+    });
+    const receipt = await mined(
+      stack,
+      stack.escrow.write.debitBatch([[item]], { account: stack.accounts.relayer.account }),
+    );
     expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs })).to.have.length(1);
     expect(await stack.escrow.read.balanceOf([stack.buyer])).to.equal(USDC);
   });

@@ -12,12 +12,29 @@ describe("ERC-1271 gas griefing of a batch", function () {
   async function setup() {
     const stack = await networkHelpers.loadFixture(deployFundedEscrow);
     const burner = await viem.deployContract("GasBurningERC1271Wallet");
-    await mined(stack, stack.token.write.mint([stack.accounts.buyer.account.address, USDC], { account: stack.accounts.admin.account }));
-    await mined(stack, stack.token.write.approve([stack.escrow.address, USDC], { account: stack.accounts.buyer.account }));
-    await mined(stack, stack.escrow.write.depositFor([burner.address, USDC], { account: stack.accounts.buyer.account }));
-    const hostile = await signedDebit(stack, { resourceId: stack.resourceId, buyer: getAddress(burner.address), nonce: nonceOf("burner"), amount: 1_000n });
+    await mined(
+      stack,
+      stack.token.write.mint([stack.accounts.buyer.account.address, USDC], { account: stack.accounts.admin.account }),
+    );
+    await mined(
+      stack,
+      stack.token.write.approve([stack.escrow.address, USDC], { account: stack.accounts.buyer.account }),
+    );
+    await mined(
+      stack,
+      stack.escrow.write.depositFor([burner.address, USDC], { account: stack.accounts.buyer.account }),
+    );
+    const hostile = await signedDebit(stack, {
+      resourceId: stack.resourceId,
+      buyer: getAddress(burner.address),
+      nonce: nonceOf("burner"),
+      amount: 1_000n,
+    });
     const honest: Debit[] = [];
-    for (let i = 0; i < 40; i++) honest.push(await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(`honest ${i}`), amount: 10n }));
+    for (let i = 0; i < 40; i++)
+      honest.push(
+        await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(`honest ${i}`), amount: 10n }),
+      );
     return { ...stack, burner, hostile, honest, relayer: stack.accounts.relayer };
   }
 
@@ -31,15 +48,24 @@ describe("ERC-1271 gas griefing of a batch", function () {
       const stack = await setup();
       const receipt = await mined(
         stack,
-        stack.escrow.write.debitBatch([[stack.hostile, ...stack.honest]], { account: stack.relayer.account, gas: 3_000_000n }),
+        stack.escrow.write.debitBatch([[stack.hostile, ...stack.honest]], {
+          account: stack.relayer.account,
+          gas: 3_000_000n,
+        }),
       );
-      const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs }).map((log) => log.args);
+      const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs }).map(
+        (log) => log.args,
+      );
       expect(skipped).to.deep.equal([
         {
           resourceId: stack.resourceId,
           buyer: getAddress(stack.burner.address),
           nonce: stack.hostile.authorization.nonce,
-          reason: encodeErrorResult({ abi: stack.escrow.abi, errorName: "InvalidSignature", args: [getAddress(stack.burner.address)] }),
+          reason: encodeErrorResult({
+            abi: stack.escrow.abi,
+            errorName: "InvalidSignature",
+            args: [getAddress(stack.burner.address)],
+          }),
         },
       ]);
       expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs })).to.have.length(40);
@@ -50,7 +76,10 @@ describe("ERC-1271 gas griefing of a batch", function () {
       const stack = await setup();
       const gasUsed = async (items: Debit[]) => {
         const snapshot = await networkHelpers.takeSnapshot();
-        const receipt = await mined(stack, stack.escrow.write.debitBatch([items], { account: stack.relayer.account, gas: 3_000_000n }));
+        const receipt = await mined(
+          stack,
+          stack.escrow.write.debitBatch([items], { account: stack.relayer.account, gas: 3_000_000n }),
+        );
         await snapshot.restore();
         return receipt.gasUsed;
       };

@@ -24,7 +24,11 @@ describe("exact payment front-run at the token", function () {
     const stack = await networkHelpers.loadFixture(deployFundedEscrow);
     const { buyer, relayer, other, payout, treasury } = stack.accounts;
     await mintTokens(stack, buyer.account.address, USDC);
-    const payment = await signExactPayment(stack, buyer, { resourceId: stack.resourceId, value: 50_000n, nonce: nonceOf("exact") });
+    const payment = await signExactPayment(stack, buyer, {
+      resourceId: stack.resourceId,
+      value: 50_000n,
+      nonce: nonceOf("exact"),
+    });
     return { ...stack, buyer, other, payout, treasury, payment, relayerAccount: { account: relayer.account } };
   }
 
@@ -32,7 +36,15 @@ describe("exact payment front-run at the token", function () {
     return mined(
       stack,
       stack.token.write.transferWithAuthorization(
-        [payment.from, stack.escrow.address, payment.value, payment.validAfter, payment.validBefore, payment.nonce, payment.signature],
+        [
+          payment.from,
+          stack.escrow.address,
+          payment.value,
+          payment.validAfter,
+          payment.validBefore,
+          payment.nonce,
+          payment.signature,
+        ],
         { account: by.account },
       ),
     );
@@ -44,20 +56,21 @@ describe("exact payment front-run at the token", function () {
       await frontRun(stack, stack.payment, stack.other);
       const { held, owed } = await escrowHoldings(stack);
       expect(held - owed).to.equal(50_000n);
-      expect(await stack.token.read.authorizationState([stack.buyer.account.address, stack.payment.nonce])).to.equal(true);
+      expect(await stack.token.read.authorizationState([stack.buyer.account.address, stack.payment.nonce])).to.equal(
+        true,
+      );
     });
 
     it("still splits them when the relayer settles: Debited(resourceId, from, nonce, value, payout, creator, treasury)", async function () {
       const stack = await setup();
       await frontRun(stack, stack.payment, stack.other);
       const buyerTokens = await stack.token.read.balanceOf([stack.buyer.account.address]);
-      await viem.assertions.emitWithArgs(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "Debited", [
-        stack.resourceId,
-        stack.buyer.account.address,
-        stack.payment.nonce,
-        50_000n,
-        2_500n,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+        [stack.resourceId, stack.buyer.account.address, stack.payment.nonce, 50_000n, 2_500n],
+      );
       expect(await stack.token.read.balanceOf([stack.buyer.account.address])).to.equal(buyerTokens);
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(47_500n);
       expect(await stack.escrow.read.earningsOf([stack.treasury.account.address])).to.equal(2_500n);
@@ -77,10 +90,12 @@ describe("exact payment front-run at the token", function () {
       const stack = await setup();
       await frontRun(stack, stack.payment, stack.other);
       await mined(stack, stack.escrow.write.settleExact([stack.payment], stack.relayerAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
-        stack.payment.nonce,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, stack.payment.nonce],
+      );
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(47_500n);
       const { held, owed } = await escrowHoldings(stack);
       expect(held).to.equal(owed);
@@ -90,7 +105,11 @@ describe("exact payment front-run at the token", function () {
       const stack = await setup();
       await frontRun(stack, stack.payment, stack.other);
       await networkHelpers.time.increaseTo(stack.payment.validBefore + 1n);
-      await viem.assertions.emit(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+      );
     });
 
     it("reverts InvalidSignature(from) when the relayer claims a larger value than the buyer signed", async function () {
@@ -111,15 +130,19 @@ describe("exact payment front-run at the token", function () {
       const stack = await setup();
       const cancel = await signCancelAuthorization(stack, stack.buyer, stack.payment.nonce);
       await viem.assertions.emitWithArgs(
-        stack.token.write.cancelAuthorization([getAddress(stack.buyer.account.address), stack.payment.nonce, cancel], { account: stack.buyer.account }),
+        stack.token.write.cancelAuthorization([getAddress(stack.buyer.account.address), stack.payment.nonce, cancel], {
+          account: stack.buyer.account,
+        }),
         stack.token,
         "AuthorizationCanceled",
         [stack.buyer.account.address, stack.payment.nonce],
       );
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "UnaccountedFundsMissing", [
-        0n,
-        50_000n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "UnaccountedFundsMissing",
+        [0n, 50_000n],
+      );
       expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, stack.payment.nonce])).to.equal(false);
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(0n);
     });
@@ -128,11 +151,18 @@ describe("exact payment front-run at the token", function () {
       const stack = await setup();
       await mintTokens(stack, stack.escrow.address, 49_999n);
       const cancel = await signCancelAuthorization(stack, stack.buyer, stack.payment.nonce);
-      await mined(stack, stack.token.write.cancelAuthorization([getAddress(stack.buyer.account.address), stack.payment.nonce, cancel], { account: stack.buyer.account }));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "UnaccountedFundsMissing", [
-        49_999n,
-        50_000n,
-      ]);
+      await mined(
+        stack,
+        stack.token.write.cancelAuthorization([getAddress(stack.buyer.account.address), stack.payment.nonce, cancel], {
+          account: stack.buyer.account,
+        }),
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "UnaccountedFundsMissing",
+        [49_999n, 50_000n],
+      );
     });
   });
 
@@ -148,32 +178,54 @@ describe("exact payment front-run at the token", function () {
       await mined(
         stack,
         stack.token.write.transferWithAuthorization(
-          [elsewhere.from, stack.other.account.address, elsewhere.value, elsewhere.validAfter, elsewhere.validBefore, elsewhere.nonce, elsewhere.signature],
+          [
+            elsewhere.from,
+            stack.other.account.address,
+            elsewhere.value,
+            elsewhere.validAfter,
+            elsewhere.validBefore,
+            elsewhere.nonce,
+            elsewhere.signature,
+          ],
           { account: stack.other.account },
         ),
       );
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "UnaccountedFundsMissing", [
-        0n,
-        50_000n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "UnaccountedFundsMissing",
+        [0n, 50_000n],
+      );
     });
   });
 
   describe("when two payments are in flight, one front-run and one cancelled", function () {
     it("never credits more than the funds that arrived, whichever the relayer settles first", async function () {
       const stack = await setup();
-      const second = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 50_000n, nonce: nonceOf("second") });
+      const second = await signExactPayment(stack, stack.buyer, {
+        resourceId: stack.resourceId,
+        value: 50_000n,
+        nonce: nonceOf("second"),
+      });
       await frontRun(stack, stack.payment, stack.other);
       const cancel = await signCancelAuthorization(stack, stack.buyer, second.nonce);
-      await mined(stack, stack.token.write.cancelAuthorization([getAddress(stack.buyer.account.address), second.nonce, cancel], { account: stack.buyer.account }));
+      await mined(
+        stack,
+        stack.token.write.cancelAuthorization([getAddress(stack.buyer.account.address), second.nonce, cancel], {
+          account: stack.buyer.account,
+        }),
+      );
 
       await mined(stack, stack.escrow.write.settleExact([second], stack.relayerAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([stack.payment], stack.relayerAccount), stack.escrow, "UnaccountedFundsMissing", [
-        0n,
-        50_000n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
+        stack.escrow,
+        "UnaccountedFundsMissing",
+        [0n, 50_000n],
+      );
       const credited =
-        (await stack.escrow.read.earningsOf([stack.payout.account.address])) + (await stack.escrow.read.earningsOf([stack.treasury.account.address]));
+        (await stack.escrow.read.earningsOf([stack.payout.account.address])) +
+        (await stack.escrow.read.earningsOf([stack.treasury.account.address]));
       expect(credited).to.equal(50_000n);
       const { held, owed } = await escrowHoldings(stack);
       expect(held).to.equal(owed);

@@ -38,7 +38,16 @@ export async function deployStack() {
     registry,
     escrow,
     publicClient,
-    accounts: { admin: admin!, relayer: relayer!, facilitator: facilitator!, treasury: treasury!, creator: creator!, buyer: buyer!, other: other!, payout: payout! },
+    accounts: {
+      admin: admin!,
+      relayer: relayer!,
+      facilitator: facilitator!,
+      treasury: treasury!,
+      creator: creator!,
+      buyer: buyer!,
+      other: other!,
+      payout: payout!,
+    },
   };
 }
 
@@ -178,7 +187,13 @@ export async function signRegisterResource(
 export type BondAuthorization = { value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex; signature: Hex };
 
 /** No bond: `registerFor` posts nothing (allowed while `minBond` is 0). */
-export const NO_BOND: BondAuthorization = { value: 0n, validAfter: 0n, validBefore: 0n, nonce: `0x${"00".repeat(32)}`, signature: "0x" };
+export const NO_BOND: BondAuthorization = {
+  value: 0n,
+  validAfter: 0n,
+  validBefore: 0n,
+  nonce: `0x${"00".repeat(32)}`,
+  signature: "0x",
+};
 
 /**
  * `signer`'s EIP-3009 `ReceiveWithAuthorization` of `value` to the registry, as the `BondAuthorization` of `registerFor`.
@@ -199,7 +214,13 @@ export async function signBondAuthorization(
     nonce: fields.nonce,
   };
   const signature = await signTokenAuthorization(stack, signer, "ReceiveWithAuthorization", authorization);
-  return { value: authorization.value, validAfter: authorization.validAfter, validBefore: authorization.validBefore, nonce: authorization.nonce, signature };
+  return {
+    value: authorization.value,
+    validAfter: authorization.validAfter,
+    validBefore: authorization.validBefore,
+    nonce: authorization.nonce,
+    signature,
+  };
 }
 
 /** The fields of an EIP-3009 authorization. */
@@ -321,7 +342,9 @@ export async function signDebit(
   escrow: Address,
   signer: Signer,
   authorization: DebitAuthorization,
-  domain: ReturnType<typeof escrowDomain> | { name: string; version: string; chainId: number; verifyingContract: Address } = escrowDomain(escrow),
+  domain:
+    | ReturnType<typeof escrowDomain>
+    | { name: string; version: string; chainId: number; verifyingContract: Address } = escrowDomain(escrow),
 ): Promise<Hex> {
   return signer.signTypedData({
     domain,
@@ -353,7 +376,15 @@ export async function signedDebit(
 export async function signExactPayment(
   stack: Stack,
   signer: Signer,
-  fields: { resourceId: Hex; value: bigint; from?: Address; to?: Address; validAfter?: bigint; validBefore?: bigint; nonce?: Hex },
+  fields: {
+    resourceId: Hex;
+    value: bigint;
+    from?: Address;
+    to?: Address;
+    validAfter?: bigint;
+    validBefore?: bigint;
+    nonce?: Hex;
+  },
 ): Promise<ExactPayment> {
   const now = BigInt(await networkHelpers.time.latest());
   const message = {
@@ -409,7 +440,12 @@ export async function signDepositAuthorization(
 export async function signCancelAuthorization(stack: Stack, signer: Signer, nonce: Hex): Promise<Hex> {
   return signer.signTypedData({
     domain: tokenDomain(stack.token.address),
-    types: { CancelAuthorization: [{ name: "authorizer", type: "address" }, { name: "nonce", type: "bytes32" }] },
+    types: {
+      CancelAuthorization: [
+        { name: "authorizer", type: "address" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
     primaryType: "CancelAuthorization",
     message: { authorizer: signer.account.address, nonce },
   });

@@ -30,9 +30,17 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     return mintAgent(stack, signer, agentURI);
   }
 
-  async function signWalletSet(signer: Signer, message: { agentId: bigint; newWallet: Address; owner: Address; deadline: bigint }) {
+  async function signWalletSet(
+    signer: Signer,
+    message: { agentId: bigint; newWallet: Address; owner: Address; deadline: bigint },
+  ) {
     return signer.signTypedData({
-      domain: { name: "ERC8004IdentityRegistry", version: "1", chainId: 5042002, verifyingContract: stack.identity.address },
+      domain: {
+        name: "ERC8004IdentityRegistry",
+        version: "1",
+        chainId: 5042002,
+        verifyingContract: stack.identity.address,
+      },
       types: AGENT_WALLET_SET_TYPES,
       primaryType: "AgentWalletSet",
       message,
@@ -63,7 +71,14 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
       expect([name, version, chainId]).to.deep.equal(["ERC8004IdentityRegistry", "1", 5042002n]);
       expect(verifyingContract.toLowerCase()).to.equal(identity.address.toLowerCase());
       expect(await identity.read.DOMAIN_SEPARATOR()).to.equal(
-        domainSeparator({ domain: { name: "ERC8004IdentityRegistry", version: "1", chainId: 5042002, verifyingContract: identity.address } }),
+        domainSeparator({
+          domain: {
+            name: "ERC8004IdentityRegistry",
+            version: "1",
+            chainId: 5042002,
+            verifyingContract: identity.address,
+          },
+        }),
       );
     });
   });
@@ -73,7 +88,13 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
       const { identity, accounts } = stack;
       const simulate = (args: [] | [string] | [string, []], who: Signer) =>
         stack.publicClient
-          .simulateContract({ address: identity.address, abi: identity.abi, functionName: "register", args, account: who.account.address })
+          .simulateContract({
+            address: identity.address,
+            abi: identity.abi,
+            functionName: "register",
+            args,
+            account: who.account.address,
+          })
           .then(({ result }) => result);
       expect(await simulate([], accounts.creator)).to.equal(0n);
       await identity.write.register(as(accounts.creator));
@@ -81,7 +102,9 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
       await identity.write.register(["ipfs://1"], as(accounts.other));
       expect(await simulate(["ipfs://2", []], accounts.buyer)).to.equal(2n);
       await identity.write.register(["ipfs://2", []], as(accounts.buyer));
-      expect((await identity.read.ownerOf([0n])).toLowerCase()).to.equal(accounts.creator.account.address.toLowerCase());
+      expect((await identity.read.ownerOf([0n])).toLowerCase()).to.equal(
+        accounts.creator.account.address.toLowerCase(),
+      );
       expect((await identity.read.ownerOf([1n])).toLowerCase()).to.equal(accounts.other.account.address.toLowerCase());
       expect((await identity.read.ownerOf([2n])).toLowerCase()).to.equal(accounts.buyer.account.address.toLowerCase());
       expect(await identity.read.balanceOf([accounts.creator.account.address])).to.equal(1n);
@@ -121,10 +144,22 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
         ];
         const hash = await identity.write.register(["ipfs://weather", entries], as(accounts.creator));
         await viem.assertions.emitWithArgs(hash, identity, "Registered", [0n, "ipfs://weather", me]);
-        await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [0n, keccak256(toHex("category")), "category", toHex("data")]);
-        await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [0n, keccak256(toHex("version")), "version", "0x01"]);
+        await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [
+          0n,
+          keccak256(toHex("category")),
+          "category",
+          toHex("data"),
+        ]);
+        await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [
+          0n,
+          keccak256(toHex("version")),
+          "version",
+          "0x01",
+        ]);
         const receipt = await publicClient.waitForTransactionReceipt({ hash });
-        const keys = parseEventLogs({ abi: identity.abi, eventName: "MetadataSet", logs: receipt.logs }).map((l) => l.args.metadataKey);
+        const keys = parseEventLogs({ abi: identity.abi, eventName: "MetadataSet", logs: receipt.logs }).map(
+          (l) => l.args.metadataKey,
+        );
         expect(keys).to.deep.equal([WALLET_KEY, "category", "version"]);
         expect(await identity.read.getMetadata([0n, "category"])).to.equal(toHex("data"));
         expect(await identity.read.getMetadata([0n, "version"])).to.equal("0x01");
@@ -133,7 +168,10 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
       it("reverts with ReservedMetadataKey for an agentWallet entry, without consuming the id", async function () {
         const { identity, accounts } = stack;
         await viem.assertions.revertWithCustomErrorWithArgs(
-          identity.write.register(["ipfs://x", [{ metadataKey: WALLET_KEY, metadataValue: accounts.other.account.address }]], as(accounts.creator)),
+          identity.write.register(
+            ["ipfs://x", [{ metadataKey: WALLET_KEY, metadataValue: accounts.other.account.address }]],
+            as(accounts.creator),
+          ),
           identity,
           "ReservedMetadataKey",
           [WALLET_KEY],
@@ -153,7 +191,11 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     it("lets the owner change the URI and emits URIUpdated and MetadataUpdate", async function () {
       const { identity, accounts } = stack;
       const hash = await identity.write.setAgentURI([agentId, "ipfs://v2"], as(accounts.creator));
-      await viem.assertions.emitWithArgs(hash, identity, "URIUpdated", [agentId, "ipfs://v2", accounts.creator.account.address]);
+      await viem.assertions.emitWithArgs(hash, identity, "URIUpdated", [
+        agentId,
+        "ipfs://v2",
+        accounts.creator.account.address,
+      ]);
       await viem.assertions.emitWithArgs(hash, identity, "MetadataUpdate", [agentId]);
       expect(await identity.read.tokenURI([agentId])).to.equal("ipfs://v2");
     });
@@ -161,11 +203,12 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     it("lets an approved account change it, and records it as the updater", async function () {
       const { identity, accounts } = stack;
       await identity.write.approve([accounts.other.account.address, agentId], as(accounts.creator));
-      await viem.assertions.emitWithArgs(identity.write.setAgentURI([agentId, "ipfs://v3"], as(accounts.other)), identity, "URIUpdated", [
-        agentId,
-        "ipfs://v3",
-        accounts.other.account.address,
-      ]);
+      await viem.assertions.emitWithArgs(
+        identity.write.setAgentURI([agentId, "ipfs://v3"], as(accounts.other)),
+        identity,
+        "URIUpdated",
+        [agentId, "ipfs://v3", accounts.other.account.address],
+      );
     });
 
     it("reverts with NotAuthorized for a stranger", async function () {
@@ -189,7 +232,12 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
 
   describe("tokenURI", function () {
     it("reverts with ERC721NonexistentToken for an unknown agent", async function () {
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.identity.read.tokenURI([0n]), stack.identity, "ERC721NonexistentToken", [0n]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.identity.read.tokenURI([0n]),
+        stack.identity,
+        "ERC721NonexistentToken",
+        [0n],
+      );
     });
   });
 
@@ -218,12 +266,17 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     });
 
     it("returns the agent wallet, packed, under the agentWallet key", async function () {
-      expect(await stack.identity.read.getMetadata([agentId, WALLET_KEY])).to.equal(stack.accounts.creator.account.address.toLowerCase());
+      expect(await stack.identity.read.getMetadata([agentId, WALLET_KEY])).to.equal(
+        stack.accounts.creator.account.address.toLowerCase(),
+      );
     });
 
     it("reverts with ReservedMetadataKey when writing agentWallet directly", async function () {
       await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.identity.write.setMetadata([agentId, WALLET_KEY, stack.accounts.other.account.address], as(stack.accounts.creator)),
+        stack.identity.write.setMetadata(
+          [agentId, WALLET_KEY, stack.accounts.other.account.address],
+          as(stack.accounts.creator),
+        ),
         stack.identity,
         "ReservedMetadataKey",
         [WALLET_KEY],
@@ -233,7 +286,9 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     it("reserves only the exact key: AgentWallet is ordinary metadata", async function () {
       await stack.identity.write.setMetadata([agentId, "AgentWallet", "0xab"], as(stack.accounts.creator));
       expect(await stack.identity.read.getMetadata([agentId, "AgentWallet"])).to.equal("0xab");
-      expect(await stack.identity.read.getAgentWallet([agentId])).to.equal(getAddress(stack.accounts.creator.account.address));
+      expect(await stack.identity.read.getAgentWallet([agentId])).to.equal(
+        getAddress(stack.accounts.creator.account.address),
+      );
     });
 
     it("lets an operator approved for all write metadata", async function () {
@@ -269,7 +324,12 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     });
 
     it("getAgentWallet reverts with ERC721NonexistentToken for an unknown agent", async function () {
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.identity.read.getAgentWallet([7n]), stack.identity, "ERC721NonexistentToken", [7n]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.identity.read.getAgentWallet([7n]),
+        stack.identity,
+        "ERC721NonexistentToken",
+        [7n],
+      );
     });
 
     describe("setAgentWallet with the new wallet's signature", function () {
@@ -379,7 +439,12 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
         it("reverts with InvalidWalletSignature for a signature made for another agent", async function () {
           const otherAgent = await registerAs(stack.accounts.creator);
           const deadline = (await now()) + 120n;
-          const signature = await signWalletSet(stack.accounts.payout, { agentId: otherAgent, newWallet, owner, deadline });
+          const signature = await signWalletSet(stack.accounts.payout, {
+            agentId: otherAgent,
+            newWallet,
+            owner,
+            deadline,
+          });
           await viem.assertions.revertWithCustomErrorWithArgs(
             stack.identity.write.setAgentWallet([agentId, newWallet, deadline, signature], as(stack.accounts.creator)),
             stack.identity,
@@ -404,7 +469,10 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
 
       it("reverts with InvalidWallet for the zero address", async function () {
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.identity.write.setAgentWallet([agentId, zeroAddress, (await now()) + 60n, "0x"], as(stack.accounts.creator)),
+          stack.identity.write.setAgentWallet(
+            [agentId, zeroAddress, (await now()) + 60n, "0x"],
+            as(stack.accounts.creator),
+          ),
           stack.identity,
           "InvalidWallet",
           [zeroAddress],
@@ -426,12 +494,12 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     describe("unsetAgentWallet", function () {
       it("clears the wallet and emits MetadataSet with empty bytes", async function () {
         const { identity, accounts } = stack;
-        await viem.assertions.emitWithArgs(identity.write.unsetAgentWallet([agentId], as(accounts.creator)), identity, "MetadataSet", [
-          agentId,
-          WALLET_KEY_TOPIC,
-          WALLET_KEY,
-          "0x",
-        ]);
+        await viem.assertions.emitWithArgs(
+          identity.write.unsetAgentWallet([agentId], as(accounts.creator)),
+          identity,
+          "MetadataSet",
+          [agentId, WALLET_KEY_TOPIC, WALLET_KEY, "0x"],
+        );
         expect(await identity.read.getAgentWallet([agentId])).to.equal(zeroAddress);
         expect(await identity.read.getMetadata([agentId, WALLET_KEY])).to.equal("0x");
       });
@@ -443,28 +511,47 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
           [agentId, newWallet, deadline, await signWalletSet(accounts.payout, { agentId, newWallet, owner, deadline })],
           as(accounts.creator),
         );
-        await viem.assertions.revertWithCustomErrorWithArgs(identity.write.unsetAgentWallet([agentId], as(accounts.payout)), identity, "NotAuthorized", [
-          newWallet,
-          agentId,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          identity.write.unsetAgentWallet([agentId], as(accounts.payout)),
+          identity,
+          "NotAuthorized",
+          [newWallet, agentId],
+        );
       });
     });
 
     describe("when the identity is transferred", function () {
       it("clears the wallet and emits MetadataSet with empty bytes, so it never follows the new owner", async function () {
         const { identity, accounts } = stack;
-        const hash = await identity.write.transferFrom([owner, accounts.other.account.address, agentId], as(accounts.creator));
-        await viem.assertions.emitWithArgs(hash, identity, "Transfer", [owner, accounts.other.account.address, agentId]);
-        await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [agentId, WALLET_KEY_TOPIC, WALLET_KEY, "0x"]);
+        const hash = await identity.write.transferFrom(
+          [owner, accounts.other.account.address, agentId],
+          as(accounts.creator),
+        );
+        await viem.assertions.emitWithArgs(hash, identity, "Transfer", [
+          owner,
+          accounts.other.account.address,
+          agentId,
+        ]);
+        await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [
+          agentId,
+          WALLET_KEY_TOPIC,
+          WALLET_KEY,
+          "0x",
+        ]);
         expect(await identity.read.getAgentWallet([agentId])).to.equal(zeroAddress);
       });
 
       it("emits no MetadataSet when there was no wallet to clear", async function () {
         const { identity, accounts, publicClient } = stack;
         await identity.write.unsetAgentWallet([agentId], as(accounts.creator));
-        const hash = await identity.write.safeTransferFrom([owner, accounts.other.account.address, agentId], as(accounts.creator));
+        const hash = await identity.write.safeTransferFrom(
+          [owner, accounts.other.account.address, agentId],
+          as(accounts.creator),
+        );
         const receipt = await publicClient.waitForTransactionReceipt({ hash });
-        expect(parseEventLogs({ abi: identity.abi, logs: receipt.logs }).map((l) => l.eventName)).to.deep.equal(["Transfer"]);
+        expect(parseEventLogs({ abi: identity.abi, logs: receipt.logs }).map((l) => l.eventName)).to.deep.equal([
+          "Transfer",
+        ]);
       });
 
       it("keeps the URI and other metadata", async function () {
@@ -486,19 +573,24 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
 
     it("is true for the owner, the approved account and an operator, false for a stranger", async function () {
       const { identity, accounts } = stack;
-      await viem.assertions.emitWithArgs(identity.write.approve([accounts.other.account.address, agentId], as(accounts.creator)), identity, "Approval", [
-        accounts.creator.account.address,
-        accounts.other.account.address,
-        agentId,
-      ]);
+      await viem.assertions.emitWithArgs(
+        identity.write.approve([accounts.other.account.address, agentId], as(accounts.creator)),
+        identity,
+        "Approval",
+        [accounts.creator.account.address, accounts.other.account.address, agentId],
+      );
       await viem.assertions.emitWithArgs(
         identity.write.setApprovalForAll([accounts.buyer.account.address, true], as(accounts.creator)),
         identity,
         "ApprovalForAll",
         [accounts.creator.account.address, accounts.buyer.account.address, true],
       );
-      expect((await identity.read.getApproved([agentId])).toLowerCase()).to.equal(accounts.other.account.address.toLowerCase());
-      expect(await identity.read.isApprovedForAll([accounts.creator.account.address, accounts.buyer.account.address])).to.equal(true);
+      expect((await identity.read.getApproved([agentId])).toLowerCase()).to.equal(
+        accounts.other.account.address.toLowerCase(),
+      );
+      expect(
+        await identity.read.isApprovedForAll([accounts.creator.account.address, accounts.buyer.account.address]),
+      ).to.equal(true);
       expect(await identity.read.isAuthorizedOrOwner([accounts.creator.account.address, agentId])).to.equal(true);
       expect(await identity.read.isAuthorizedOrOwner([accounts.other.account.address, agentId])).to.equal(true);
       expect(await identity.read.isAuthorizedOrOwner([accounts.buyer.account.address, agentId])).to.equal(true);
@@ -508,7 +600,10 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     it("drops the approval when the identity changes hands", async function () {
       const { identity, accounts } = stack;
       await identity.write.approve([accounts.other.account.address, agentId], as(accounts.creator));
-      await identity.write.transferFrom([accounts.creator.account.address, accounts.buyer.account.address, agentId], as(accounts.creator));
+      await identity.write.transferFrom(
+        [accounts.creator.account.address, accounts.buyer.account.address, agentId],
+        as(accounts.creator),
+      );
       expect(await identity.read.isAuthorizedOrOwner([accounts.other.account.address, agentId])).to.equal(false);
       expect(await identity.read.isAuthorizedOrOwner([accounts.creator.account.address, agentId])).to.equal(false);
       expect(await identity.read.isAuthorizedOrOwner([accounts.buyer.account.address, agentId])).to.equal(true);
@@ -539,14 +634,19 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
         expect((await identity.read.getAgentWallet([id])).toLowerCase()).to.equal(receiver.address.toLowerCase());
       }
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
-      const registered = parseEventLogs({ abi: identity.abi, eventName: "Registered", logs: receipt.logs }).map((l) => [l.args.agentId, l.args.agentURI]);
+      const registered = parseEventLogs({ abi: identity.abi, eventName: "Registered", logs: receipt.logs }).map((l) => [
+        l.args.agentId,
+        l.args.agentURI,
+      ]);
       expect(registered).to.have.deep.members([
         [1n, "ipfs://outer"],
         [2n, "reentered"],
         [3n, "reentered"],
       ]);
       expect(await registerAs(accounts.other)).to.equal(4n);
-      expect((await identity.read.ownerOf([0n])).toLowerCase()).to.equal(accounts.creator.account.address.toLowerCase());
+      expect((await identity.read.ownerOf([0n])).toLowerCase()).to.equal(
+        accounts.creator.account.address.toLowerCase(),
+      );
     });
 
     it("keeps the logged agentWallet equal to the stored one when the receiver hands the identity on mid-mint", async function () {

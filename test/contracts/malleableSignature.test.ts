@@ -40,7 +40,9 @@ describe("malleable (high-s) signatures", function () {
     const malleated = highS(item.signature);
     expect(malleated).to.not.equal(item.signature);
     expect(hexToBigInt(sliceHex(malleated, 32, 64)) > N / 2n).to.equal(true);
-    expect((await recoverAddress({ hash: digest, signature: malleated })).toLowerCase()).to.equal(stack.buyer.account.address.toLowerCase());
+    expect((await recoverAddress({ hash: digest, signature: malleated })).toLowerCase()).to.equal(
+      stack.buyer.account.address.toLowerCase(),
+    );
   });
 
   describe("when the relayer submits the high-s twin of a valid signature", function () {
@@ -53,7 +55,9 @@ describe("malleable (high-s) signatures", function () {
         "InvalidSignature",
         [stack.buyer.account.address],
       );
-      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(false);
+      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(
+        false,
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC);
       await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
     });
@@ -73,11 +77,18 @@ describe("malleable (high-s) signatures", function () {
     it("skips it in a batch with DebitSkipped(..., InvalidSignature(buyer)) while the original settles once", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      const receipt = await mined(stack, stack.escrow.write.debitBatch([[{ ...item, signature: highS(item.signature) }, item]], stack.relayerAccount));
+      const receipt = await mined(
+        stack,
+        stack.escrow.write.debitBatch([[{ ...item, signature: highS(item.signature) }, item]], stack.relayerAccount),
+      );
       const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs });
       const debited = parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs });
       expect(skipped.map((log) => log.args.reason)).to.deep.equal([
-        encodeErrorResult({ abi: stack.escrow.abi, errorName: "InvalidSignature", args: [stack.buyer.account.address] }),
+        encodeErrorResult({
+          abi: stack.escrow.abi,
+          errorName: "InvalidSignature",
+          args: [stack.buyer.account.address],
+        }),
       ]);
       expect(debited).to.have.length(1);
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC - 1_000n);
@@ -90,9 +101,12 @@ describe("malleable (high-s) signatures", function () {
       const item = await signedDebit(stack, { resourceId: stack.resourceId });
       const v = Number(hexToBigInt(sliceHex(item.signature, 64, 65)));
       const rawV = concatHex([sliceHex(item.signature, 0, 64), numberToHex(v - 27, { size: 1 })]);
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([{ ...item, signature: rawV }], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([{ ...item, signature: rawV }], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
 
     it("reverts InvalidSignature(buyer) for the 64-byte EIP-2098 compact form", async function () {
@@ -102,9 +116,12 @@ describe("malleable (high-s) signatures", function () {
       const s = hexToBigInt(sliceHex(item.signature, 32, 64));
       const yParity = BigInt(Number(hexToBigInt(sliceHex(item.signature, 64, 65))) - 27);
       const compact = concatHex([r, numberToHex((yParity << 255n) | s, { size: 32 })]);
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([{ ...item, signature: compact }], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([{ ...item, signature: compact }], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
   });
 
@@ -116,7 +133,15 @@ describe("malleable (high-s) signatures", function () {
       await mined(
         stack,
         stack.token.write.transferWithAuthorization(
-          [payment.from, stack.escrow.address, payment.value, payment.validAfter, payment.validBefore, payment.nonce, payment.signature],
+          [
+            payment.from,
+            stack.escrow.address,
+            payment.value,
+            payment.validAfter,
+            payment.validBefore,
+            payment.nonce,
+            payment.signature,
+          ],
           { account: stack.accounts.other.account },
         ),
       );
@@ -126,7 +151,11 @@ describe("malleable (high-s) signatures", function () {
         "InvalidSignature",
         [stack.buyer.account.address],
       );
-      await viem.assertions.emit(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+      );
     });
 
     it("lets the token refuse a high-s transfer signature: InvalidAuthorizationSignature(from)", async function () {

@@ -1,6 +1,15 @@
 import { expect } from "chai";
 import { keccak256, toHex } from "viem";
-import { USDC, deployFundedEscrow, mined, mintTokens, networkHelpers, signExactPayment, signedDebit, viem } from "./fixtures.ts";
+import {
+  USDC,
+  deployFundedEscrow,
+  mined,
+  mintTokens,
+  networkHelpers,
+  signExactPayment,
+  signedDebit,
+  viem,
+} from "./fixtures.ts";
 import type { Signer } from "./fixtures.ts";
 
 /**
@@ -14,7 +23,10 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
     const stack = await networkHelpers.loadFixture(deployFundedEscrow);
     await mintTokens(stack, stack.accounts.buyer.account.address, USDC);
     const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-    const payment = await signExactPayment(stack, stack.accounts.buyer, { resourceId: stack.resourceId, value: 1_000n });
+    const payment = await signExactPayment(stack, stack.accounts.buyer, {
+      resourceId: stack.resourceId,
+      value: 1_000n,
+    });
     const { buyer, creator, admin, other, payout, treasury } = stack.accounts;
     const callers: Array<[string, Signer]> = [
       ["the buyer", buyer],
@@ -40,10 +52,15 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
               : fn === "debitBatch"
                 ? escrow.write.debitBatch([[item]], account)
                 : escrow.write.settleExact([payment], account);
-          await viem.assertions.revertWithCustomErrorWithArgs(promise, escrow, "AccessControlUnauthorizedAccount", [caller.account.address, RELAYER_ROLE]);
+          await viem.assertions.revertWithCustomErrorWithArgs(promise, escrow, "AccessControlUnauthorizedAccount", [
+            caller.account.address,
+            RELAYER_ROLE,
+          ]);
         }
         expect(await escrow.read.balanceOf([stack.accounts.buyer.account.address])).to.equal(100n * USDC);
-        expect(await escrow.read.nonceUsed([stack.accounts.buyer.account.address, item.authorization.nonce])).to.equal(false);
+        expect(await escrow.read.nonceUsed([stack.accounts.buyer.account.address, item.authorization.nonce])).to.equal(
+          false,
+        );
         expect(await escrow.read.nonceUsed([stack.accounts.buyer.account.address, payment.nonce])).to.equal(false);
         expect(await escrow.read.earningsOf([stack.accounts.payout.account.address])).to.equal(0n);
       });
@@ -54,7 +71,10 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
     it("reverts AccessControlUnauthorizedAccount(relayer, RELAYER_ROLE)", async function () {
       const stack = await setup();
       const { relayer, admin } = stack.accounts;
-      await mined(stack, stack.escrow.write.revokeRole([RELAYER_ROLE, relayer.account.address], { account: admin.account }));
+      await mined(
+        stack,
+        stack.escrow.write.revokeRole([RELAYER_ROLE, relayer.account.address], { account: admin.account }),
+      );
       await viem.assertions.revertWithCustomErrorWithArgs(
         stack.escrow.write.debit([stack.item], { account: relayer.account }),
         stack.escrow,
@@ -67,7 +87,11 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
   describe("when the caller is the relayer", function () {
     it("debits the very same item", async function () {
       const stack = await setup();
-      await viem.assertions.emit(stack.escrow.write.debit([stack.item], { account: stack.accounts.relayer.account }), stack.escrow, "Debited");
+      await viem.assertions.emit(
+        stack.escrow.write.debit([stack.item], { account: stack.accounts.relayer.account }),
+        stack.escrow,
+        "Debited",
+      );
     });
   });
 });

@@ -23,7 +23,17 @@ describe("PaymentEscrow administration", function () {
   async function setup() {
     const stack = await networkHelpers.loadFixture(deployFundedEscrow);
     const { admin, relayer, treasury, other, buyer, payout } = stack.accounts;
-    return { ...stack, admin, relayer, treasury, other, buyer, payout, adminAccount: { account: admin.account }, relayerAccount: { account: relayer.account } };
+    return {
+      ...stack,
+      admin,
+      relayer,
+      treasury,
+      other,
+      buyer,
+      payout,
+      adminAccount: { account: admin.account },
+      relayerAccount: { account: relayer.account },
+    };
   }
   type Setup = Awaited<ReturnType<typeof setup>>;
 
@@ -42,7 +52,9 @@ describe("PaymentEscrow administration", function () {
         250,
         stack.admin.account.address,
       ]);
-      await viem.assertions.emitWithArgs(Promise.resolve(deploymentTransaction.hash), contract, "TreasuryChanged", [stack.other.account.address]);
+      await viem.assertions.emitWithArgs(Promise.resolve(deploymentTransaction.hash), contract, "TreasuryChanged", [
+        stack.other.account.address,
+      ]);
       expect(getAddress(await contract.read.token())).to.equal(getAddress(stack.token.address));
       expect(getAddress(await contract.read.registry())).to.equal(getAddress(stack.registry.address));
       expect(getAddress(await contract.read.treasury())).to.equal(getAddress(stack.other.account.address));
@@ -56,18 +68,34 @@ describe("PaymentEscrow administration", function () {
 
     it("reverts ZeroAddress for a zero token, registry, treasury or admin", async function () {
       const stack = await setup();
-      const valid = [stack.token.address, stack.registry.address, stack.treasury.account.address, 500, stack.admin.account.address] as const;
+      const valid = [
+        stack.token.address,
+        stack.registry.address,
+        stack.treasury.account.address,
+        500,
+        stack.admin.account.address,
+      ] as const;
       for (const index of [0, 1, 2, 4]) {
         const args = [...valid] as [`0x${string}`, `0x${string}`, `0x${string}`, number, `0x${string}`];
         args[index] = zeroAddress;
-        await viem.assertions.revertWithCustomError(viem.deployContract("PaymentEscrow", args), stack.escrow, "ZeroAddress");
+        await viem.assertions.revertWithCustomError(
+          viem.deployContract("PaymentEscrow", args),
+          stack.escrow,
+          "ZeroAddress",
+        );
       }
     });
 
     it("reverts FeeTooHigh(feeBps) for a fee of 5000 or more", async function () {
       const stack = await setup();
       await viem.assertions.revertWithCustomErrorWithArgs(
-        viem.deployContract("PaymentEscrow", [stack.token.address, stack.registry.address, stack.treasury.account.address, 5_000, stack.admin.account.address]),
+        viem.deployContract("PaymentEscrow", [
+          stack.token.address,
+          stack.registry.address,
+          stack.treasury.account.address,
+          5_000,
+          stack.admin.account.address,
+        ]),
         stack.escrow,
         "FeeTooHigh",
         [5_000],
@@ -77,7 +105,9 @@ describe("PaymentEscrow administration", function () {
     it("publishes its constants and type hashes", async function () {
       const { escrow, token } = await setup();
       expect(await escrow.read.DEBIT_AUTHORIZATION_TYPEHASH()).to.equal(keccak256(toHex(DEBIT_AUTHORIZATION_TYPE)));
-      expect(await escrow.read.TRANSFER_WITH_AUTHORIZATION_TYPEHASH()).to.equal(await token.read.TRANSFER_WITH_AUTHORIZATION_TYPEHASH());
+      expect(await escrow.read.TRANSFER_WITH_AUTHORIZATION_TYPEHASH()).to.equal(
+        await token.read.TRANSFER_WITH_AUTHORIZATION_TYPEHASH(),
+      );
       expect(await escrow.read.RELAYER_ROLE()).to.equal(RELAYER_ROLE);
       expect(await escrow.read.PAUSER_ROLE()).to.equal(PAUSER_ROLE);
       expect({
@@ -95,25 +125,50 @@ describe("PaymentEscrow administration", function () {
       const stack = await setup();
       const last = await stack.escrow.read.lastFeeChangeAt();
       await atNextBlock(last + DAY - 1n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.setFee([510], stack.adminAccount), stack.escrow, "FeeChangeTooSoon", [last + DAY]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.setFee([510], stack.adminAccount),
+          stack.escrow,
+          "FeeChangeTooSoon",
+          [last + DAY],
+        ),
       );
     });
 
     it("moves the fee by up to one step a day and emits FeeChanged(old, new)", async function () {
       const stack = await setup();
       await afterFeeInterval(stack);
-      await viem.assertions.emitWithArgs(stack.escrow.write.setFee([600], stack.adminAccount), stack.escrow, "FeeChanged", [500, 600]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.setFee([600], stack.adminAccount),
+        stack.escrow,
+        "FeeChanged",
+        [500, 600],
+      );
       expect(await stack.escrow.read.feeBps()).to.equal(600);
       expect(await stack.escrow.read.lastFeeChangeAt()).to.equal(BigInt(await networkHelpers.time.latest()));
       await afterFeeInterval(stack);
-      await viem.assertions.emitWithArgs(stack.escrow.write.setFee([500], stack.adminAccount), stack.escrow, "FeeChanged", [600, 500]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.setFee([500], stack.adminAccount),
+        stack.escrow,
+        "FeeChanged",
+        [600, 500],
+      );
     });
 
     it("reverts FeeStepTooLarge(old, new) for a step above 100 bps, up or down", async function () {
       const stack = await setup();
       await afterFeeInterval(stack);
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.setFee([601], stack.adminAccount), stack.escrow, "FeeStepTooLarge", [500, 601]);
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.setFee([399], stack.adminAccount), stack.escrow, "FeeStepTooLarge", [500, 399]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.setFee([601], stack.adminAccount),
+        stack.escrow,
+        "FeeStepTooLarge",
+        [500, 601],
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.setFee([399], stack.adminAccount),
+        stack.escrow,
+        "FeeStepTooLarge",
+        [500, 399],
+      );
     });
 
     it("applies the new fee to the next debit", async function () {
@@ -121,23 +176,24 @@ describe("PaymentEscrow administration", function () {
       await afterFeeInterval(stack);
       await mined(stack, stack.escrow.write.setFee([600], stack.adminAccount));
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 10_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited", [
-        stack.resourceId,
-        stack.buyer.account.address,
-        item.authorization.nonce,
-        10_000n,
-        600n,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+        [stack.resourceId, stack.buyer.account.address, item.authorization.nonce, 10_000n, 600n],
+      );
     });
 
     it("reverts AccessControlUnauthorizedAccount(caller, DEFAULT_ADMIN_ROLE) for anyone but the admin", async function () {
       const stack = await setup();
       await afterFeeInterval(stack);
       for (const caller of [stack.other, stack.relayer, stack.treasury]) {
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.setFee([510], { account: caller.account }), stack.escrow, "AccessControlUnauthorizedAccount", [
-          caller.account.address,
-          zeroHash,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.setFee([510], { account: caller.account }),
+          stack.escrow,
+          "AccessControlUnauthorizedAccount",
+          [caller.account.address, zeroHash],
+        );
       }
     });
   });
@@ -146,9 +202,26 @@ describe("PaymentEscrow administration", function () {
     it("credits future fees to the new treasury, leaves earned fees with the old one, and emits TreasuryChanged", async function () {
       const stack = await setup();
       const { escrow, other, treasury } = stack;
-      await mined(stack, escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, nonce: keccak256("0x01"), amount: 10_000n })], stack.relayerAccount));
-      await viem.assertions.emitWithArgs(escrow.write.setTreasury([other.account.address], stack.adminAccount), escrow, "TreasuryChanged", [other.account.address]);
-      await mined(stack, escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, nonce: keccak256("0x02"), amount: 20_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, nonce: keccak256("0x01"), amount: 10_000n })],
+          stack.relayerAccount,
+        ),
+      );
+      await viem.assertions.emitWithArgs(
+        escrow.write.setTreasury([other.account.address], stack.adminAccount),
+        escrow,
+        "TreasuryChanged",
+        [other.account.address],
+      );
+      await mined(
+        stack,
+        escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, nonce: keccak256("0x02"), amount: 20_000n })],
+          stack.relayerAccount,
+        ),
+      );
       expect(await escrow.read.earningsOf([treasury.account.address])).to.equal(500n);
       expect(await escrow.read.earningsOf([other.account.address])).to.equal(1_000n);
       await mined(stack, escrow.write.claim([treasury.account.address], { account: treasury.account }));
@@ -157,7 +230,11 @@ describe("PaymentEscrow administration", function () {
 
     it("reverts ZeroAddress for the zero address", async function () {
       const stack = await setup();
-      await viem.assertions.revertWithCustomError(stack.escrow.write.setTreasury([zeroAddress], stack.adminAccount), stack.escrow, "ZeroAddress");
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.setTreasury([zeroAddress], stack.adminAccount),
+        stack.escrow,
+        "ZeroAddress",
+      );
     });
 
     it("reverts AccessControlUnauthorizedAccount(caller, DEFAULT_ADMIN_ROLE) for anyone but the admin", async function () {
@@ -174,7 +251,9 @@ describe("PaymentEscrow administration", function () {
   describe("pause and unpause", function () {
     async function paused() {
       const stack = await setup();
-      await viem.assertions.emitWithArgs(stack.escrow.write.pause(stack.adminAccount), stack.escrow, "Paused", [stack.admin.account.address]);
+      await viem.assertions.emitWithArgs(stack.escrow.write.pause(stack.adminAccount), stack.escrow, "Paused", [
+        stack.admin.account.address,
+      ]);
       return stack;
     }
 
@@ -183,21 +262,43 @@ describe("PaymentEscrow administration", function () {
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1n });
       await mintTokens(stack, stack.buyer.account.address, USDC);
       const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1n });
-      await viem.assertions.revertWithCustomError(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "EnforcedPause");
-      await viem.assertions.revertWithCustomError(stack.escrow.write.debitBatch([[item]], stack.relayerAccount), stack.escrow, "EnforcedPause");
-      await viem.assertions.revertWithCustomError(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.escrow, "EnforcedPause");
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "EnforcedPause",
+      );
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.debitBatch([[item]], stack.relayerAccount),
+        stack.escrow,
+        "EnforcedPause",
+      );
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.escrow,
+        "EnforcedPause",
+      );
     });
 
     it("never stops deposits, withdrawals, claims or spend limits", async function () {
       const stack = await setup();
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n })],
+          stack.relayerAccount,
+        ),
+      );
       await mined(stack, stack.escrow.write.requestWithdrawal([USDC], { account: stack.buyer.account }));
       await mined(stack, stack.escrow.write.pause(stack.adminAccount));
       await fundBuyer(stack, stack.other, USDC);
       await mined(stack, stack.escrow.write.setSpendLimit([1n, 1n], { account: stack.buyer.account }));
       await mined(stack, stack.escrow.write.claim([stack.payout.account.address], { account: stack.payout.account }));
       await networkHelpers.time.increase(Number(DAY));
-      await viem.assertions.emit(stack.escrow.write.withdraw({ account: stack.buyer.account }), stack.escrow, "Withdrawn");
+      await viem.assertions.emit(
+        stack.escrow.write.withdraw({ account: stack.buyer.account }),
+        stack.escrow,
+        "Withdrawn",
+      );
       expect(await stack.escrow.read.paused()).to.equal(true);
       expect(await stack.escrow.read.balanceOf([stack.other.account.address])).to.equal(USDC);
       expect(await stack.token.read.balanceOf([stack.payout.account.address])).to.equal(950n);
@@ -205,29 +306,43 @@ describe("PaymentEscrow administration", function () {
 
     it("resumes debits after unpause, which emits Unpaused(account)", async function () {
       const stack = await paused();
-      await viem.assertions.emitWithArgs(stack.escrow.write.unpause(stack.adminAccount), stack.escrow, "Unpaused", [stack.admin.account.address]);
+      await viem.assertions.emitWithArgs(stack.escrow.write.unpause(stack.adminAccount), stack.escrow, "Unpaused", [
+        stack.admin.account.address,
+      ]);
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1n });
       await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
     });
 
     it("reverts EnforcedPause when paused twice and ExpectedPause when unpaused twice", async function () {
       const stack = await paused();
-      await viem.assertions.revertWithCustomError(stack.escrow.write.pause(stack.adminAccount), stack.escrow, "EnforcedPause");
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.pause(stack.adminAccount),
+        stack.escrow,
+        "EnforcedPause",
+      );
       await mined(stack, stack.escrow.write.unpause(stack.adminAccount));
-      await viem.assertions.revertWithCustomError(stack.escrow.write.unpause(stack.adminAccount), stack.escrow, "ExpectedPause");
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.unpause(stack.adminAccount),
+        stack.escrow,
+        "ExpectedPause",
+      );
     });
 
     it("reverts AccessControlUnauthorizedAccount(caller, PAUSER_ROLE) for anyone but a pauser", async function () {
       const stack = await setup();
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.pause({ account: stack.relayer.account }), stack.escrow, "AccessControlUnauthorizedAccount", [
-        stack.relayer.account.address,
-        PAUSER_ROLE,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.pause({ account: stack.relayer.account }),
+        stack.escrow,
+        "AccessControlUnauthorizedAccount",
+        [stack.relayer.account.address, PAUSER_ROLE],
+      );
       await mined(stack, stack.escrow.write.pause(stack.adminAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.unpause({ account: stack.other.account }), stack.escrow, "AccessControlUnauthorizedAccount", [
-        stack.other.account.address,
-        PAUSER_ROLE,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.unpause({ account: stack.other.account }),
+        stack.escrow,
+        "AccessControlUnauthorizedAccount",
+        [stack.other.account.address, PAUSER_ROLE],
+      );
     });
   });
 
@@ -236,21 +351,25 @@ describe("PaymentEscrow administration", function () {
       const stack = await setup();
       const { escrow, other, admin } = stack;
       expect(await escrow.read.getRoleAdmin([RELAYER_ROLE])).to.equal(zeroHash);
-      await viem.assertions.emitWithArgs(escrow.write.grantRole([RELAYER_ROLE, other.account.address], stack.adminAccount), escrow, "RoleGranted", [
-        RELAYER_ROLE,
-        other.account.address,
-        admin.account.address,
-      ]);
+      await viem.assertions.emitWithArgs(
+        escrow.write.grantRole([RELAYER_ROLE, other.account.address], stack.adminAccount),
+        escrow,
+        "RoleGranted",
+        [RELAYER_ROLE, other.account.address, admin.account.address],
+      );
       await viem.assertions.emit(
-        escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, amount: 1n })], { account: other.account }),
+        escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, amount: 1n })], {
+          account: other.account,
+        }),
         escrow,
         "Debited",
       );
-      await viem.assertions.emitWithArgs(escrow.write.revokeRole([RELAYER_ROLE, other.account.address], stack.adminAccount), escrow, "RoleRevoked", [
-        RELAYER_ROLE,
-        other.account.address,
-        admin.account.address,
-      ]);
+      await viem.assertions.emitWithArgs(
+        escrow.write.revokeRole([RELAYER_ROLE, other.account.address], stack.adminAccount),
+        escrow,
+        "RoleRevoked",
+        [RELAYER_ROLE, other.account.address, admin.account.address],
+      );
       expect(await escrow.read.hasRole([RELAYER_ROLE, other.account.address])).to.equal(false);
     });
 
@@ -262,11 +381,12 @@ describe("PaymentEscrow administration", function () {
         escrow,
         "AccessControlBadConfirmation",
       );
-      await viem.assertions.emitWithArgs(escrow.write.renounceRole([RELAYER_ROLE, relayer.account.address], stack.relayerAccount), escrow, "RoleRevoked", [
-        RELAYER_ROLE,
-        relayer.account.address,
-        relayer.account.address,
-      ]);
+      await viem.assertions.emitWithArgs(
+        escrow.write.renounceRole([RELAYER_ROLE, relayer.account.address], stack.relayerAccount),
+        escrow,
+        "RoleRevoked",
+        [RELAYER_ROLE, relayer.account.address, relayer.account.address],
+      );
     });
 
     it("reverts AccessControlUnauthorizedAccount(caller, DEFAULT_ADMIN_ROLE) when a non-admin grants a role", async function () {

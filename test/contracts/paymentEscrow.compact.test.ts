@@ -3,7 +3,17 @@ import { concat, encodeErrorResult, getAddress, numberToHex, parseEventLogs } fr
 import type { Hex } from "viem";
 import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 import type { CompactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
-import { USDC, deployFundedEscrow, fundBuyer, mined, networkHelpers, nonceOf, registerResource, signedDebit, viem } from "./fixtures.ts";
+import {
+  USDC,
+  deployFundedEscrow,
+  fundBuyer,
+  mined,
+  networkHelpers,
+  nonceOf,
+  registerResource,
+  signedDebit,
+  viem,
+} from "./fixtures.ts";
 
 /**
  * PaymentEscrow.debitBatchCompact's encoding: the escrow rebuilds the authorization and the signature from six
@@ -35,7 +45,9 @@ describe("PaymentEscrow.debitBatchCompact encoding", function () {
     const { buyer, other } = stack.accounts;
     await fundBuyer(stack, other, 10n * USDC);
     const news = await registerResource(stack, { slug: "news", payout: stack.accounts.creator.account.address });
-    const item = compactDebit(await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 5_000n, amount: 1_000n }))!;
+    const item = compactDebit(
+      await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 5_000n, amount: 1_000n }),
+    )!;
     const word = (value: bigint) => numberToHex(value, { size: 32 });
     const buyerBits = (1n << 160n) - 1n;
     const changed: Array<[string, CompactDebit]> = [
@@ -70,9 +82,13 @@ describe("PaymentEscrow.debitBatchCompact encoding", function () {
     const signed = await signedDebit(stack, { resourceId: stack.resourceId, buyer: wallet.address, amount: 2_000n });
     const item = compactDebit(signed)!;
     // The wallet refuses anything but the owner's exact 65 bytes.
-    expect(concat([item.r, numberToHex(BigInt(item.vs) & ((1n << 255n) - 1n), { size: 32 }), numberToHex(27n + (BigInt(item.vs) >> 255n), { size: 1 })])).to.equal(
-      signed.signature,
-    );
+    expect(
+      concat([
+        item.r,
+        numberToHex(BigInt(item.vs) & ((1n << 255n) - 1n), { size: 32 }),
+        numberToHex(27n + (BigInt(item.vs) >> 255n), { size: 1 }),
+      ]),
+    ).to.equal(signed.signature);
 
     const { debited, skipped } = await send(stack, [item]);
     expect(skipped).to.have.length(0);

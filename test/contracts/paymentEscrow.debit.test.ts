@@ -47,7 +47,13 @@ describe("PaymentEscrow.debit", function () {
     it("moves value between buyer balance and earnings without changing what the escrow owes", async function () {
       const stack = await setup();
       const before = await escrowHoldings(stack);
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, amount: 777n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, amount: 777n })],
+          stack.relayerAccount,
+        ),
+      );
       const after = await escrowHoldings(stack);
       expect(after).to.deep.equal(before);
       expect(after.held).to.equal(after.owed);
@@ -63,18 +69,21 @@ describe("PaymentEscrow.debit", function () {
     it("charges exactly the cap", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 50_000n, amount: 50_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited", [
-        stack.resourceId,
-        stack.buyer.account.address,
-        item.authorization.nonce,
-        50_000n,
-        2_500n,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+        [stack.resourceId, stack.buyer.account.address, item.authorization.nonce, 50_000n, 2_500n],
+      );
     });
 
     it("debits the buyer's whole balance", async function () {
       const stack = await setup();
-      const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 100n * USDC, amount: 100n * USDC });
+      const item = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        maxAmount: 100n * USDC,
+        amount: 100n * USDC,
+      });
       await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount));
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(0n);
     });
@@ -82,15 +91,19 @@ describe("PaymentEscrow.debit", function () {
     it("credits the payout the registry names at debit time", async function () {
       const stack = await setup();
       const { registry, accounts } = stack;
-      await mined(stack, registry.write.setPayout([stack.resourceId, accounts.other.account.address], { account: accounts.creator.account }));
+      await mined(
+        stack,
+        registry.write.setPayout([stack.resourceId, accounts.other.account.address], {
+          account: accounts.creator.account,
+        }),
+      );
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited", [
-        stack.resourceId,
-        stack.buyer.account.address,
-        item.authorization.nonce,
-        1_000n,
-        50n,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+        [stack.resourceId, stack.buyer.account.address, item.authorization.nonce, 1_000n, 50n],
+      );
       expect(await stack.escrow.read.earningsOf([accounts.other.account.address])).to.equal(950n);
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(0n);
     });
@@ -124,7 +137,12 @@ describe("PaymentEscrow.debit", function () {
       const { escrow } = await setup();
       const [, name, version, chainId, verifyingContract] = await escrow.read.eip712Domain();
       const expected = escrowDomain(escrow.address);
-      expect({ name, version, chainId: Number(chainId), verifyingContract: verifyingContract.toLowerCase() }).to.deep.equal({
+      expect({
+        name,
+        version,
+        chainId: Number(chainId),
+        verifyingContract: verifyingContract.toLowerCase(),
+      }).to.deep.equal({
         ...expected,
         verifyingContract: expected.verifyingContract.toLowerCase(),
       });
@@ -135,32 +153,48 @@ describe("PaymentEscrow.debit", function () {
     async function walletSetup() {
       const stack = await setup();
       const wallet = await viem.deployContract("ERC1271Wallet", [stack.buyer.account.address]);
-      await mined(stack, stack.token.write.approve([stack.escrow.address, 10n * USDC], { account: stack.buyer.account }));
-      await mined(stack, stack.token.write.mint([stack.buyer.account.address, 10n * USDC], { account: stack.accounts.admin.account }));
+      await mined(
+        stack,
+        stack.token.write.approve([stack.escrow.address, 10n * USDC], { account: stack.buyer.account }),
+      );
+      await mined(
+        stack,
+        stack.token.write.mint([stack.buyer.account.address, 10n * USDC], { account: stack.accounts.admin.account }),
+      );
       await mined(stack, stack.escrow.write.depositFor([wallet.address, 10n * USDC], { account: stack.buyer.account }));
       return { ...stack, wallet };
     }
 
     it("accepts the owner's signature through isValidSignature", async function () {
       const stack = await walletSetup();
-      const item = await signedDebit(stack, { resourceId: stack.resourceId, buyer: stack.wallet.address, amount: 2_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited", [
-        stack.resourceId,
-        stack.wallet.address,
-        item.authorization.nonce,
-        2_000n,
-        100n,
-      ]);
+      const item = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        buyer: stack.wallet.address,
+        amount: 2_000n,
+      });
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+        [stack.resourceId, stack.wallet.address, item.authorization.nonce, 2_000n, 100n],
+      );
       expect(await stack.escrow.read.balanceOf([stack.wallet.address])).to.equal(10n * USDC - 2_000n);
     });
 
     it("shows the wallet an empty signature as sent: it stands for a hash the wallet approved", async function () {
       const stack = await walletSetup();
-      const signed = await signedDebit(stack, { resourceId: stack.resourceId, buyer: stack.wallet.address, amount: 2_000n });
+      const signed = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        buyer: stack.wallet.address,
+        amount: 2_000n,
+      });
       const item = { ...signed, signature: "0x" as const };
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.wallet.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.wallet.address],
+      );
       const digest = await stack.escrow.read.hashDebitAuthorization([item.authorization]);
       await mined(stack, stack.wallet.write.approve([digest], { account: stack.buyer.account }));
       await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
@@ -174,9 +208,12 @@ describe("PaymentEscrow.debit", function () {
         buyer: stack.wallet.address,
         signer: stack.accounts.other,
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.wallet.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.wallet.address],
+      );
     });
   });
 
@@ -184,12 +221,18 @@ describe("PaymentEscrow.debit", function () {
     it("reverts AuthorizationNotYetValid(validAfter, now) before validAfter", async function () {
       const stack = await setup();
       const now = BigInt(await networkHelpers.time.latest());
-      const item = await signedDebit(stack, { resourceId: stack.resourceId, validAfter: now + 100n, validBefore: now + 1_000n });
+      const item = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        validAfter: now + 100n,
+        validBefore: now + 1_000n,
+      });
       await atNextBlock(now + 99n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AuthorizationNotYetValid", [
-          now + 100n,
-          now + 99n,
-        ]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.debit([item], stack.relayerAccount),
+          stack.escrow,
+          "AuthorizationNotYetValid",
+          [now + 100n, now + 99n],
+        ),
       );
     });
 
@@ -198,10 +241,12 @@ describe("PaymentEscrow.debit", function () {
       const now = BigInt(await networkHelpers.time.latest());
       const item = await signedDebit(stack, { resourceId: stack.resourceId, validBefore: now + 100n });
       await atNextBlock(now + 100n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AuthorizationExpired", [
-          now + 100n,
-          now + 100n,
-        ]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.debit([item], stack.relayerAccount),
+          stack.escrow,
+          "AuthorizationExpired",
+          [now + 100n, now + 100n],
+        ),
       );
     });
 
@@ -209,75 +254,111 @@ describe("PaymentEscrow.debit", function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 10n });
       await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
-        item.authorization.nonce,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, item.authorization.nonce],
+      );
     });
 
     it("reverts ZeroAmount when the amount is zero", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 0n });
-      await viem.assertions.revertWithCustomError(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "ZeroAmount");
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "ZeroAmount",
+      );
     });
 
     it("reverts AmountExceedsMax(amount, maxAmount) above the signed cap", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 5_000n, amount: 5_001n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AmountExceedsMax", [
-        5_001n,
-        5_000n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "AmountExceedsMax",
+        [5_001n, 5_000n],
+      );
     });
 
     it("reverts ResourceInactive(resourceId) for a resource that was never registered", async function () {
       const stack = await setup();
       const unknown = nonceOf("no such resource");
       const item = await signedDebit(stack, { resourceId: unknown, amount: 1n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "ResourceInactive", [unknown]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "ResourceInactive",
+        [unknown],
+      );
     });
 
     it("reverts ResourceInactive(resourceId) once the creator deactivated the resource", async function () {
       const stack = await setup();
-      await mined(stack, stack.registry.write.deactivate([stack.resourceId], { account: stack.accounts.creator.account }));
+      await mined(
+        stack,
+        stack.registry.write.deactivate([stack.resourceId], { account: stack.accounts.creator.account }),
+      );
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "ResourceInactive", [
-        stack.resourceId,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "ResourceInactive",
+        [stack.resourceId],
+      );
     });
 
     it("reverts InvalidSignature(buyer) when someone else signed", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, signer: stack.accounts.other });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
 
     it("reverts InvalidSignature(buyer) for a signature that is not 65 bytes", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId });
       const truncated = { ...item, signature: item.signature.slice(0, 130) as `0x${string}` };
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([truncated], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([truncated], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
 
     it("reverts InsufficientEscrow(buyer, balance, amount) above the buyer's balance", async function () {
       const stack = await setup();
-      const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: maxUint256, amount: 100n * USDC + 1n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "InsufficientEscrow", [
-        stack.buyer.account.address,
-        100n * USDC,
-        100n * USDC + 1n,
-      ]);
+      const item = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        maxAmount: maxUint256,
+        amount: 100n * USDC + 1n,
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "InsufficientEscrow",
+        [stack.buyer.account.address, 100n * USDC, 100n * USDC + 1n],
+      );
     });
 
     it("spends neither the nonce nor the balance", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 10n, amount: 11n });
-      await viem.assertions.revertWithCustomError(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "AmountExceedsMax");
-      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(false);
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "AmountExceedsMax",
+      );
+      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(
+        false,
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC);
     });
 
@@ -293,19 +374,44 @@ describe("PaymentEscrow.debit", function () {
         signer: stack.accounts.other,
       });
       await atNextBlock(now + 10n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([everythingWrong], stack.relayerAccount), stack.escrow, "AuthorizationExpired", [
-          now + 10n,
-          now + 10n,
-        ]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.debit([everythingWrong], stack.relayerAccount),
+          stack.escrow,
+          "AuthorizationExpired",
+          [now + 10n, now + 10n],
+        ),
       );
-      const inTime = await signedDebit(stack, { resourceId: unknown, maxAmount: 1n, amount: 2n, signer: stack.accounts.other });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([inTime], stack.relayerAccount), stack.escrow, "AmountExceedsMax", [2n, 1n]);
+      const inTime = await signedDebit(stack, {
+        resourceId: unknown,
+        maxAmount: 1n,
+        amount: 2n,
+        signer: stack.accounts.other,
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([inTime], stack.relayerAccount),
+        stack.escrow,
+        "AmountExceedsMax",
+        [2n, 1n],
+      );
       const inCap = { ...inTime, amount: 1n };
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([inCap], stack.relayerAccount), stack.escrow, "ResourceInactive", [unknown]);
-      const known = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: maxUint256, amount: 200n * USDC, signer: stack.accounts.other });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([known], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([inCap], stack.relayerAccount),
+        stack.escrow,
+        "ResourceInactive",
+        [unknown],
+      );
+      const known = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        maxAmount: maxUint256,
+        amount: 200n * USDC,
+        signer: stack.accounts.other,
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([known], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
   });
 
@@ -319,7 +425,12 @@ describe("PaymentEscrow.debit", function () {
         [stack.buyer.account.address, 5_000n, 3_600n],
       );
       const [limit, period, windowStart, spent] = await stack.escrow.read.spendLimitOf([stack.buyer.account.address]);
-      expect({ limit, period, windowStart, spent }).to.deep.equal({ limit: 5_000n, period: 3_600n, windowStart: 0n, spent: 0n });
+      expect({ limit, period, windowStart, spent }).to.deep.equal({
+        limit: 5_000n,
+        period: 3_600n,
+        windowStart: 0n,
+        spent: 0n,
+      });
     });
 
     it("clamps a limit above uint128 and a period above uint64, and reports the stored values", async function () {
@@ -344,14 +455,20 @@ describe("PaymentEscrow.debit", function () {
     it("reverts SpendLimitExceeded(buyer, limit, spent, amount) past the limit within a period", async function () {
       const stack = await setup();
       await mined(stack, stack.escrow.write.setSpendLimit([5_000n, 3_600n], { account: stack.buyer.account }));
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(1), amount: 3_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(1), amount: 3_000n })],
+          stack.relayerAccount,
+        ),
+      );
       const over = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(2), amount: 2_001n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([over], stack.relayerAccount), stack.escrow, "SpendLimitExceeded", [
-        stack.buyer.account.address,
-        5_000n,
-        3_000n,
-        2_001n,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([over], stack.relayerAccount),
+        stack.escrow,
+        "SpendLimitExceeded",
+        [stack.buyer.account.address, 5_000n, 3_000n, 2_001n],
+      );
       const upTo = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(3), amount: 2_000n });
       await mined(stack, stack.escrow.write.debit([upTo], stack.relayerAccount));
       const [, , , spent] = await stack.escrow.read.spendLimitOf([stack.buyer.account.address]);
@@ -361,16 +478,27 @@ describe("PaymentEscrow.debit", function () {
     it("starts a new window once the period has passed", async function () {
       const stack = await setup();
       await mined(stack, stack.escrow.write.setSpendLimit([5_000n, 3_600n], { account: stack.buyer.account }));
-      const first = await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(1), amount: 5_000n })], stack.relayerAccount));
+      const first = await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(1), amount: 5_000n })],
+          stack.relayerAccount,
+        ),
+      );
       const firstAt = (await stack.publicClient.getBlock({ blockNumber: first.blockNumber })).timestamp;
-      const next = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(2), amount: 1n, validBefore: firstAt + 10_000n });
+      const next = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        nonce: nonceOf(2),
+        amount: 1n,
+        validBefore: firstAt + 10_000n,
+      });
       await atNextBlock(firstAt + 3_599n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([next], stack.relayerAccount), stack.escrow, "SpendLimitExceeded", [
-          stack.buyer.account.address,
-          5_000n,
-          5_000n,
-          1n,
-        ]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.debit([next], stack.relayerAccount),
+          stack.escrow,
+          "SpendLimitExceeded",
+          [stack.buyer.account.address, 5_000n, 5_000n, 1n],
+        ),
       );
       await atNextBlock(firstAt + 3_600n, () => mined(stack, stack.escrow.write.debit([next], stack.relayerAccount)));
       const [, , windowStart, spent] = await stack.escrow.read.spendLimitOf([stack.buyer.account.address]);
@@ -381,14 +509,26 @@ describe("PaymentEscrow.debit", function () {
       const stack = await setup();
       await mined(stack, stack.escrow.write.setSpendLimit([1n, 3_600n], { account: stack.buyer.account }));
       await mined(stack, stack.escrow.write.setSpendLimit([0n, 0n], { account: stack.buyer.account }));
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, amount: 50_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, amount: 50_000n })],
+          stack.relayerAccount,
+        ),
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC - 50_000n);
     });
 
     it("limits each buyer separately", async function () {
       const stack = await setup();
       await mined(stack, stack.escrow.write.setSpendLimit([1n, 3_600n], { account: stack.accounts.other.account }));
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, amount: 50_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, amount: 50_000n })],
+          stack.relayerAccount,
+        ),
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC - 50_000n);
     });
   });
@@ -398,15 +538,33 @@ describe("PaymentEscrow.debit", function () {
       const stack = await setup();
       const { escrow, buyer } = stack;
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      const { atBlock: freshBlock, ...fresh } = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
-      expect(fresh).to.deep.equal({ balance: 100n * USDC, pendingWithdrawal: 0n, spendLimit: 0n, period: 0n, windowStart: 0n, spentInWindow: 0n, nonceSpent: false });
+      const { atBlock: freshBlock, ...fresh } = await escrow.read.buyerState([
+        buyer.account.address,
+        item.authorization.nonce,
+      ]);
+      expect(fresh).to.deep.equal({
+        balance: 100n * USDC,
+        pendingWithdrawal: 0n,
+        spendLimit: 0n,
+        period: 0n,
+        windowStart: 0n,
+        spentInWindow: 0n,
+        nonceSpent: false,
+      });
 
       await mined(stack, escrow.write.setSpendLimit([5_000n, 3_600n], { account: buyer.account }));
       await mined(stack, escrow.write.debit([item], stack.relayerAccount));
       await mined(stack, escrow.write.requestWithdrawal([2n * USDC], { account: buyer.account }));
       const state = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
       const { windowStart, atBlock, ...rest } = state;
-      expect(rest).to.deep.equal({ balance: 100n * USDC - 1_000n, pendingWithdrawal: 2n * USDC, spendLimit: 5_000n, period: 3_600n, spentInWindow: 1_000n, nonceSpent: true });
+      expect(rest).to.deep.equal({
+        balance: 100n * USDC - 1_000n,
+        pendingWithdrawal: 2n * USDC,
+        spendLimit: 5_000n,
+        period: 3_600n,
+        spentInWindow: 1_000n,
+        nonceSpent: true,
+      });
       expect(windowStart).to.equal(BigInt(await networkHelpers.time.latest()) - 1n);
       // Three blocks were mined since the first read; the state names the block it reflects.
       expect(atBlock - freshBlock).to.equal(3n);

@@ -58,10 +58,12 @@ describe("PaymentEscrow.settleExact", function () {
     it("emits the token's AuthorizationUsed(from, nonce) for the pulled transfer", async function () {
       const stack = await setup();
       const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n });
-      await viem.assertions.emitWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.token, "AuthorizationUsed", [
-        getAddress(stack.buyer.account.address),
-        payment.nonce,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.token,
+        "AuthorizationUsed",
+        [getAddress(stack.buyer.account.address), payment.nonce],
+      );
     });
   });
 
@@ -70,53 +72,88 @@ describe("PaymentEscrow.settleExact", function () {
       const stack = await setup();
       const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n });
       await mined(stack, stack.escrow.write.settleExact([payment], stack.relayerAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
-        payment.nonce,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, payment.nonce],
+      );
     });
 
     it("reverts ZeroAmount for a zero value", async function () {
       const stack = await setup();
       const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 0n });
-      await viem.assertions.revertWithCustomError(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.escrow, "ZeroAmount");
+      await viem.assertions.revertWithCustomError(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.escrow,
+        "ZeroAmount",
+      );
     });
 
     it("reverts ResourceInactive(resourceId) for an unknown or deactivated resource", async function () {
       const stack = await setup();
       const unknown = nonceOf("unknown");
-      const toUnknown = await signExactPayment(stack, stack.buyer, { resourceId: unknown, value: 1_000n, nonce: nonceOf("e1") });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([toUnknown], stack.relayerAccount), stack.escrow, "ResourceInactive", [
-        unknown,
-      ]);
-      await mined(stack, stack.registry.write.deactivate([stack.resourceId], { account: stack.accounts.creator.account }));
-      const toInactive = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n, nonce: nonceOf("e2") });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([toInactive], stack.relayerAccount), stack.escrow, "ResourceInactive", [
-        stack.resourceId,
-      ]);
+      const toUnknown = await signExactPayment(stack, stack.buyer, {
+        resourceId: unknown,
+        value: 1_000n,
+        nonce: nonceOf("e1"),
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([toUnknown], stack.relayerAccount),
+        stack.escrow,
+        "ResourceInactive",
+        [unknown],
+      );
+      await mined(
+        stack,
+        stack.registry.write.deactivate([stack.resourceId], { account: stack.accounts.creator.account }),
+      );
+      const toInactive = await signExactPayment(stack, stack.buyer, {
+        resourceId: stack.resourceId,
+        value: 1_000n,
+        nonce: nonceOf("e2"),
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([toInactive], stack.relayerAccount),
+        stack.escrow,
+        "ResourceInactive",
+        [stack.resourceId],
+      );
     });
 
     it("bubbles the token's AuthorizationExpired(validBefore, now) for an expired transfer", async function () {
       const stack = await setup();
       const now = BigInt(await networkHelpers.time.latest());
-      const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n, validBefore: now + 60n });
+      const payment = await signExactPayment(stack, stack.buyer, {
+        resourceId: stack.resourceId,
+        value: 1_000n,
+        validBefore: now + 60n,
+      });
       await atNextBlock(now + 60n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.token, "AuthorizationExpired", [
-          now + 60n,
-          now + 60n,
-        ]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.settleExact([payment], stack.relayerAccount),
+          stack.token,
+          "AuthorizationExpired",
+          [now + 60n, now + 60n],
+        ),
       );
     });
 
     it("bubbles the token's AuthorizationNotYetValid(validAfter, now) for a transfer not yet valid", async function () {
       const stack = await setup();
       const now = BigInt(await networkHelpers.time.latest());
-      const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n, validAfter: now + 60n });
+      const payment = await signExactPayment(stack, stack.buyer, {
+        resourceId: stack.resourceId,
+        value: 1_000n,
+        validAfter: now + 60n,
+      });
       await atNextBlock(now + 60n, () =>
-        viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.token, "AuthorizationNotYetValid", [
-          now + 60n,
-          now + 60n,
-        ]),
+        viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.settleExact([payment], stack.relayerAccount),
+          stack.token,
+          "AuthorizationNotYetValid",
+          [now + 60n, now + 60n],
+        ),
       );
     });
 
@@ -138,19 +175,23 @@ describe("PaymentEscrow.settleExact", function () {
         value: 1_000n,
         to: stack.accounts.other.account.address,
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.token, "InvalidAuthorizationSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.token,
+        "InvalidAuthorizationSignature",
+        [stack.buyer.account.address],
+      );
     });
 
     it("bubbles the token's ERC20InsufficientBalance when the buyer cannot pay", async function () {
       const stack = await setup();
       const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 2n * USDC });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.token, "ERC20InsufficientBalance", [
-        stack.buyer.account.address,
-        1n * USDC,
-        2n * USDC,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.token,
+        "ERC20InsufficientBalance",
+        [stack.buyer.account.address, 1n * USDC, 2n * USDC],
+      );
     });
 
     it("marks nothing settled when it reverts, so a corrected submission still goes through", async function () {
@@ -162,7 +203,11 @@ describe("PaymentEscrow.settleExact", function () {
         "InvalidAuthorizationSignature",
       );
       expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, payment.nonce])).to.equal(false);
-      await viem.assertions.emit(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.escrow,
+        "Debited",
+      );
     });
   });
 
@@ -172,24 +217,36 @@ describe("PaymentEscrow.settleExact", function () {
       const nonce = nonceOf("shared");
       const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n });
       await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount));
-      const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n, nonce });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.settleExact([payment], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
+      const payment = await signExactPayment(stack, stack.buyer, {
+        resourceId: stack.resourceId,
+        value: 1_000n,
         nonce,
-      ]);
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.settleExact([payment], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, nonce],
+      );
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(950n);
     });
 
     it("share one nonce book: a debit nonce already spent by an exact payment is skipped in a batch", async function () {
       const stack = await setup();
       const nonce = nonceOf("shared-2");
-      const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n, nonce });
+      const payment = await signExactPayment(stack, stack.buyer, {
+        resourceId: stack.resourceId,
+        value: 1_000n,
+        nonce,
+      });
       await mined(stack, stack.escrow.write.settleExact([payment], stack.relayerAccount));
       const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
-        nonce,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, nonce],
+      );
     });
   });
 });

@@ -45,19 +45,36 @@ describe("PaymentEscrow properties", function () {
                 feeBps,
                 admin.account.address,
               ]);
-              await mined(base, escrow.write.grantRole([await escrow.read.RELAYER_ROLE(), relayer.account.address], { account: admin.account }));
+              await mined(
+                base,
+                escrow.write.grantRole([await escrow.read.RELAYER_ROLE(), relayer.account.address], {
+                  account: admin.account,
+                }),
+              );
               const stack = { ...base, escrow };
               const nonce = nonceOf(`split ${run}`);
               let receipt;
               if (path === "settleExact") {
                 await mintTokens(stack, buyer.account.address, amount);
-                const payment = await signExactPayment(stack, buyer, { resourceId: base.resourceId, value: amount, nonce });
+                const payment = await signExactPayment(stack, buyer, {
+                  resourceId: base.resourceId,
+                  value: amount,
+                  nonce,
+                });
                 receipt = await mined(stack, escrow.write.settleExact([payment], { account: relayer.account }));
               } else {
                 await fundBuyer(stack, buyer, amount);
                 const maxAmount = path === "debitBatchCompact" ? amount : maxUint256;
-                const authorization = await buildDebitAuthorization(stack, { resourceId: base.resourceId, maxAmount, nonce });
-                const item = { authorization, amount, signature: await signDebit(escrow.address, buyer, authorization) };
+                const authorization = await buildDebitAuthorization(stack, {
+                  resourceId: base.resourceId,
+                  maxAmount,
+                  nonce,
+                });
+                const item = {
+                  authorization,
+                  amount,
+                  signature: await signDebit(escrow.address, buyer, authorization),
+                };
                 const from = { account: relayer.account };
                 receipt = await mined(
                   stack,
@@ -104,7 +121,10 @@ describe("PaymentEscrow properties", function () {
     it("debits once, whatever sequence of debits and batches reuses it", async function () {
       const base = await networkHelpers.loadFixture(deployFundedEscrow);
       const { relayer, buyer } = base.accounts;
-      const { resourceId: second } = await registerResource(base, { slug: "second", payout: base.accounts.other.account.address });
+      const { resourceId: second } = await registerResource(base, {
+        slug: "second",
+        payout: base.accounts.other.account.address,
+      });
       const resources = [base.resourceId, second] as const;
       const snapshot = await networkHelpers.takeSnapshot();
       let run = 0;
@@ -119,16 +139,24 @@ describe("PaymentEscrow properties", function () {
             for (const { via, items } of submissions) {
               const signed: Debit[] = [];
               for (const { nonce, amount, resource } of items) {
-                signed.push(await signedDebit(base, { resourceId: resources[resource]!, nonce: nonceOf(`run ${run} nonce ${nonce}`), amount }));
+                signed.push(
+                  await signedDebit(base, {
+                    resourceId: resources[resource]!,
+                    nonce: nonceOf(`run ${run} nonce ${nonce}`),
+                    amount,
+                  }),
+                );
               }
               if (via === "debit") {
                 const item = signed[0]!;
                 const index = items[0]!.nonce;
                 if (used.has(index)) {
-                  await viem.assertions.revertWithCustomErrorWithArgs(base.escrow.write.debit([item], { account: relayer.account }), base.escrow, "NonceAlreadyUsed", [
-                    buyer.account.address,
-                    item.authorization.nonce,
-                  ]);
+                  await viem.assertions.revertWithCustomErrorWithArgs(
+                    base.escrow.write.debit([item], { account: relayer.account }),
+                    base.escrow,
+                    "NonceAlreadyUsed",
+                    [buyer.account.address, item.authorization.nonce],
+                  );
                 } else {
                   await mined(base, base.escrow.write.debit([item], { account: relayer.account }));
                   used.add(index);
@@ -137,8 +165,14 @@ describe("PaymentEscrow properties", function () {
                 continue;
               }
               const receipt = await mined(base, base.escrow.write.debitBatch([signed], { account: relayer.account }));
-              const debited = parseEventLogs({ abi: base.escrow.abi, eventName: "Debited", logs: receipt.logs }).map((log) => log.args.nonce);
-              const skipped = parseEventLogs({ abi: base.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs }).map((log) => log.args);
+              const debited = parseEventLogs({ abi: base.escrow.abi, eventName: "Debited", logs: receipt.logs }).map(
+                (log) => log.args.nonce,
+              );
+              const skipped = parseEventLogs({
+                abi: base.escrow.abi,
+                eventName: "DebitSkipped",
+                logs: receipt.logs,
+              }).map((log) => log.args);
               const expectedDebited = [];
               const expectedSkipped = [];
               for (const [i, { nonce }] of items.entries()) {
@@ -148,7 +182,11 @@ describe("PaymentEscrow properties", function () {
                     resourceId: item.authorization.resourceId,
                     buyer: getAddress(buyer.account.address),
                     nonce: item.authorization.nonce,
-                    reason: encodeErrorResult({ abi: base.escrow.abi, errorName: "NonceAlreadyUsed", args: [getAddress(buyer.account.address), item.authorization.nonce] }),
+                    reason: encodeErrorResult({
+                      abi: base.escrow.abi,
+                      errorName: "NonceAlreadyUsed",
+                      args: [getAddress(buyer.account.address), item.authorization.nonce],
+                    }),
                   });
                 } else {
                   used.add(nonce);
@@ -161,7 +199,9 @@ describe("PaymentEscrow properties", function () {
             }
             expect(await base.escrow.read.balanceOf([buyer.account.address])).to.equal(startBalance - debitedTotal);
             for (const index of [0, 1, 2, 3]) {
-              expect(await base.escrow.read.nonceUsed([buyer.account.address, nonceOf(`run ${run} nonce ${index}`)])).to.equal(used.has(index));
+              expect(
+                await base.escrow.read.nonceUsed([buyer.account.address, nonceOf(`run ${run} nonce ${index}`)]),
+              ).to.equal(used.has(index));
             }
           } finally {
             await snapshot.restore();

@@ -34,22 +34,32 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("once"), amount: 1_000n });
       await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
-        item.authorization.nonce,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([item], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, item.authorization.nonce],
+      );
       expect(await stack.escrow.read.balanceOf([stack.buyer.account.address])).to.equal(100n * USDC - 1_000n);
     });
 
     it("reverts NonceAlreadyUsed(buyer, nonce) for a new authorization to another resource with the same nonce", async function () {
       const stack = await setup();
       const nonce = nonceOf("shared idemKey");
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n })],
+          stack.relayerAccount,
+        ),
+      );
       const other = await signedDebit(stack, { resourceId: stack.news, nonce, amount: 1_000n });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([other], stack.relayerAccount), stack.escrow, "NonceAlreadyUsed", [
-        stack.buyer.account.address,
-        nonce,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([other], stack.relayerAccount),
+        stack.escrow,
+        "NonceAlreadyUsed",
+        [stack.buyer.account.address, nonce],
+      );
       expect(await stack.escrow.read.earningsOf([stack.other.account.address])).to.equal(0n);
     });
 
@@ -57,7 +67,13 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
       const stack = await setup();
       const nonce = nonceOf("same bytes");
       await fundBuyer(stack, stack.other, USDC);
-      await mined(stack, stack.escrow.write.debit([await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n })], stack.relayerAccount));
+      await mined(
+        stack,
+        stack.escrow.write.debit(
+          [await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n })],
+          stack.relayerAccount,
+        ),
+      );
       const theirs = await signedDebit(stack, {
         resourceId: stack.resourceId,
         nonce,
@@ -74,11 +90,16 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
       const rebound = { ...item, authorization: { ...item.authorization, resourceId: stack.news } };
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([rebound], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([rebound], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
       expect(await stack.escrow.read.earningsOf([stack.other.account.address])).to.equal(0n);
-      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(false);
+      expect(await stack.escrow.read.nonceUsed([stack.buyer.account.address, item.authorization.nonce])).to.equal(
+        false,
+      );
     });
 
     it("reverts InvalidSignature for any other field changed: buyer, cap, validity window, nonce", async function () {
@@ -115,19 +136,28 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
         500,
         admin.account.address,
       ]);
-      await mined(stack, second.write.grantRole([await second.read.RELAYER_ROLE(), relayer.account.address], { account: admin.account }));
+      await mined(
+        stack,
+        second.write.grantRole([await second.read.RELAYER_ROLE(), relayer.account.address], { account: admin.account }),
+      );
       await mined(stack, stack.token.write.mint([stack.buyer.account.address, USDC], { account: admin.account }));
       await mined(stack, stack.token.write.approve([second.address, USDC], { account: stack.buyer.account }));
       await mined(stack, second.write.deposit([USDC], { account: stack.buyer.account }));
 
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      await viem.assertions.revertWithCustomErrorWithArgs(second.write.debit([item], stack.relayerAccount), second, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        second.write.debit([item], stack.relayerAccount),
+        second,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
       await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount));
-      await viem.assertions.revertWithCustomErrorWithArgs(second.write.debit([item], stack.relayerAccount), second, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        second.write.debit([item], stack.relayerAccount),
+        second,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
       expect(await second.read.balanceOf([stack.buyer.account.address])).to.equal(USDC);
     });
   });
@@ -140,9 +170,12 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
         ...escrowDomain(stack.escrow.address),
         chainId: 1,
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.escrow.write.debit([{ ...item, signature }], stack.relayerAccount), stack.escrow, "InvalidSignature", [
-        stack.buyer.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.escrow.write.debit([{ ...item, signature }], stack.relayerAccount),
+        stack.escrow,
+        "InvalidSignature",
+        [stack.buyer.account.address],
+      );
     });
 
     it("reverts InvalidSignature(buyer) on a twin deployment at the same address on chain 1", async function () {
@@ -171,9 +204,12 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
 });
 
 /** The same Stack module, deployed by the same accounts in the same order, on a fresh chain with another chain id. */
-async function deployTwinOnChain(chainId: number): Promise<Stack & { viem: Awaited<ReturnType<typeof network.create>>["viem"] }> {
+async function deployTwinOnChain(
+  chainId: number,
+): Promise<Stack & { viem: Awaited<ReturnType<typeof network.create>>["viem"] }> {
   const connection = await network.create({ override: { chainId } });
-  const [admin, relayer, facilitator, treasury, creator, buyer, other, payout] = await connection.viem.getWalletClients();
+  const [admin, relayer, facilitator, treasury, creator, buyer, other, payout] =
+    await connection.viem.getWalletClients();
   const deployed = await connection.ignition.deploy(StackModule, {
     parameters: {
       $global: {

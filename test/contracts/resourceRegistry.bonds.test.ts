@@ -22,7 +22,9 @@ describe("ResourceRegistry: bonds", function () {
   beforeEach(async function () {
     stack = await networkHelpers.loadFixture(deployTypedStack);
     ({ resourceId } = await registerResource(stack, { slug: "weather" }));
-    await stack.token.write.mint([stack.accounts.creator.account.address, 100n * USDC], { account: stack.accounts.admin.account });
+    await stack.token.write.mint([stack.accounts.creator.account.address, 100n * USDC], {
+      account: stack.accounts.admin.account,
+    });
   });
 
   function asCreator() {
@@ -42,18 +44,18 @@ describe("ResourceRegistry: bonds", function () {
     it("pulls the approved stablecoin, adds it to the bond and emits BondPosted with the running total", async function () {
       const { registry, token, accounts } = stack;
       await token.write.approve([registry.address, 10n * USDC], asCreator());
-      await viem.assertions.emitWithArgs(registry.write.postBond([resourceId, 4n * USDC], asCreator()), registry, "BondPosted", [
-        resourceId,
-        accounts.creator.account.address,
-        4n * USDC,
-        4n * USDC,
-      ]);
-      await viem.assertions.emitWithArgs(registry.write.postBond([resourceId, 6n * USDC], asCreator()), registry, "BondPosted", [
-        resourceId,
-        accounts.creator.account.address,
-        6n * USDC,
-        10n * USDC,
-      ]);
+      await viem.assertions.emitWithArgs(
+        registry.write.postBond([resourceId, 4n * USDC], asCreator()),
+        registry,
+        "BondPosted",
+        [resourceId, accounts.creator.account.address, 4n * USDC, 4n * USDC],
+      );
+      await viem.assertions.emitWithArgs(
+        registry.write.postBond([resourceId, 6n * USDC], asCreator()),
+        registry,
+        "BondPosted",
+        [resourceId, accounts.creator.account.address, 6n * USDC, 10n * USDC],
+      );
       expect(await bondOf()).to.equal(10n * USDC);
       expect(await token.read.balanceOf([registry.address])).to.equal(10n * USDC);
       expect(await token.read.balanceOf([accounts.creator.account.address])).to.equal(90n * USDC);
@@ -73,14 +75,22 @@ describe("ResourceRegistry: bonds", function () {
     });
 
     it("reverts with ZeroAmount for a zero amount", async function () {
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.postBond([resourceId, 0n], asCreator()), stack.registry, "ZeroAmount", []);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.registry.write.postBond([resourceId, 0n], asCreator()),
+        stack.registry,
+        "ZeroAmount",
+        [],
+      );
     });
 
     it("reverts with UnknownResource for an unknown resource", async function () {
       const unknown = resourceIdFor(stack.accounts.creator.account.address, "nothing");
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.postBond([unknown, USDC], asCreator()), stack.registry, "UnknownResource", [
-        unknown,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.registry.write.postBond([unknown, USDC], asCreator()),
+        stack.registry,
+        "UnknownResource",
+        [unknown],
+      );
     });
 
     it("reverts with the token's ERC20InsufficientAllowance without an approval", async function () {
@@ -113,10 +123,20 @@ describe("ResourceRegistry: bonds", function () {
         validBefore: now + 3600n,
         nonce: keccak256(toHex("bond-1")),
       };
-      signature = await signTokenAuthorization(stack, stack.accounts.creator, "ReceiveWithAuthorization", authorization);
+      signature = await signTokenAuthorization(
+        stack,
+        stack.accounts.creator,
+        "ReceiveWithAuthorization",
+        authorization,
+      );
     });
 
-    function submit(by = stack.accounts.other, id: Hex = resourceId, auth: TokenAuthorization = authorization, sig: Hex = signature) {
+    function submit(
+      by = stack.accounts.other,
+      id: Hex = resourceId,
+      auth: TokenAuthorization = authorization,
+      sig: Hex = signature,
+    ) {
       return stack.registry.write.postBondWithAuthorization(
         [id, auth.from, auth.value, auth.validAfter, auth.validBefore, auth.nonce, sig],
         { account: by.account },
@@ -127,13 +147,27 @@ describe("ResourceRegistry: bonds", function () {
       it("moves the creator's funds into the bond and emits BondPosted from the creator", async function () {
         const { registry, token, accounts } = stack;
         const hash = await submit();
-        await viem.assertions.emitWithArgs(hash, registry, "BondPosted", [resourceId, accounts.creator.account.address, 5n * USDC, 5n * USDC]);
-        await viem.assertions.emitWithArgs(hash, token, "AuthorizationUsed", [accounts.creator.account.address, authorization.nonce]);
-        await viem.assertions.emitWithArgs(hash, token, "Transfer", [accounts.creator.account.address, registry.address, 5n * USDC]);
+        await viem.assertions.emitWithArgs(hash, registry, "BondPosted", [
+          resourceId,
+          accounts.creator.account.address,
+          5n * USDC,
+          5n * USDC,
+        ]);
+        await viem.assertions.emitWithArgs(hash, token, "AuthorizationUsed", [
+          accounts.creator.account.address,
+          authorization.nonce,
+        ]);
+        await viem.assertions.emitWithArgs(hash, token, "Transfer", [
+          accounts.creator.account.address,
+          registry.address,
+          5n * USDC,
+        ]);
         expect(await bondOf()).to.equal(5n * USDC);
         expect(await token.read.balanceOf([accounts.creator.account.address])).to.equal(95n * USDC);
         expect(await token.read.balanceOf([accounts.other.account.address])).to.equal(0n);
-        expect(await token.read.authorizationState([accounts.creator.account.address, authorization.nonce])).to.equal(true);
+        expect(await token.read.authorizationState([accounts.creator.account.address, authorization.nonce])).to.equal(
+          true,
+        );
       });
 
       it("cannot be replayed: the second submission reverts with AuthorizationAlreadyUsed", async function () {
@@ -151,9 +185,12 @@ describe("ResourceRegistry: bonds", function () {
         const { token, registry, accounts } = stack;
         const a = authorization;
         await viem.assertions.revertWithCustomErrorWithArgs(
-          token.write.receiveWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature], {
-            account: accounts.other.account,
-          }),
+          token.write.receiveWithAuthorization(
+            [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+            {
+              account: accounts.other.account,
+            },
+          ),
           token,
           "CallerMustBePayee",
           [accounts.other.account.address, registry.address],
@@ -167,9 +204,12 @@ describe("ResourceRegistry: bonds", function () {
         const { token, accounts } = stack;
         const a = authorization;
         await viem.assertions.revertWithCustomErrorWithArgs(
-          token.write.transferWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature], {
-            account: accounts.other.account,
-          }),
+          token.write.transferWithAuthorization(
+            [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+            {
+              account: accounts.other.account,
+            },
+          ),
           token,
           "InvalidAuthorizationSignature",
           [a.from],
@@ -179,10 +219,12 @@ describe("ResourceRegistry: bonds", function () {
       it("cannot credit it to a resource of its own: NotCreator", async function () {
         const attacker = stack.accounts.other;
         const { resourceId: attackerResource } = await registerResource(stack, { slug: "trap", creator: attacker });
-        await viem.assertions.revertWithCustomErrorWithArgs(submit(attacker, attackerResource), stack.registry, "NotCreator", [
-          stack.accounts.creator.account.address,
-          attacker.account.address,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          submit(attacker, attackerResource),
+          stack.registry,
+          "NotCreator",
+          [stack.accounts.creator.account.address, attacker.account.address],
+        );
         expect(await bondOf(attackerResource)).to.equal(0n);
         expect(await stack.token.read.authorizationState([authorization.from, authorization.nonce])).to.equal(false);
       });
@@ -190,9 +232,12 @@ describe("ResourceRegistry: bonds", function () {
       it("cannot redirect the funds elsewhere: an authorization to another payee fails the signature check", async function () {
         const toAttacker = { ...authorization, to: stack.accounts.other.account.address };
         const sig = await signTokenAuthorization(stack, stack.accounts.creator, "ReceiveWithAuthorization", toAttacker);
-        await viem.assertions.revertWithCustomErrorWithArgs(submit(stack.accounts.other, resourceId, authorization, sig), stack.token, "InvalidAuthorizationSignature", [
-          authorization.from,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          submit(stack.accounts.other, resourceId, authorization, sig),
+          stack.token,
+          "InvalidAuthorizationSignature",
+          [authorization.from],
+        );
       });
     });
 
@@ -202,10 +247,12 @@ describe("ResourceRegistry: bonds", function () {
         await token.write.mint([accounts.other.account.address, 5n * USDC], { account: accounts.admin.account });
         const sponsored = { ...authorization, from: accounts.other.account.address };
         const sig = await signTokenAuthorization(stack, accounts.other, "ReceiveWithAuthorization", sponsored);
-        await viem.assertions.revertWithCustomErrorWithArgs(submit(accounts.admin, resourceId, sponsored, sig), stack.registry, "NotCreator", [
-          accounts.other.account.address,
-          accounts.creator.account.address,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          submit(accounts.admin, resourceId, sponsored, sig),
+          stack.registry,
+          "NotCreator",
+          [accounts.other.account.address, accounts.creator.account.address],
+        );
       });
     });
 
@@ -219,20 +266,38 @@ describe("ResourceRegistry: bonds", function () {
       });
 
       it("reverts with InvalidAuthorizationSignature when signed as a TransferWithAuthorization", async function () {
-        const sig = await signTokenAuthorization(stack, stack.accounts.creator, "TransferWithAuthorization", authorization);
-        await viem.assertions.revertWithCustomErrorWithArgs(submit(stack.accounts.other, resourceId, authorization, sig), stack.token, "InvalidAuthorizationSignature", [
-          authorization.from,
-        ]);
+        const sig = await signTokenAuthorization(
+          stack,
+          stack.accounts.creator,
+          "TransferWithAuthorization",
+          authorization,
+        );
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          submit(stack.accounts.other, resourceId, authorization, sig),
+          stack.token,
+          "InvalidAuthorizationSignature",
+          [authorization.from],
+        );
       });
 
       it("reverts with ZeroAmount for a zero value", async function () {
         const zero = { ...authorization, value: 0n };
-        await viem.assertions.revertWithCustomErrorWithArgs(submit(stack.accounts.other, resourceId, zero), stack.registry, "ZeroAmount", []);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          submit(stack.accounts.other, resourceId, zero),
+          stack.registry,
+          "ZeroAmount",
+          [],
+        );
       });
 
       it("reverts with UnknownResource for an unknown resource", async function () {
         const unknown = resourceIdFor(stack.accounts.creator.account.address, "nothing");
-        await viem.assertions.revertWithCustomErrorWithArgs(submit(stack.accounts.other, unknown), stack.registry, "UnknownResource", [unknown]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          submit(stack.accounts.other, unknown),
+          stack.registry,
+          "UnknownResource",
+          [unknown],
+        );
       });
     });
   });
@@ -244,9 +309,12 @@ describe("ResourceRegistry: bonds", function () {
 
     describe("while the resource is active", function () {
       it("reverts with ResourceActive", async function () {
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.withdrawBond([resourceId], asCreator()), stack.registry, "ResourceActive", [
-          resourceId,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.registry.write.withdrawBond([resourceId], asCreator()),
+          stack.registry,
+          "ResourceActive",
+          [resourceId],
+        );
       });
     });
 
@@ -255,15 +323,19 @@ describe("ResourceRegistry: bonds", function () {
         await stack.registry.write.deactivate([resourceId], asCreator());
         const { deactivatedAt } = await stack.registry.read.getResource([resourceId]);
         const unlocksAt = BigInt(deactivatedAt) + WEEK;
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.withdrawBond([resourceId], asCreator()), stack.registry, "BondLocked", [
-          resourceId,
-          unlocksAt,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.registry.write.withdrawBond([resourceId], asCreator()),
+          stack.registry,
+          "BondLocked",
+          [resourceId, unlocksAt],
+        );
         await networkHelpers.time.setNextBlockTimestamp(unlocksAt - 1n);
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.withdrawBond([resourceId], asCreator()), stack.registry, "BondLocked", [
-          resourceId,
-          unlocksAt,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.registry.write.withdrawBond([resourceId], asCreator()),
+          stack.registry,
+          "BondLocked",
+          [resourceId, unlocksAt],
+        );
       });
 
       it("restarts the delay when the resource is reactivated and deactivated again", async function () {
@@ -272,10 +344,12 @@ describe("ResourceRegistry: bonds", function () {
         await stack.registry.write.reactivate([resourceId], asCreator());
         await stack.registry.write.deactivate([resourceId], asCreator());
         const unlocksAt = BigInt(await networkHelpers.time.latest()) + WEEK;
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.withdrawBond([resourceId], asCreator()), stack.registry, "BondLocked", [
-          resourceId,
-          unlocksAt,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.registry.write.withdrawBond([resourceId], asCreator()),
+          stack.registry,
+          "BondLocked",
+          [resourceId, unlocksAt],
+        );
       });
     });
 
@@ -289,8 +363,16 @@ describe("ResourceRegistry: bonds", function () {
       it("returns the whole bond to the creator at exactly the unlock time and emits BondWithdrawn", async function () {
         const { registry, token, accounts } = stack;
         const hash = await registry.write.withdrawBond([resourceId], asCreator());
-        await viem.assertions.emitWithArgs(hash, registry, "BondWithdrawn", [resourceId, accounts.creator.account.address, 8n * USDC]);
-        await viem.assertions.emitWithArgs(hash, token, "Transfer", [registry.address, accounts.creator.account.address, 8n * USDC]);
+        await viem.assertions.emitWithArgs(hash, registry, "BondWithdrawn", [
+          resourceId,
+          accounts.creator.account.address,
+          8n * USDC,
+        ]);
+        await viem.assertions.emitWithArgs(hash, token, "Transfer", [
+          registry.address,
+          accounts.creator.account.address,
+          8n * USDC,
+        ]);
         expect(await bondOf()).to.equal(0n);
         expect(await token.read.balanceOf([accounts.creator.account.address])).to.equal(100n * USDC);
         expect(await token.read.balanceOf([registry.address])).to.equal(0n);
@@ -298,7 +380,9 @@ describe("ResourceRegistry: bonds", function () {
 
       it("returns the amount withdrawn", async function () {
         await networkHelpers.mine();
-        const { result } = await stack.registry.simulate.withdrawBond([resourceId], { account: stack.accounts.creator.account.address });
+        const { result } = await stack.registry.simulate.withdrawBond([resourceId], {
+          account: stack.accounts.creator.account.address,
+        });
         expect(result).to.equal(8n * USDC);
       });
 
@@ -314,7 +398,12 @@ describe("ResourceRegistry: bonds", function () {
 
       it("reverts with ZeroAmount when there is nothing left", async function () {
         await stack.registry.write.withdrawBond([resourceId], asCreator());
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.withdrawBond([resourceId], asCreator()), stack.registry, "ZeroAmount", []);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.registry.write.withdrawBond([resourceId], asCreator()),
+          stack.registry,
+          "ZeroAmount",
+          [],
+        );
       });
 
       it("reverts with NotCreator for anyone else", async function () {
@@ -329,11 +418,12 @@ describe("ResourceRegistry: bonds", function () {
       it("leaves the bond below minBond, so reactivation then reverts with BondTooLow", async function () {
         await stack.registry.write.withdrawBond([resourceId], asCreator());
         await stack.registry.write.setStrikePolicy([3, 5_000, 1n], { account: stack.accounts.admin.account });
-        await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.reactivate([resourceId], asCreator()), stack.registry, "BondTooLow", [
-          resourceId,
-          0n,
-          1n,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.registry.write.reactivate([resourceId], asCreator()),
+          stack.registry,
+          "BondTooLow",
+          [resourceId, 0n, 1n],
+        );
       });
     });
   });
@@ -395,7 +485,9 @@ describe("ResourceRegistry: bonds", function () {
       const payload = encodeFunctionData({ abi: registry.abi, functionName: "withdrawBond", args: [id] });
       await hostile.write.arm([registry.address, payload, true]);
       await viem.assertions.revertWithCustomErrorWithArgs(
-        registry.write.recordStrike([id, keccak256(toHex("idem")), "timeout"], { account: stack.accounts.facilitator.account }),
+        registry.write.recordStrike([id, keccak256(toHex("idem")), "timeout"], {
+          account: stack.accounts.facilitator.account,
+        }),
         registry,
         "ReentrancyGuardReentrantCall",
         [],

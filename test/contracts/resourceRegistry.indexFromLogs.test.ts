@@ -109,20 +109,37 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
     const asCreator = { account: accounts.creator.account };
     const asOther = { account: accounts.other.account };
     const asFacilitator = { account: accounts.facilitator.account };
-    const strike = (id: Hex, label: string) => registry.write.recordStrike([id, keccak256(toHex(label)), label], asFacilitator);
+    const strike = (id: Hex, label: string) =>
+      registry.write.recordStrike([id, keccak256(toHex(label)), label], asFacilitator);
 
     await token.write.mint([accounts.creator.account.address, 50n * USDC], asAdmin);
     await token.write.mint([accounts.other.account.address, 50n * USDC], asAdmin);
     await token.write.mint([accounts.buyer.account.address, 50n * USDC], asAdmin);
 
     const weather = (await registerResource(stack, { slug: "weather", category: "data" })).resourceId;
-    const maps = (await registerResource(stack, { slug: "maps", category: "geo", pricing: { base: 1n, perKB: 2n, max: 3n } })).resourceId;
+    const maps = (
+      await registerResource(stack, { slug: "maps", category: "geo", pricing: { base: 1n, perKB: 2n, max: 3n } })
+    ).resourceId;
 
     const otherAgent = await mintAgent(stack, accounts.other);
-    const translate = buildRegistration(stack, { agentId: otherAgent, slug: "translate", category: "nlp", payout: accounts.other.account.address });
+    const translate = buildRegistration(stack, {
+      agentId: otherAgent,
+      slug: "translate",
+      category: "nlp",
+      payout: accounts.other.account.address,
+    });
     const deadline = BigInt((await networkHelpers.time.latest()) + 3600);
-    const signature = await signRegisterResource(stack, accounts.other, accounts.other.account.address, translate, deadline);
-    await registry.write.registerFor([accounts.other.account.address, translate, deadline, signature, NO_BOND], asAdmin);
+    const signature = await signRegisterResource(
+      stack,
+      accounts.other,
+      accounts.other.account.address,
+      translate,
+      deadline,
+    );
+    await registry.write.registerFor(
+      [accounts.other.account.address, translate, deadline, signature, NO_BOND],
+      asAdmin,
+    );
     const translateId = resourceIdFor(accounts.other.account.address, "translate");
 
     await registry.write.updatePricing([weather, { base: 5n, perKB: 6n, max: 70n }], asCreator);
@@ -143,9 +160,22 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
       validBefore: BigInt((await networkHelpers.time.latest()) + 3600),
       nonce: keccak256(toHex("translate-bond")),
     };
-    const bondSignature = await signTokenAuthorization(stack, accounts.other, "ReceiveWithAuthorization", authorization);
+    const bondSignature = await signTokenAuthorization(
+      stack,
+      accounts.other,
+      "ReceiveWithAuthorization",
+      authorization,
+    );
     await registry.write.postBondWithAuthorization(
-      [translateId, authorization.from, authorization.value, authorization.validAfter, authorization.validBefore, authorization.nonce, bondSignature],
+      [
+        translateId,
+        authorization.from,
+        authorization.value,
+        authorization.validAfter,
+        authorization.validBefore,
+        authorization.nonce,
+        bondSignature,
+      ],
       asAdmin,
     );
 

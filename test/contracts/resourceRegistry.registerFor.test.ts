@@ -40,10 +40,22 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     await mintTokens(stack, creator, 100n * USDC);
   });
 
-  function submit(
-    fields: { by?: Signer; who?: Hex; reg?: Registration; deadline: bigint; signature: Hex; bond?: BondAuthorization },
-  ) {
-    const { by = stack.accounts.other, who = creator, reg = registration, deadline, signature, bond = NO_BOND } = fields;
+  function submit(fields: {
+    by?: Signer;
+    who?: Hex;
+    reg?: Registration;
+    deadline: bigint;
+    signature: Hex;
+    bond?: BondAuthorization;
+  }) {
+    const {
+      by = stack.accounts.other,
+      who = creator,
+      reg = registration,
+      deadline,
+      signature,
+      bond = NO_BOND,
+    } = fields;
     return stack.registry.write.registerFor([who, reg, deadline, signature, bond], { account: by.account });
   }
 
@@ -53,7 +65,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
   }
 
   async function expectNothingRegistered() {
-    await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.read.getResource([resourceId]), stack.registry, "UnknownResource", [resourceId]);
+    await viem.assertions.revertWithCustomErrorWithArgs(
+      stack.registry.read.getResource([resourceId]),
+      stack.registry,
+      "UnknownResource",
+      [resourceId],
+    );
     expect(await stack.registry.read.resourceOfAgent([agentId])).to.equal(`0x${"00".repeat(32)}`);
     expect(await stack.token.read.balanceOf([creator])).to.equal(100n * USDC);
     expect(await stack.token.read.balanceOf([stack.registry.address])).to.equal(0n);
@@ -73,7 +90,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
 
     it("does not cover the agent id, the card URI or the card hash, which exist only after the creator signs", async function () {
       const deadline = 1_900_000_000n;
-      const other = { ...registration, agentId: 99n, cardURI: "https://market.example/card", cardHash: keccak256(toHex("card")) };
+      const other = {
+        ...registration,
+        agentId: 99n,
+        cardURI: "https://market.example/card",
+        cardHash: keccak256(toHex("card")),
+      };
       expect(await stack.registry.read.hashRegistration([creator, other, deadline])).to.equal(
         await stack.registry.read.hashRegistration([creator, registration, deadline]),
       );
@@ -109,7 +131,11 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     });
 
     it("lets the submitter choose the card URI and hash, but only an agent the creator owns", async function () {
-      const finalized = { ...registration, cardURI: "https://market.example/card.json", cardHash: keccak256(toHex("final card")) };
+      const finalized = {
+        ...registration,
+        cardURI: "https://market.example/card.json",
+        cardHash: keccak256(toHex("final card")),
+      };
       const { deadline, signature } = await signed(registration);
       await submit({ reg: finalized, deadline, signature });
       const resource = await stack.registry.read.getResource([resourceId]);
@@ -132,9 +158,13 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const { deadline, signature } = await signed();
       const hash = await submit({ deadline, signature, bond: NO_BOND });
       const receipt = await stack.publicClient.waitForTransactionReceipt({ hash });
-      const names = (await stack.publicClient.getContractEvents({ address: stack.registry.address, abi: stack.registry.abi, blockHash: receipt.blockHash })).map(
-        (log) => log.eventName,
-      );
+      const names = (
+        await stack.publicClient.getContractEvents({
+          address: stack.registry.address,
+          abi: stack.registry.abi,
+          blockHash: receipt.blockHash,
+        })
+      ).map((log) => log.eventName);
       expect(names).to.deep.equal(["ResourceRegistered"]);
       expect((await stack.registry.read.getResource([resourceId])).bond).to.equal(0n);
     });
@@ -149,7 +179,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     it("cannot be replayed: the second submission hits ResourceExists", async function () {
       const { deadline, signature } = await signed();
       await submit({ deadline, signature });
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature }), stack.registry, "ResourceExists", [resourceId]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature }),
+        stack.registry,
+        "ResourceExists",
+        [resourceId],
+      );
     });
   });
 
@@ -157,23 +192,28 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     it("reverts with BondTooLow for a missing bond once minBond is set", async function () {
       await stack.registry.write.setStrikePolicy([3, 5_000, USDC], { account: stack.accounts.admin.account });
       const { deadline, signature } = await signed();
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature, bond: NO_BOND }), stack.registry, "BondTooLow", [
-        resourceId,
-        0n,
-        USDC,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature, bond: NO_BOND }),
+        stack.registry,
+        "BondTooLow",
+        [resourceId, 0n, USDC],
+      );
       await expectNothingRegistered();
     });
 
     it("reverts with BondTooLow for a bond below minBond", async function () {
       await stack.registry.write.setStrikePolicy([3, 5_000, USDC], { account: stack.accounts.admin.account });
       const { deadline, signature } = await signed();
-      const bond = await signBondAuthorization(stack, stack.accounts.creator, { value: USDC - 1n, nonce: nonceOf("low") });
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature, bond }), stack.registry, "BondTooLow", [
-        resourceId,
-        USDC - 1n,
-        USDC,
-      ]);
+      const bond = await signBondAuthorization(stack, stack.accounts.creator, {
+        value: USDC - 1n,
+        nonce: nonceOf("low"),
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature, bond }),
+        stack.registry,
+        "BondTooLow",
+        [resourceId, USDC - 1n, USDC],
+      );
       await expectNothingRegistered();
     });
 
@@ -187,41 +227,70 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
 
     it("reverts with the token's InvalidAuthorizationSignature when the operator signed the bond, not the creator", async function () {
       const { deadline, signature } = await signed();
-      const bond = await signBondAuthorization(stack, stack.accounts.other, { value: 5n * USDC, nonce: nonceOf("forged"), from: creator });
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature, bond }), stack.token, "InvalidAuthorizationSignature", [creator]);
+      const bond = await signBondAuthorization(stack, stack.accounts.other, {
+        value: 5n * USDC,
+        nonce: nonceOf("forged"),
+        from: creator,
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature, bond }),
+        stack.token,
+        "InvalidAuthorizationSignature",
+        [creator],
+      );
       await expectNothingRegistered();
     });
 
     it("reverts with the token's AuthorizationExpired for an expired bond authorization", async function () {
       const { deadline, signature } = await signed();
       const validBefore = await deadlineIn(5);
-      const bond = await signBondAuthorization(stack, stack.accounts.creator, { value: 5n * USDC, nonce: nonceOf("late"), validBefore });
-      await networkHelpers.time.setNextBlockTimestamp(validBefore + 1n);
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature, bond }), stack.token, "AuthorizationExpired", [
+      const bond = await signBondAuthorization(stack, stack.accounts.creator, {
+        value: 5n * USDC,
+        nonce: nonceOf("late"),
         validBefore,
-        validBefore + 1n,
-      ]);
+      });
+      await networkHelpers.time.setNextBlockTimestamp(validBefore + 1n);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature, bond }),
+        stack.token,
+        "AuthorizationExpired",
+        [validBefore, validBefore + 1n],
+      );
       await networkHelpers.mine();
       await expectNothingRegistered();
     });
 
     it("reverts with the token's AuthorizationAlreadyUsed for a bond authorization spent before", async function () {
       const { deadline, signature } = await signed();
-      const bond = await signBondAuthorization(stack, stack.accounts.creator, { value: 5n * USDC, nonce: nonceOf("spent") });
+      const bond = await signBondAuthorization(stack, stack.accounts.creator, {
+        value: 5n * USDC,
+        nonce: nonceOf("spent"),
+      });
       const cancel = await signCancelAuthorization(stack, stack.accounts.creator, bond.nonce);
-      await stack.token.write.cancelAuthorization([creator, bond.nonce, cancel], { account: stack.accounts.creator.account });
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature, bond }), stack.token, "AuthorizationAlreadyUsed", [creator, bond.nonce]);
+      await stack.token.write.cancelAuthorization([creator, bond.nonce, cancel], {
+        account: stack.accounts.creator.account,
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature, bond }),
+        stack.token,
+        "AuthorizationAlreadyUsed",
+        [creator, bond.nonce],
+      );
       await expectNothingRegistered();
     });
 
     it("reverts with the token's ERC20InsufficientBalance when the creator cannot fund the bond", async function () {
       const { deadline, signature } = await signed();
-      const bond = await signBondAuthorization(stack, stack.accounts.creator, { value: 101n * USDC, nonce: nonceOf("broke") });
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature, bond }), stack.token, "ERC20InsufficientBalance", [
-        creator,
-        100n * USDC,
-        101n * USDC,
-      ]);
+      const bond = await signBondAuthorization(stack, stack.accounts.creator, {
+        value: 101n * USDC,
+        nonce: nonceOf("broke"),
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature, bond }),
+        stack.token,
+        "ERC20InsufficientBalance",
+        [creator, 100n * USDC, 101n * USDC],
+      );
       await expectNothingRegistered();
     });
   });
@@ -230,7 +299,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     it("reverts with SignatureExpired carrying the deadline", async function () {
       const { deadline, signature } = await signed(registration, await deadlineIn(10));
       await networkHelpers.time.increaseTo(deadline + 1n);
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature }), stack.registry, "SignatureExpired", [deadline]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature }),
+        stack.registry,
+        "SignatureExpired",
+        [deadline],
+      );
     });
   });
 
@@ -238,7 +312,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     it("reverts with InvalidCreatorSignature when someone else signed", async function () {
       const deadline = await deadlineIn(3600);
       const signature = await signRegisterResource(stack, stack.accounts.other, creator, registration, deadline);
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature }), stack.registry, "InvalidCreatorSignature", [creator]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature }),
+        stack.registry,
+        "InvalidCreatorSignature",
+        [creator],
+      );
     });
 
     for (const [field, change] of [
@@ -260,7 +339,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
 
     it("reverts with InvalidCreatorSignature when the operator extends the deadline", async function () {
       const { deadline, signature } = await signed();
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline: deadline + 1n, signature }), stack.registry, "InvalidCreatorSignature", [creator]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline: deadline + 1n, signature }),
+        stack.registry,
+        "InvalidCreatorSignature",
+        [creator],
+      );
     });
 
     it("reverts with InvalidCreatorSignature for a signature made for another registry", async function () {
@@ -271,12 +355,22 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
         primaryType: "RegisterResource",
         message: registerResourceMessage(creator, registration, deadline),
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature }), stack.registry, "InvalidCreatorSignature", [creator]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature }),
+        stack.registry,
+        "InvalidCreatorSignature",
+        [creator],
+      );
     });
 
     it("reverts with InvalidCreatorSignature for malformed signature bytes", async function () {
       const deadline = await deadlineIn(3600);
-      await viem.assertions.revertWithCustomErrorWithArgs(submit({ deadline, signature: "0x1234" }), stack.registry, "InvalidCreatorSignature", [creator]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        submit({ deadline, signature: "0x1234" }),
+        stack.registry,
+        "InvalidCreatorSignature",
+        [creator],
+      );
     });
   });
 
@@ -297,7 +391,11 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
   describe("when the creator is an ERC-1271 contract wallet", function () {
     async function walletWithAgent() {
       const wallet = await viem.deployContract("RegistryERC1271Wallet", [creator]);
-      const data = encodeFunctionData({ abi: stack.identity.abi, functionName: "register", args: ["ipfs://wallet-agent"] });
+      const data = encodeFunctionData({
+        abi: stack.identity.abi,
+        functionName: "register",
+        args: ["ipfs://wallet-agent"],
+      });
       await wallet.write.execute([stack.identity.address, data], { account: stack.accounts.creator.account });
       const walletAgentId = agentId + 1n;
       expect((await stack.identity.read.ownerOf([walletAgentId])).toLowerCase()).to.equal(wallet.address.toLowerCase());
@@ -310,7 +408,11 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const forWallet = buildRegistration(stack, { agentId: walletAgentId, slug: "wallet" });
       const deadline = await deadlineIn(3600);
       const signature = await signRegisterResource(stack, stack.accounts.creator, wallet.address, forWallet, deadline);
-      const bond = await signBondAuthorization(stack, stack.accounts.creator, { value: 2n * USDC, nonce: nonceOf("wallet"), from: wallet.address });
+      const bond = await signBondAuthorization(stack, stack.accounts.creator, {
+        value: 2n * USDC,
+        nonce: nonceOf("wallet"),
+        from: wallet.address,
+      });
       await submit({ who: wallet.address, reg: forWallet, deadline, signature, bond });
       const resource = await stack.registry.read.getResource([resourceIdFor(wallet.address, "wallet")]);
       expect(resource.creator.toLowerCase()).to.equal(wallet.address.toLowerCase());

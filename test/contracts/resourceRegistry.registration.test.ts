@@ -14,7 +14,6 @@ import {
 import type { Registration, Stack } from "./fixtures.ts";
 import { REGISTER_RESOURCE_TYPE } from "../../services/protocol/typedData.ts";
 
-
 describe("ResourceRegistry: registration", function () {
   let stack: Stack;
 
@@ -39,7 +38,8 @@ describe("ResourceRegistry: registration", function () {
     });
 
     it("signs under the EIP-712 domain {ResourceRegistry, 1} on chain 5042002", async function () {
-      const [fields, name, version, chainId, verifyingContract, salt, extensions] = await stack.registry.read.eip712Domain();
+      const [fields, name, version, chainId, verifyingContract, salt, extensions] =
+        await stack.registry.read.eip712Domain();
       expect(fields).to.equal("0x0f");
       expect(name).to.equal("ResourceRegistry");
       expect(version).to.equal("1");
@@ -52,7 +52,9 @@ describe("ResourceRegistry: registration", function () {
     it("grants DEFAULT_ADMIN_ROLE to the admin and FACILITATOR_ROLE to the facilitator only", async function () {
       const { registry, accounts } = stack;
       const role = await registry.read.FACILITATOR_ROLE();
-      expect(await registry.read.hasRole([await registry.read.DEFAULT_ADMIN_ROLE(), accounts.admin.account.address])).to.equal(true);
+      expect(
+        await registry.read.hasRole([await registry.read.DEFAULT_ADMIN_ROLE(), accounts.admin.account.address]),
+      ).to.equal(true);
       expect(await registry.read.hasRole([role, accounts.facilitator.account.address])).to.equal(true);
       expect(await registry.read.hasRole([role, accounts.other.account.address])).to.equal(false);
       expect(await registry.read.getRoleAdmin([role])).to.equal(await registry.read.DEFAULT_ADMIN_ROLE());
@@ -62,7 +64,14 @@ describe("ResourceRegistry: registration", function () {
   });
 
   describe("when constructed with bad arguments", function () {
-    async function deployWith(overrides: { token?: Hex; identity?: Hex; treasury?: Hex; admin?: Hex; threshold?: number; bps?: number }) {
+    async function deployWith(overrides: {
+      token?: Hex;
+      identity?: Hex;
+      treasury?: Hex;
+      admin?: Hex;
+      threshold?: number;
+      bps?: number;
+    }) {
       const { token, identity, accounts } = stack;
       return viem.deployContract("ResourceRegistry", [
         overrides.token ?? token.address,
@@ -78,20 +87,39 @@ describe("ResourceRegistry: registration", function () {
 
     it("reverts with ZeroAddress for a zero token, identity, treasury or admin", async function () {
       for (const field of ["token", "identity", "treasury", "admin"] as const) {
-        await viem.assertions.revertWithCustomErrorWithArgs(deployWith({ [field]: zeroAddress }), stack.registry, "ZeroAddress", []);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          deployWith({ [field]: zeroAddress }),
+          stack.registry,
+          "ZeroAddress",
+          [],
+        );
       }
     });
 
     it("reverts with InvalidStrikePolicy for a zero threshold or a share above 10000 bps", async function () {
-      await viem.assertions.revertWithCustomErrorWithArgs(deployWith({ threshold: 0 }), stack.registry, "InvalidStrikePolicy", [0, 5_000]);
-      await viem.assertions.revertWithCustomErrorWithArgs(deployWith({ bps: 10_001 }), stack.registry, "InvalidStrikePolicy", [3, 10_001]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        deployWith({ threshold: 0 }),
+        stack.registry,
+        "InvalidStrikePolicy",
+        [0, 5_000],
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        deployWith({ bps: 10_001 }),
+        stack.registry,
+        "InvalidStrikePolicy",
+        [3, 10_001],
+      );
     });
 
     it("deploys with the extreme valid policy (threshold 1, 10000 bps) and emits the policy and treasury", async function () {
       const registry = await deployWith({ threshold: 1, bps: 10_000 });
       expect(await registry.read.strikeThreshold()).to.equal(1);
       expect(await registry.read.slashBps()).to.equal(10_000);
-      const deployment = await stack.publicClient.getContractEvents({ address: registry.address, abi: registry.abi, fromBlock: 0n });
+      const deployment = await stack.publicClient.getContractEvents({
+        address: registry.address,
+        abi: registry.abi,
+        fromBlock: 0n,
+      });
       const names = deployment.map((log) => log.eventName);
       expect(names).to.include.members(["TreasuryChanged", "StrikePolicyChanged", "RoleGranted"]);
     });
@@ -107,7 +135,9 @@ describe("ResourceRegistry: registration", function () {
 
     it("differs per creator for the same slug", async function () {
       const { creator, other } = stack.accounts;
-      expect(resourceIdFor(creator.account.address, "weather")).to.not.equal(resourceIdFor(other.account.address, "weather"));
+      expect(resourceIdFor(creator.account.address, "weather")).to.not.equal(
+        resourceIdFor(other.account.address, "weather"),
+      );
     });
   });
 
@@ -118,7 +148,9 @@ describe("ResourceRegistry: registration", function () {
         const agentId = await mintAgent(stack, accounts.creator);
         const registration = buildRegistration(stack, { agentId, slug: "weather" });
         const expectedId = resourceIdFor(accounts.creator.account.address, "weather");
-        const { result } = await registry.simulate.register([registration], { account: accounts.creator.account.address });
+        const { result } = await registry.simulate.register([registration], {
+          account: accounts.creator.account.address,
+        });
         expect(result).to.equal(expectedId);
 
         await registry.write.register([registration], { account: accounts.creator.account });
@@ -180,7 +212,11 @@ describe("ResourceRegistry: registration", function () {
         const flat = await registerResource(stack, { slug: "flat", pricing: { base: 5n, perKB: 0n, max: 5n } });
         expect((await stack.registry.read.getResource([long.resourceId])).slug).to.equal("s".repeat(64));
         expect((await stack.registry.read.getResource([short.resourceId])).slug).to.equal("s");
-        expect((await stack.registry.read.getResource([flat.resourceId])).pricing).to.deep.equal({ base: 5n, perKB: 0n, max: 5n });
+        expect((await stack.registry.read.getResource([flat.resourceId])).pricing).to.deep.equal({
+          base: 5n,
+          perKB: 0n,
+          max: 5n,
+        });
       });
 
       it("lets two creators use the same slug", async function () {
@@ -219,14 +255,18 @@ describe("ResourceRegistry: registration", function () {
           [agentId, accounts.other.account.address, accounts.creator.account.address],
         );
         await registerResource(stack, { agentId });
-        expect(await registry.read.resourceOfAgent([agentId])).to.equal(resourceIdFor(accounts.creator.account.address, "weather"));
+        expect(await registry.read.resourceOfAgent([agentId])).to.equal(
+          resourceIdFor(accounts.creator.account.address, "weather"),
+        );
       });
     });
 
     describe("when the agent does not exist", function () {
       it("reverts with the identity registry's ERC721NonexistentToken", async function () {
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.register([buildRegistration(stack, { agentId: 42n })], { account: stack.accounts.creator.account }),
+          stack.registry.write.register([buildRegistration(stack, { agentId: 42n })], {
+            account: stack.accounts.creator.account,
+          }),
           stack.identity,
           "ERC721NonexistentToken",
           [42n],
@@ -288,17 +328,32 @@ describe("ResourceRegistry: registration", function () {
       }
 
       it("reverts with InvalidSlug for an empty slug", async function () {
-        await viem.assertions.revertWithCustomErrorWithArgs(registerAs(buildRegistration(stack, { agentId, slug: "" })), stack.registry, "InvalidSlug", [""]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          registerAs(buildRegistration(stack, { agentId, slug: "" })),
+          stack.registry,
+          "InvalidSlug",
+          [""],
+        );
       });
 
       it("reverts with InvalidSlug for a slug of 65 bytes", async function () {
         const slug = "s".repeat(65);
-        await viem.assertions.revertWithCustomErrorWithArgs(registerAs(buildRegistration(stack, { agentId, slug })), stack.registry, "InvalidSlug", [slug]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          registerAs(buildRegistration(stack, { agentId, slug })),
+          stack.registry,
+          "InvalidSlug",
+          [slug],
+        );
       });
 
       it("counts slug bytes, not characters (33 two-byte characters are 66 bytes)", async function () {
         const slug = "é".repeat(33);
-        await viem.assertions.revertWithCustomErrorWithArgs(registerAs(buildRegistration(stack, { agentId, slug })), stack.registry, "InvalidSlug", [slug]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          registerAs(buildRegistration(stack, { agentId, slug })),
+          stack.registry,
+          "InvalidSlug",
+          [slug],
+        );
       });
 
       it("reverts with ZeroAddress for a zero payout", async function () {
@@ -329,7 +384,12 @@ describe("ResourceRegistry: registration", function () {
       });
 
       it("leaves the agent unbound after a failed registration", async function () {
-        await viem.assertions.revertWithCustomErrorWithArgs(registerAs(buildRegistration(stack, { agentId, slug: "" })), stack.registry, "InvalidSlug", [""]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          registerAs(buildRegistration(stack, { agentId, slug: "" })),
+          stack.registry,
+          "InvalidSlug",
+          [""],
+        );
         expect(await stack.registry.read.resourceOfAgent([agentId])).to.equal(`0x${"00".repeat(32)}`);
       });
     });
@@ -338,13 +398,20 @@ describe("ResourceRegistry: registration", function () {
   describe("getResource", function () {
     it("reverts with UnknownResource for an id never registered", async function () {
       const unknown = resourceIdFor(stack.accounts.creator.account.address, "nothing");
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.read.getResource([unknown]), stack.registry, "UnknownResource", [unknown]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.registry.read.getResource([unknown]),
+        stack.registry,
+        "UnknownResource",
+        [unknown],
+      );
     });
   });
 
   describe("paymentTarget", function () {
     it("returns the zero payout and inactive for an unknown resource", async function () {
-      const [payout, active] = await stack.registry.read.paymentTarget([resourceIdFor(stack.accounts.creator.account.address, "nothing")]);
+      const [payout, active] = await stack.registry.read.paymentTarget([
+        resourceIdFor(stack.accounts.creator.account.address, "nothing"),
+      ]);
       expect(payout).to.equal(zeroAddress);
       expect(active).to.equal(false);
     });

@@ -99,17 +99,19 @@ describe("ResourceRegistry: strikes and slashing", function () {
       it("follows grantRole and revokeRole by the admin", async function () {
         const { registry, accounts } = stack;
         const role = await registry.read.FACILITATOR_ROLE();
-        await viem.assertions.emitWithArgs(registry.write.grantRole([role, accounts.other.account.address], asAdmin()), registry, "RoleGranted", [
-          role,
-          accounts.other.account.address,
-          accounts.admin.account.address,
-        ]);
+        await viem.assertions.emitWithArgs(
+          registry.write.grantRole([role, accounts.other.account.address], asAdmin()),
+          registry,
+          "RoleGranted",
+          [role, accounts.other.account.address, accounts.admin.account.address],
+        );
         await registry.write.recordStrike([resourceId, idemKey("granted"), "r"], { account: accounts.other.account });
-        await viem.assertions.emitWithArgs(registry.write.revokeRole([role, accounts.other.account.address], asAdmin()), registry, "RoleRevoked", [
-          role,
-          accounts.other.account.address,
-          accounts.admin.account.address,
-        ]);
+        await viem.assertions.emitWithArgs(
+          registry.write.revokeRole([role, accounts.other.account.address], asAdmin()),
+          registry,
+          "RoleRevoked",
+          [role, accounts.other.account.address, accounts.admin.account.address],
+        );
         await viem.assertions.revertWithCustomErrorWithArgs(
           registry.write.recordStrike([resourceId, idemKey("revoked"), "r"], { account: accounts.other.account }),
           registry,
@@ -183,10 +185,19 @@ describe("ResourceRegistry: strikes and slashing", function () {
     it("moves slashBps of the bond to the treasury, resets the count and deactivates", async function () {
       const { registry, token, accounts } = stack;
       const hash = await strike("timeout");
-      await viem.assertions.emitWithArgs(hash, registry, "StrikeRecorded", [resourceId, idemKey("call-3"), 3, "timeout"]);
+      await viem.assertions.emitWithArgs(hash, registry, "StrikeRecorded", [
+        resourceId,
+        idemKey("call-3"),
+        3,
+        "timeout",
+      ]);
       await viem.assertions.emitWithArgs(hash, registry, "BondSlashed", [resourceId, 5n * USDC, 5n * USDC]);
       await viem.assertions.emitWithArgs(hash, registry, "ResourceDeactivated", [resourceId, registry.address]);
-      await viem.assertions.emitWithArgs(hash, token, "Transfer", [registry.address, accounts.treasury.account.address, 5n * USDC]);
+      await viem.assertions.emitWithArgs(hash, token, "Transfer", [
+        registry.address,
+        accounts.treasury.account.address,
+        5n * USDC,
+      ]);
       expect(await eventNames(hash, registry)).to.deep.equal(["StrikeRecorded", "BondSlashed", "ResourceDeactivated"]);
 
       const after = await resource();
@@ -233,7 +244,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
     it("counts again from zero after the slash", async function () {
       await strike();
       await stack.registry.write.reactivate([resourceId], { account: stack.accounts.creator.account });
-      await viem.assertions.emitWithArgs(strike(), stack.registry, "StrikeRecorded", [resourceId, idemKey("call-4"), 1, "upstream_failed"]);
+      await viem.assertions.emitWithArgs(strike(), stack.registry, "StrikeRecorded", [
+        resourceId,
+        idemKey("call-4"),
+        1,
+        "upstream_failed",
+      ]);
       expect((await resource()).bond).to.equal(5n * USDC);
     });
 
@@ -261,7 +277,10 @@ describe("ResourceRegistry: strikes and slashing", function () {
         await strike();
         const hash = await strike();
         await viem.assertions.emitWithArgs(hash, stack.registry, "BondSlashed", [resourceId, 0n, 0n]);
-        await viem.assertions.emitWithArgs(hash, stack.registry, "ResourceDeactivated", [resourceId, stack.registry.address]);
+        await viem.assertions.emitWithArgs(hash, stack.registry, "ResourceDeactivated", [
+          resourceId,
+          stack.registry.address,
+        ]);
         expect(await eventNames(hash, stack.token)).to.deep.equal([]);
         expect((await resource()).active).to.equal(false);
         expect(await treasuryBalance()).to.equal(0n);
@@ -332,7 +351,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
         await stack.registry.write.setStrikePolicy([1, 5_000, 0n], asAdmin());
         await viem.assertions.emitWithArgs(strike(), stack.registry, "BondSlashed", [resourceId, 4n * USDC, 4n * USDC]);
         const second = await strike();
-        await viem.assertions.emitWithArgs(second, stack.registry, "StrikeRecorded", [resourceId, idemKey("call-2"), 1, "upstream_failed"]);
+        await viem.assertions.emitWithArgs(second, stack.registry, "StrikeRecorded", [
+          resourceId,
+          idemKey("call-2"),
+          1,
+          "upstream_failed",
+        ]);
         await viem.assertions.emitWithArgs(second, stack.registry, "BondSlashed", [resourceId, 2n * USDC, 2n * USDC]);
         expect(await treasuryBalance()).to.equal(6n * USDC);
         expect((await resource()).strikes).to.equal(0);
@@ -346,7 +370,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
         await strike();
         await stack.registry.write.setStrikePolicy([1, 2_000, 0n], asAdmin());
         const hash = await strike();
-        await viem.assertions.emitWithArgs(hash, stack.registry, "StrikeRecorded", [resourceId, idemKey("call-3"), 3, "upstream_failed"]);
+        await viem.assertions.emitWithArgs(hash, stack.registry, "StrikeRecorded", [
+          resourceId,
+          idemKey("call-3"),
+          3,
+          "upstream_failed",
+        ]);
         await viem.assertions.emitWithArgs(hash, stack.registry, "BondSlashed", [resourceId, 2n * USDC, 8n * USDC]);
       });
 
@@ -434,7 +463,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
   describe("setTreasury", function () {
     it("stores the treasury and emits TreasuryChanged", async function () {
       const next = stack.accounts.other.account.address;
-      await viem.assertions.emitWithArgs(stack.registry.write.setTreasury([next], asAdmin()), stack.registry, "TreasuryChanged", [next]);
+      await viem.assertions.emitWithArgs(
+        stack.registry.write.setTreasury([next], asAdmin()),
+        stack.registry,
+        "TreasuryChanged",
+        [next],
+      );
       expect((await stack.registry.read.treasury()).toLowerCase()).to.equal(next.toLowerCase());
     });
 
@@ -449,7 +483,9 @@ describe("ResourceRegistry: strikes and slashing", function () {
 
     it("reverts with AccessControlUnauthorizedAccount for a non-admin", async function () {
       await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.registry.write.setTreasury([stack.accounts.other.account.address], { account: stack.accounts.other.account }),
+        stack.registry.write.setTreasury([stack.accounts.other.account.address], {
+          account: stack.accounts.other.account,
+        }),
         stack.registry,
         "AccessControlUnauthorizedAccount",
         [stack.accounts.other.account.address, zeroHash],

@@ -130,10 +130,12 @@ describe("ResourceRegistry: creator updates", function () {
   describe("setPayout", function () {
     it("moves the payout, emits PayoutUpdated and paymentTarget follows", async function () {
       const next = stack.accounts.other.account.address;
-      await viem.assertions.emitWithArgs(stack.registry.write.setPayout([resourceId, next], asCreator()), stack.registry, "PayoutUpdated", [
-        resourceId,
-        next,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.registry.write.setPayout([resourceId, next], asCreator()),
+        stack.registry,
+        "PayoutUpdated",
+        [resourceId, next],
+      );
       const [payout, active] = await stack.registry.read.paymentTarget([resourceId]);
       expect(payout.toLowerCase()).to.equal(next.toLowerCase());
       expect(active).to.equal(true);
@@ -150,7 +152,9 @@ describe("ResourceRegistry: creator updates", function () {
 
     it("reverts with NotCreator when the current payout tries to redirect itself", async function () {
       await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.registry.write.setPayout([resourceId, stack.accounts.other.account.address], { account: stack.accounts.payout.account }),
+        stack.registry.write.setPayout([resourceId, stack.accounts.other.account.address], {
+          account: stack.accounts.payout.account,
+        }),
         stack.registry,
         "NotCreator",
         [stack.accounts.payout.account.address, stack.accounts.creator.account.address],
@@ -160,10 +164,12 @@ describe("ResourceRegistry: creator updates", function () {
 
   describe("deactivate", function () {
     it("stops debits, records the time and emits ResourceDeactivated by the creator", async function () {
-      await viem.assertions.emitWithArgs(stack.registry.write.deactivate([resourceId], asCreator()), stack.registry, "ResourceDeactivated", [
-        resourceId,
-        stack.accounts.creator.account.address,
-      ]);
+      await viem.assertions.emitWithArgs(
+        stack.registry.write.deactivate([resourceId], asCreator()),
+        stack.registry,
+        "ResourceDeactivated",
+        [resourceId, stack.accounts.creator.account.address],
+      );
       const resource = await stack.registry.read.getResource([resourceId]);
       expect(resource.active).to.equal(false);
       expect(resource.deactivatedAt).to.equal(await networkHelpers.time.latest());
@@ -196,9 +202,12 @@ describe("ResourceRegistry: creator updates", function () {
     describe("when the resource is inactive and the bond meets minBond", function () {
       it("allows debits again, clears deactivatedAt and emits ResourceReactivated", async function () {
         await stack.registry.write.deactivate([resourceId], asCreator());
-        await viem.assertions.emitWithArgs(stack.registry.write.reactivate([resourceId], asCreator()), stack.registry, "ResourceReactivated", [
-          resourceId,
-        ]);
+        await viem.assertions.emitWithArgs(
+          stack.registry.write.reactivate([resourceId], asCreator()),
+          stack.registry,
+          "ResourceReactivated",
+          [resourceId],
+        );
         const resource = await stack.registry.read.getResource([resourceId]);
         expect(resource.active).to.equal(true);
         expect(resource.deactivatedAt).to.equal(0);
@@ -225,11 +234,12 @@ describe("ResourceRegistry: creator updates", function () {
         await token.write.approve([registry.address, USDC], asCreator());
         await registry.write.postBond([resourceId, USDC - 1n], asCreator());
         await registry.write.deactivate([resourceId], asCreator());
-        await viem.assertions.revertWithCustomErrorWithArgs(registry.write.reactivate([resourceId], asCreator()), registry, "BondTooLow", [
-          resourceId,
-          USDC - 1n,
-          USDC,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          registry.write.reactivate([resourceId], asCreator()),
+          registry,
+          "BondTooLow",
+          [resourceId, USDC - 1n, USDC],
+        );
         await registry.write.postBond([resourceId, 1n], asCreator());
         await registry.write.reactivate([resourceId], asCreator());
         expect((await registry.read.getResource([resourceId])).active).to.equal(true);
@@ -247,10 +257,12 @@ describe("ResourceRegistry: creator updates", function () {
 
     it("reverts with NotCreator for anyone else", async function () {
       await stack.registry.write.deactivate([resourceId], asCreator());
-      await viem.assertions.revertWithCustomErrorWithArgs(stack.registry.write.reactivate([resourceId], asOther()), stack.registry, "NotCreator", [
-        stack.accounts.other.account.address,
-        stack.accounts.creator.account.address,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.registry.write.reactivate([resourceId], asOther()),
+        stack.registry,
+        "NotCreator",
+        [stack.accounts.other.account.address, stack.accounts.creator.account.address],
+      );
     });
   });
 });

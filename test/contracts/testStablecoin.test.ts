@@ -69,16 +69,25 @@ describe("TestStablecoin", function () {
     });
   }
 
-  function signPermit(signer: Signer, message: { owner: Address; spender: Address; value: bigint; nonce: bigint; deadline: bigint }) {
+  function signPermit(
+    signer: Signer,
+    message: { owner: Address; spender: Address; value: bigint; nonce: bigint; deadline: bigint },
+  ) {
     return signer.signTypedData({ domain: tokenDomainOf(stack), types: PERMIT_TYPES, primaryType: "Permit", message });
   }
 
   function transferWith(a: TokenAuthorization, signature: Hex, by: Signer = relayer) {
-    return stack.token.write.transferWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature], as(by));
+    return stack.token.write.transferWithAuthorization(
+      [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+      as(by),
+    );
   }
 
   function receiveWith(a: TokenAuthorization, signature: Hex, by: Signer = bob) {
-    return stack.token.write.receiveWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature], as(by));
+    return stack.token.write.receiveWithAuthorization(
+      [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+      as(by),
+    );
   }
 
   describe("metadata", function () {
@@ -89,7 +98,8 @@ describe("TestStablecoin", function () {
     });
 
     it("reports the EIP-712 domain {USDC, 2} on chain 5042002 through eip712Domain and DOMAIN_SEPARATOR", async function () {
-      const [fields, name, version, chainId, verifyingContract, salt, extensions] = await stack.token.read.eip712Domain();
+      const [fields, name, version, chainId, verifyingContract, salt, extensions] =
+        await stack.token.read.eip712Domain();
       expect(fields).to.equal("0x0f");
       expect([name, version, chainId]).to.deep.equal(["USDC", "2", 5042002n]);
       expect(getAddress(verifyingContract)).to.equal(getAddress(stack.token.address));
@@ -104,23 +114,34 @@ describe("TestStablecoin", function () {
         keccak256(toHex("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)")),
       );
       expect(await token.read.TRANSFER_WITH_AUTHORIZATION_TYPEHASH()).to.equal(
-        keccak256(toHex("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)")),
+        keccak256(
+          toHex(
+            "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
+          ),
+        ),
       );
       expect(await token.read.RECEIVE_WITH_AUTHORIZATION_TYPEHASH()).to.equal(
-        keccak256(toHex("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)")),
+        keccak256(
+          toHex(
+            "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
+          ),
+        ),
       );
-      expect(await token.read.CANCEL_AUTHORIZATION_TYPEHASH()).to.equal(keccak256(toHex("CancelAuthorization(address authorizer,bytes32 nonce)")));
+      expect(await token.read.CANCEL_AUTHORIZATION_TYPEHASH()).to.equal(
+        keccak256(toHex("CancelAuthorization(address authorizer,bytes32 nonce)")),
+      );
     });
   });
 
   describe("mint", function () {
     it("creates tokens for the minter role and emits Transfer from zero", async function () {
       const { token, accounts } = stack;
-      await viem.assertions.emitWithArgs(token.write.mint([bob.account.address, 7n], as(accounts.admin)), token, "Transfer", [
-        zeroAddress,
-        bob.account.address,
-        7n,
-      ]);
+      await viem.assertions.emitWithArgs(
+        token.write.mint([bob.account.address, 7n], as(accounts.admin)),
+        token,
+        "Transfer",
+        [zeroAddress, bob.account.address, 7n],
+      );
       expect(await token.read.balanceOf([bob.account.address])).to.equal(7n);
       expect(await token.read.totalSupply()).to.equal(100n * USDC + 7n);
     });
@@ -129,10 +150,12 @@ describe("TestStablecoin", function () {
       const { token, accounts } = stack;
       const role = await token.read.MINTER_ROLE();
       expect(role).to.equal(keccak256(toHex("MINTER_ROLE")));
-      await viem.assertions.revertWithCustomErrorWithArgs(token.write.mint([bob.account.address, 1n], as(accounts.other)), token, "AccessControlUnauthorizedAccount", [
-        accounts.other.account.address,
-        role,
-      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        token.write.mint([bob.account.address, 1n], as(accounts.other)),
+        token,
+        "AccessControlUnauthorizedAccount",
+        [accounts.other.account.address, role],
+      );
     });
 
     it("follows grantRole: a new minter can mint", async function () {
@@ -146,16 +169,18 @@ describe("TestStablecoin", function () {
   describe("ERC-20 basics", function () {
     it("transfers, approves and transfers from an allowance", async function () {
       const { token } = stack;
-      await viem.assertions.emitWithArgs(token.write.transfer([bob.account.address, USDC], as(alice)), token, "Transfer", [
-        alice.account.address,
-        bob.account.address,
-        USDC,
-      ]);
-      await viem.assertions.emitWithArgs(token.write.approve([relayer.account.address, 2n * USDC], as(alice)), token, "Approval", [
-        alice.account.address,
-        relayer.account.address,
-        2n * USDC,
-      ]);
+      await viem.assertions.emitWithArgs(
+        token.write.transfer([bob.account.address, USDC], as(alice)),
+        token,
+        "Transfer",
+        [alice.account.address, bob.account.address, USDC],
+      );
+      await viem.assertions.emitWithArgs(
+        token.write.approve([relayer.account.address, 2n * USDC], as(alice)),
+        token,
+        "Approval",
+        [alice.account.address, relayer.account.address, 2n * USDC],
+      );
       await token.write.transferFrom([alice.account.address, bob.account.address, 2n * USDC], as(relayer));
       expect(await token.read.balanceOf([bob.account.address])).to.equal(3n * USDC);
       expect(await token.read.allowance([alice.account.address, relayer.account.address])).to.equal(0n);
@@ -175,7 +200,13 @@ describe("TestStablecoin", function () {
     it("approves with the owner's signature, emits Approval and increments the nonce", async function () {
       const { token } = stack;
       const deadline = (await now()) + 600n;
-      const signature = await signPermit(alice, { owner: alice.account.address, spender: relayer.account.address, value: 5n * USDC, nonce: 0n, deadline });
+      const signature = await signPermit(alice, {
+        owner: alice.account.address,
+        spender: relayer.account.address,
+        value: 5n * USDC,
+        nonce: 0n,
+        deadline,
+      });
       const { v, r, s } = vrs(signature);
       expect(await token.read.nonces([alice.account.address])).to.equal(0n);
       await viem.assertions.emitWithArgs(
@@ -191,7 +222,13 @@ describe("TestStablecoin", function () {
     it("cannot be replayed: the nonce moved, so the same signature no longer verifies", async function () {
       const { token } = stack;
       const deadline = (await now()) + 600n;
-      const signature = await signPermit(alice, { owner: alice.account.address, spender: relayer.account.address, value: USDC, nonce: 0n, deadline });
+      const signature = await signPermit(alice, {
+        owner: alice.account.address,
+        spender: relayer.account.address,
+        value: USDC,
+        nonce: 0n,
+        deadline,
+      });
       const { v, r, s } = vrs(signature);
       await token.write.permit([alice.account.address, relayer.account.address, USDC, deadline, v, r, s], as(relayer));
       await viem.assertions.revertWithCustomErrorWithArgs(
@@ -205,20 +242,38 @@ describe("TestStablecoin", function () {
 
     it("accepts the signature at exactly the deadline", async function () {
       const deadline = (await now()) + 60n;
-      const signature = await signPermit(alice, { owner: alice.account.address, spender: relayer.account.address, value: USDC, nonce: 0n, deadline });
+      const signature = await signPermit(alice, {
+        owner: alice.account.address,
+        spender: relayer.account.address,
+        value: USDC,
+        nonce: 0n,
+        deadline,
+      });
       const { v, r, s } = vrs(signature);
       await networkHelpers.time.setNextBlockTimestamp(deadline);
-      await stack.token.write.permit([alice.account.address, relayer.account.address, USDC, deadline, v, r, s], as(relayer));
+      await stack.token.write.permit(
+        [alice.account.address, relayer.account.address, USDC, deadline, v, r, s],
+        as(relayer),
+      );
       expect(await stack.token.read.allowance([alice.account.address, relayer.account.address])).to.equal(USDC);
     });
 
     it("reverts with PermitExpired after the deadline", async function () {
       const deadline = (await now()) + 60n;
-      const signature = await signPermit(alice, { owner: alice.account.address, spender: relayer.account.address, value: USDC, nonce: 0n, deadline });
+      const signature = await signPermit(alice, {
+        owner: alice.account.address,
+        spender: relayer.account.address,
+        value: USDC,
+        nonce: 0n,
+        deadline,
+      });
       const { v, r, s } = vrs(signature);
       await networkHelpers.time.setNextBlockTimestamp(deadline + 1n);
       await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.token.write.permit([alice.account.address, relayer.account.address, USDC, deadline, v, r, s], as(relayer)),
+        stack.token.write.permit(
+          [alice.account.address, relayer.account.address, USDC, deadline, v, r, s],
+          as(relayer),
+        ),
         stack.token,
         "PermitExpired",
         [deadline],
@@ -268,7 +323,10 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const { v, r, s } = vrs(await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a));
         await viem.assertions.emitWithArgs(
-          token.write.transferWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s], as(relayer)),
+          token.write.transferWithAuthorization(
+            [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s],
+            as(relayer),
+          ),
           token,
           "AuthorizationUsed",
           [a.from, a.nonce],
@@ -280,7 +338,10 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const { v, r, s } = vrs(await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a));
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.token.write.transferWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v === 27 ? 28 : 27, r, s], as(relayer)),
+          stack.token.write.transferWithAuthorization(
+            [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v === 27 ? 28 : 27, r, s],
+            as(relayer),
+          ),
           stack.token,
           "InvalidAuthorizationSignature",
           [a.from],
@@ -294,7 +355,12 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor({ validAfter });
         const signature = await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a);
         await networkHelpers.time.setNextBlockTimestamp(validAfter);
-        await viem.assertions.revertWithCustomErrorWithArgs(transferWith(a, signature), stack.token, "AuthorizationNotYetValid", [validAfter, validAfter]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          transferWith(a, signature),
+          stack.token,
+          "AuthorizationNotYetValid",
+          [validAfter, validAfter],
+        );
         await networkHelpers.time.setNextBlockTimestamp(validAfter + 1n);
         await transferWith(a, signature);
         expect(await stack.token.read.authorizationState([a.from, a.nonce])).to.equal(true);
@@ -306,7 +372,12 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a);
         await networkHelpers.time.setNextBlockTimestamp(a.validBefore);
-        await viem.assertions.revertWithCustomErrorWithArgs(transferWith(a, signature), stack.token, "AuthorizationExpired", [a.validBefore, a.validBefore]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          transferWith(a, signature),
+          stack.token,
+          "AuthorizationExpired",
+          [a.validBefore, a.validBefore],
+        );
       });
 
       it("succeeds one second before validBefore", async function () {
@@ -323,7 +394,12 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a);
         await transferWith(a, signature);
-        await viem.assertions.revertWithCustomErrorWithArgs(transferWith(a, signature), stack.token, "AuthorizationAlreadyUsed", [a.from, a.nonce]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          transferWith(a, signature),
+          stack.token,
+          "AuthorizationAlreadyUsed",
+          [a.from, a.nonce],
+        );
         expect(await stack.token.read.balanceOf([bob.account.address])).to.equal(3n * USDC);
       });
 
@@ -331,7 +407,12 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         await transferWith(a, await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a));
         const receiveSignature = await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a);
-        await viem.assertions.revertWithCustomErrorWithArgs(receiveWith(a, receiveSignature), stack.token, "AuthorizationAlreadyUsed", [a.from, a.nonce]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          receiveWith(a, receiveSignature),
+          stack.token,
+          "AuthorizationAlreadyUsed",
+          [a.from, a.nonce],
+        );
       });
 
       it("keeps nonces per authorizer: another authorizer may use the same nonce", async function () {
@@ -349,8 +430,16 @@ describe("TestStablecoin", function () {
       it("reverts with AuthorizationAlreadyUsed", async function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a);
-        await stack.token.write.cancelAuthorization([a.from, a.nonce, await signCancel(alice, a.from, a.nonce)], as(relayer));
-        await viem.assertions.revertWithCustomErrorWithArgs(transferWith(a, signature), stack.token, "AuthorizationAlreadyUsed", [a.from, a.nonce]);
+        await stack.token.write.cancelAuthorization(
+          [a.from, a.nonce, await signCancel(alice, a.from, a.nonce)],
+          as(relayer),
+        );
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          transferWith(a, signature),
+          stack.token,
+          "AuthorizationAlreadyUsed",
+          [a.from, a.nonce],
+        );
         expect(await stack.token.read.balanceOf([alice.account.address])).to.equal(100n * USDC);
       });
     });
@@ -369,9 +458,12 @@ describe("TestStablecoin", function () {
       it("reverts with InvalidAuthorizationSignature when the relayer raises the value", async function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "TransferWithAuthorization", a);
-        await viem.assertions.revertWithCustomErrorWithArgs(transferWith({ ...a, value: a.value + 1n }, signature), stack.token, "InvalidAuthorizationSignature", [
-          a.from,
-        ]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          transferWith({ ...a, value: a.value + 1n }, signature),
+          stack.token,
+          "InvalidAuthorizationSignature",
+          [a.from],
+        );
       });
 
       it("reverts with InvalidAuthorizationSignature for a ReceiveWithAuthorization signature", async function () {
@@ -415,7 +507,10 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const { v, r, s } = vrs(await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a));
         await viem.assertions.emitWithArgs(
-          token.write.receiveWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s], as(bob)),
+          token.write.receiveWithAuthorization(
+            [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s],
+            as(bob),
+          ),
           token,
           "AuthorizationUsed",
           [a.from, a.nonce],
@@ -427,7 +522,10 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const { v, r, s } = vrs(await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a));
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.token.write.receiveWithAuthorization([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s], as(relayer)),
+          stack.token.write.receiveWithAuthorization(
+            [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, r, s],
+            as(relayer),
+          ),
           stack.token,
           "CallerMustBePayee",
           [relayer.account.address, a.to],
@@ -440,7 +538,12 @@ describe("TestStablecoin", function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a);
         for (const who of [relayer, alice]) {
-          await viem.assertions.revertWithCustomErrorWithArgs(receiveWith(a, signature, who), stack.token, "CallerMustBePayee", [who.account.address, a.to]);
+          await viem.assertions.revertWithCustomErrorWithArgs(
+            receiveWith(a, signature, who),
+            stack.token,
+            "CallerMustBePayee",
+            [who.account.address, a.to],
+          );
         }
         expect(await stack.token.read.authorizationState([a.from, a.nonce])).to.equal(false);
       });
@@ -453,26 +556,49 @@ describe("TestStablecoin", function () {
         const signature = await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a);
         const at = validAfter - 50n;
         await networkHelpers.time.setNextBlockTimestamp(at);
-        await viem.assertions.revertWithCustomErrorWithArgs(receiveWith(a, signature), stack.token, "AuthorizationNotYetValid", [validAfter, at]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          receiveWith(a, signature),
+          stack.token,
+          "AuthorizationNotYetValid",
+          [validAfter, at],
+        );
       });
 
       it("reverts with AuthorizationExpired after validBefore", async function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a);
         await networkHelpers.time.setNextBlockTimestamp(a.validBefore + 10n);
-        await viem.assertions.revertWithCustomErrorWithArgs(receiveWith(a, signature), stack.token, "AuthorizationExpired", [a.validBefore, a.validBefore + 10n]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          receiveWith(a, signature),
+          stack.token,
+          "AuthorizationExpired",
+          [a.validBefore, a.validBefore + 10n],
+        );
       });
 
       it("reverts with AuthorizationAlreadyUsed on replay and after cancellation", async function () {
         const a = await authorizationFor();
         const signature = await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", a);
         await receiveWith(a, signature);
-        await viem.assertions.revertWithCustomErrorWithArgs(receiveWith(a, signature), stack.token, "AuthorizationAlreadyUsed", [a.from, a.nonce]);
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          receiveWith(a, signature),
+          stack.token,
+          "AuthorizationAlreadyUsed",
+          [a.from, a.nonce],
+        );
 
         const b = await authorizationFor({ nonce: keccak256(toHex("nonce-2")) });
         const bSignature = await signTokenAuthorization(stack, alice, "ReceiveWithAuthorization", b);
-        await stack.token.write.cancelAuthorization([b.from, b.nonce, await signCancel(alice, b.from, b.nonce)], as(alice));
-        await viem.assertions.revertWithCustomErrorWithArgs(receiveWith(b, bSignature), stack.token, "AuthorizationAlreadyUsed", [b.from, b.nonce]);
+        await stack.token.write.cancelAuthorization(
+          [b.from, b.nonce, await signCancel(alice, b.from, b.nonce)],
+          as(alice),
+        );
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          receiveWith(b, bSignature),
+          stack.token,
+          "AuthorizationAlreadyUsed",
+          [b.from, b.nonce],
+        );
       });
 
       it("reverts with InvalidAuthorizationSignature for a TransferWithAuthorization signature", async function () {
@@ -493,7 +619,10 @@ describe("TestStablecoin", function () {
         const { token } = stack;
         const nonce = keccak256(toHex("cancel-me"));
         await viem.assertions.emitWithArgs(
-          token.write.cancelAuthorization([alice.account.address, nonce, await signCancel(alice, alice.account.address, nonce)], as(relayer)),
+          token.write.cancelAuthorization(
+            [alice.account.address, nonce, await signCancel(alice, alice.account.address, nonce)],
+            as(relayer),
+          ),
           token,
           "AuthorizationCanceled",
           [alice.account.address, nonce],
@@ -507,10 +636,12 @@ describe("TestStablecoin", function () {
         const { token } = stack;
         const nonce = keccak256(toHex("cancel-vrs"));
         const { v, r, s } = vrs(await signCancel(alice, alice.account.address, nonce));
-        await viem.assertions.emitWithArgs(token.write.cancelAuthorization([alice.account.address, nonce, v, r, s], as(alice)), token, "AuthorizationCanceled", [
-          alice.account.address,
-          nonce,
-        ]);
+        await viem.assertions.emitWithArgs(
+          token.write.cancelAuthorization([alice.account.address, nonce, v, r, s], as(alice)),
+          token,
+          "AuthorizationCanceled",
+          [alice.account.address, nonce],
+        );
         expect(await token.read.authorizationState([alice.account.address, nonce])).to.equal(true);
       });
 
@@ -552,7 +683,10 @@ describe("TestStablecoin", function () {
     it("reverts with InvalidAuthorizationSignature when a stranger tries to cancel someone's nonce", async function () {
       const nonce = keccak256(toHex("grief"));
       await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.token.write.cancelAuthorization([alice.account.address, nonce, await signCancel(bob, alice.account.address, nonce)], as(bob)),
+        stack.token.write.cancelAuthorization(
+          [alice.account.address, nonce, await signCancel(bob, alice.account.address, nonce)],
+          as(bob),
+        ),
         stack.token,
         "InvalidAuthorizationSignature",
         [alice.account.address],
@@ -575,7 +709,10 @@ describe("TestStablecoin", function () {
 
     it("transfers with an authorization its owner signed", async function () {
       const a = await authorizationFor({ from: wallet.address });
-      const hash = await transferWith(a, await signTokenAuthorization(stack, stack.accounts.other, "TransferWithAuthorization", a));
+      const hash = await transferWith(
+        a,
+        await signTokenAuthorization(stack, stack.accounts.other, "TransferWithAuthorization", a),
+      );
       await viem.assertions.emitWithArgs(hash, stack.token, "AuthorizationUsed", [wallet.address, a.nonce]);
       expect(await stack.token.read.balanceOf([wallet.address])).to.equal(7n * USDC);
     });
@@ -589,7 +726,10 @@ describe("TestStablecoin", function () {
     it("cancels with its owner's signature", async function () {
       const nonce = keccak256(toHex("wallet-cancel"));
       await viem.assertions.emitWithArgs(
-        stack.token.write.cancelAuthorization([wallet.address, nonce, await signCancel(stack.accounts.other, wallet.address, nonce)], as(relayer)),
+        stack.token.write.cancelAuthorization(
+          [wallet.address, nonce, await signCancel(stack.accounts.other, wallet.address, nonce)],
+          as(relayer),
+        ),
         stack.token,
         "AuthorizationCanceled",
         [wallet.address, nonce],
@@ -598,7 +738,13 @@ describe("TestStablecoin", function () {
 
     it("permits with its owner's signature packed as (v, r, s)", async function () {
       const deadline = (await now()) + 600n;
-      const signature = await signPermit(stack.accounts.other, { owner: wallet.address, spender: relayer.account.address, value: USDC, nonce: 0n, deadline });
+      const signature = await signPermit(stack.accounts.other, {
+        owner: wallet.address,
+        spender: relayer.account.address,
+        value: USDC,
+        nonce: 0n,
+        deadline,
+      });
       const { v, r, s } = vrs(signature);
       await stack.token.write.permit([wallet.address, relayer.account.address, USDC, deadline, v, r, s], as(relayer));
       expect(await stack.token.read.allowance([wallet.address, relayer.account.address])).to.equal(USDC);
@@ -620,7 +766,13 @@ describe("TestStablecoin", function () {
       await wallet.write.setRejectAll([true], as(stack.accounts.other));
       const deadline = (await now()) + 600n;
       const { v, r, s } = vrs(
-        await signPermit(stack.accounts.other, { owner: wallet.address, spender: relayer.account.address, value: USDC, nonce: 0n, deadline }),
+        await signPermit(stack.accounts.other, {
+          owner: wallet.address,
+          spender: relayer.account.address,
+          value: USDC,
+          nonce: 0n,
+          deadline,
+        }),
       );
       await viem.assertions.revertWithCustomErrorWithArgs(
         stack.token.write.permit([wallet.address, relayer.account.address, USDC, deadline, v, r, s], as(relayer)),

@@ -7,7 +7,16 @@ import { serveRpc } from "./rpcServer.ts";
 export { devKey } from "../../services/stack/devAccounts.ts";
 
 /** Roles of the development accounts in tests. */
-export const ROLE = { admin: 0, relayer: 1, facilitator: 2, treasury: 3, creator: 4, buyer: 5, other: 6, relayer2: 7 } as const;
+export const ROLE = {
+  admin: 0,
+  relayer: 1,
+  facilitator: 2,
+  treasury: 3,
+  creator: 4,
+  buyer: 5,
+  other: 6,
+  relayer2: 7,
+} as const;
 
 /**
  * An in-process EDR chain (chain id 5042002) with the whole stack deployed through Ignition, served over HTTP on
@@ -21,7 +30,12 @@ export async function startLocalChain() {
   const address = (index: number) => getAddress(wallets[index]!.account.address);
   const { token, identity, registry, escrow } = await ignition.deploy(StackModule, {
     parameters: {
-      $global: { admin: address(ROLE.admin), treasury: address(ROLE.treasury), relayer: address(ROLE.relayer), facilitator: address(ROLE.facilitator) },
+      $global: {
+        admin: address(ROLE.admin),
+        treasury: address(ROLE.treasury),
+        relayer: address(ROLE.relayer),
+        facilitator: address(ROLE.facilitator),
+      },
     },
   });
   const escrowAdmin = await viem.getContractAt("PaymentEscrow", escrow.address);
@@ -30,7 +44,13 @@ export async function startLocalChain() {
   const publicClient = await viem.getPublicClient();
 
   /** Registers a resource for `creator` (minting its ERC-8004 identity) and returns its id. */
-  async function registerResource({ slug, cap = parseUnits("0.05", 6), base = 1_000n, perKB = 200n, creatorIndex = ROLE.creator }: {
+  async function registerResource({
+    slug,
+    cap = parseUnits("0.05", 6),
+    base = 1_000n,
+    perKB = 200n,
+    creatorIndex = ROLE.creator,
+  }: {
     slug: string;
     cap?: bigint;
     base?: bigint;
@@ -43,7 +63,17 @@ export async function startLocalChain() {
     const [registered] = parseEventLogs({ abi: identity.abi, logs: receipt.logs, eventName: "Registered" });
     const agentId = registered!.args.agentId;
     await registry.write.register(
-      [{ slug, agentId, payout: account.address, category: "tools", pricing: { base, perKB, max: cap }, cardURI: `https://example.test/${slug}/card`, cardHash: `0x${"00".repeat(32)}` }],
+      [
+        {
+          slug,
+          agentId,
+          payout: account.address,
+          category: "tools",
+          pricing: { base, perKB, max: cap },
+          cardURI: `https://example.test/${slug}/card`,
+          cardHash: `0x${"00".repeat(32)}`,
+        },
+      ],
       { account },
     );
     return (await registry.read.resourceIdOf([account.address, slug])) as Hex;

@@ -6,7 +6,13 @@ import type { AddressInfo } from "node:net";
 export type RequestProvider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
 /** A JSON-RPC-over-HTTP endpoint for an in-process chain that can be stopped and resumed on the same port. */
-export type RpcServer = { url: string; port: number; stop(): Promise<void>; resume(): Promise<void>; close(): Promise<void> };
+export type RpcServer = {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  resume(): Promise<void>;
+  close(): Promise<void>;
+};
 
 async function answer(provider: RequestProvider, call: { id?: unknown; method?: string; params?: unknown[] }) {
   try {
@@ -14,7 +20,11 @@ async function answer(provider: RequestProvider, call: { id?: unknown; method?: 
     return { jsonrpc: "2.0", id: call.id ?? null, result: result ?? null };
   } catch (error) {
     const e = error as { code?: number; message?: string; data?: unknown };
-    return { jsonrpc: "2.0", id: call.id ?? null, error: { code: e.code ?? -32603, message: e.message ?? "error", data: e.data } };
+    return {
+      jsonrpc: "2.0",
+      id: call.id ?? null,
+      error: { code: e.code ?? -32603, message: e.message ?? "error", data: e.data },
+    };
   }
 }
 
@@ -39,7 +49,9 @@ export async function serveRpc(provider: RequestProvider, port = 0): Promise<Rpc
             res.writeHead(400).end();
             return;
           }
-          const out = Array.isArray(body) ? await Promise.all(body.map((c) => answer(provider, c))) : await answer(provider, body as never);
+          const out = Array.isArray(body)
+            ? await Promise.all(body.map((c) => answer(provider, c)))
+            : await answer(provider, body as never);
           const text = JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v));
           res.writeHead(200, { "content-type": "application/json" }).end(text);
         });

@@ -22,7 +22,13 @@ export type StackFile = {
 
 /** Free ports for every service of the stack (the chain's too unless `external`). */
 export async function stackPorts({ external = false } = {}): Promise<Record<string, string>> {
-  const names = ["FACILITATOR_PORT", "HOST_PORT", "MARKETPLACE_PORT", "INDEXER_PORT", ...(external ? [] : ["CHAIN_PORT"])];
+  const names = [
+    "FACILITATOR_PORT",
+    "HOST_PORT",
+    "MARKETPLACE_PORT",
+    "INDEXER_PORT",
+    ...(external ? [] : ["CHAIN_PORT"]),
+  ];
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));
 }
 
@@ -64,7 +70,8 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
      * free. Returns whether the group was gone in time.
      */
     async stop(settings: Record<string, string> = {}): Promise<boolean> {
-      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
+      const exited =
+        child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
       process.kill(child.pid!, "SIGTERM");
       await exited;
       const gone = Date.now() + 20_000;
@@ -77,7 +84,8 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
           alive = false;
         }
       }
-      for (const [name, port] of Object.entries(settings)) if (name.endsWith("_PORT")) await assertPortFree(Number(port), name);
+      for (const [name, port] of Object.entries(settings))
+        if (name.endsWith("_PORT")) await assertPortFree(Number(port), name);
       return !alive;
     },
     /** Kills whatever is left of the stack's process group (for `after` hooks). */

@@ -34,7 +34,10 @@ export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">):
  * Starts a facilitator on a free port against a local chain, PGlite in memory unless DATABASE_URL is given.
  * @example const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "5" } })
  */
-export async function startFacilitator(chain: LocalChain, options: { env?: Record<string, string>; clock?: Clock; backgroundIntervalMs?: number } = {}) {
+export async function startFacilitator(
+  chain: LocalChain,
+  options: { env?: Record<string, string>; clock?: Clock; backgroundIntervalMs?: number } = {},
+) {
   const config = loadFacilitatorConfig({
     ...facilitatorEnv(chain),
     DATA_DIR: "memory://",
@@ -77,7 +80,10 @@ export async function getJson(url: string, headers: Record<string, string> = {})
 /** Starts `node services/facilitator/main.ts` as a child process and resolves with its URL once it listens. */
 export function spawnFacilitator(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["services/facilitator/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["services/facilitator/main.ts"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -95,4 +101,3 @@ export function spawnFacilitator(env: Record<string, string>): Promise<{ child: 
     child.once("exit", (code) => reject(new Error(`facilitator exited with ${code}: ${out}`)));
   });
 }
-

@@ -27,12 +27,16 @@ export function writeDeployment(chain: LocalChain, directory: string): string {
   const path = join(directory, "deployed_addresses.json");
   writeFileSync(
     path,
-    JSON.stringify({
-      "TestStablecoin#TestStablecoin": chain.addresses.token,
-      "IdentityRegistry#IdentityRegistry": chain.addresses.identity,
-      "ResourceRegistry#ResourceRegistry": chain.addresses.registry,
-      "PaymentEscrow#PaymentEscrow": chain.addresses.escrow,
-    }, null, 2),
+    JSON.stringify(
+      {
+        "TestStablecoin#TestStablecoin": chain.addresses.token,
+        "IdentityRegistry#IdentityRegistry": chain.addresses.identity,
+        "ResourceRegistry#ResourceRegistry": chain.addresses.registry,
+        "PaymentEscrow#PaymentEscrow": chain.addresses.escrow,
+      },
+      null,
+      2,
+    ),
   );
   return path;
 }
@@ -71,7 +75,14 @@ export type StartIndexerOptions = {
 };
 
 /** A running indexer: its base URL, the `/sql` URL for `@ponder/client`, and `stop`. */
-export type Indexer = { url: string; sqlUrl: string; schema: string; databaseUrl: string | undefined; logs(): string; stop(): Promise<void> };
+export type Indexer = {
+  url: string;
+  sqlUrl: string;
+  schema: string;
+  databaseUrl: string | undefined;
+  logs(): string;
+  stop(): Promise<void>;
+};
 
 /**
  * Starts the Ponder indexer (`ponder start --root indexer`) against a local chain, in a fresh PGlite directory (or a
@@ -97,9 +108,28 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const args = [join(root, "node_modules/ponder/dist/esm/bin/ponder.js"), "--root", join(root, "indexer"), "--log-level", options.logLevel ?? "warn", "--log-format", "json", "start", "--schema", schema, "--port", String(port), "--hostname", "127.0.0.1"];
+  const args = [
+    join(root, "node_modules/ponder/dist/esm/bin/ponder.js"),
+    "--root",
+    join(root, "indexer"),
+    "--log-level",
+    options.logLevel ?? "warn",
+    "--log-format",
+    "json",
+    "start",
+    "--schema",
+    schema,
+    "--port",
+    String(port),
+    "--hostname",
+    "127.0.0.1",
+  ];
   if (databaseUrl) args.push("--views-schema", `${schema}_views`);
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: join(root, "indexer"), env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: join(root, "indexer"),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
   child.stderr!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
@@ -126,7 +156,10 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
       await stop();
       throw new Error(`ponder exited with ${child.exitCode} before it was ready:\n${output}`);
     }
-    const ready = await fetch(`${url}/ready`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/ready`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();

@@ -16,7 +16,11 @@ export const PUBLISH_TOKEN = "test-publish-token-0123456789";
  * environment passed names DATABASE_URL. The prober is off unless PROBE_INTERVAL_MS is given.
  * @example const marketplace = await startMarketplace(chain, indexer, { env: { MIN_BOND: "1" } })
  */
-export async function startMarketplace(chain: LocalChain, indexer: Indexer, options: { env?: Record<string, string | undefined> } & CreateMarketplaceOptions = {}) {
+export async function startMarketplace(
+  chain: LocalChain,
+  indexer: Indexer,
+  options: { env?: Record<string, string | undefined> } & CreateMarketplaceOptions = {},
+) {
   const { env, ...rest } = options;
   const config = loadMarketplaceConfig({
     PORT: "0",

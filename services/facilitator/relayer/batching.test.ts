@@ -59,10 +59,23 @@ describe("relayer batching", function () {
 
   async function debitItem(amount = 1_000n, maxAmount = CAP): Promise<DebitItem> {
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600);
-    const p = await signEscrowPayment({ account: buyer, escrow: chain.addresses.escrow, resourceId, maxAmount, validBefore });
+    const p = await signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount,
+      validBefore,
+    });
     const a = p.authorization;
     return {
-      authorization: { buyer: a.buyer, resourceId: a.resourceId, maxAmount: BigInt(a.maxAmount), validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce },
+      authorization: {
+        buyer: a.buyer,
+        resourceId: a.resourceId,
+        maxAmount: BigInt(a.maxAmount),
+        validAfter: BigInt(a.validAfter),
+        validBefore,
+        nonce: a.nonce,
+      },
       amount,
       signature: p.signature,
     };
@@ -94,7 +107,9 @@ describe("relayer batching", function () {
       return decodeFunctionData({ abi: abiOf("PaymentEscrow"), data: input }).functionName;
     };
     const keySigned = await items(3);
-    expect(await functionOf(await Promise.all(keySigned.map((item) => relayer.debit(item))))).to.equal("debitBatchCompact");
+    expect(await functionOf(await Promise.all(keySigned.map((item) => relayer.debit(item))))).to.equal(
+      "debitBatchCompact",
+    );
     // A cap of 2^128 does not fit the compact form: that one item sends the batch in full.
     const mixed = [...(await items(2)), await debitItem(1_000n, 2n ** 128n)];
     expect(await functionOf(await Promise.all(mixed.map((item) => relayer.debit(item))))).to.equal("debitBatch");

@@ -18,7 +18,9 @@ async function item(overrides: Partial<DebitItem["authorization"]> & { amount?: 
     nonce: keccak256(toHex("nonce")),
     ...fields,
   };
-  const signature = await buyer.sign({ hash: keccak256(toHex(JSON.stringify(authorization, (_, v) => (typeof v === "bigint" ? `${v}` : v)))) });
+  const signature = await buyer.sign({
+    hash: keccak256(toHex(JSON.stringify(authorization, (_, v) => (typeof v === "bigint" ? `${v}` : v)))),
+  });
   return { authorization, amount, signature };
 }
 
@@ -36,13 +38,20 @@ function unpack(c: NonNullable<ReturnType<typeof compactDebit>>): DebitItem {
       nonce: c.nonce,
     },
     amount: c.amounts & low(128n),
-    signature: concat([c.r, numberToHex(vs & ((1n << 255n) - 1n), { size: 32 }), numberToHex(27n + (vs >> 255n), { size: 1 })]),
+    signature: concat([
+      c.r,
+      numberToHex(vs & ((1n << 255n) - 1n), { size: 32 }),
+      numberToHex(27n + (vs >> 255n), { size: 1 }),
+    ]),
   };
 }
 
 describe("compactDebit", function () {
   it("packs an item so that the escrow's unpacking gives back every field and the 65 signature bytes", async function () {
-    for (const fields of [{}, { maxAmount: 2n ** 128n - 1n, amount: 2n ** 128n - 1n, validAfter: 2n ** 48n - 1n, validBefore: 2n ** 48n - 1n }]) {
+    for (const fields of [
+      {},
+      { maxAmount: 2n ** 128n - 1n, amount: 2n ** 128n - 1n, validAfter: 2n ** 48n - 1n, validBefore: 2n ** 48n - 1n },
+    ]) {
       const original = await item(fields);
       const compact = compactDebit(original);
       expect(compact).to.not.equal(null);
@@ -51,7 +60,12 @@ describe("compactDebit", function () {
   });
 
   it("has no encoding for a time of 2^48 or more, or an amount of 2^128 or more", async function () {
-    for (const fields of [{ maxAmount: 2n ** 128n }, { validAfter: 2n ** 48n }, { validBefore: 2n ** 48n }, { amount: 2n ** 128n }]) {
+    for (const fields of [
+      { maxAmount: 2n ** 128n },
+      { validAfter: 2n ** 48n },
+      { validBefore: 2n ** 48n },
+      { amount: 2n ** 128n },
+    ]) {
       expect(compactDebit(await item(fields)), JSON.stringify(Object.keys(fields))).to.equal(null);
     }
   });

@@ -11,7 +11,14 @@ import type { Fees } from "./sendTransaction.ts";
 
 /** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
 export type DebitItem = {
-  authorization: { buyer: Address; resourceId: Hex; maxAmount: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
+  authorization: {
+    buyer: Address;
+    resourceId: Hex;
+    maxAmount: bigint;
+    validAfter: bigint;
+    validBefore: bigint;
+    nonce: Hex;
+  };
   amount: bigint;
   signature: Hex;
 };
@@ -29,7 +36,15 @@ export type ExactItem = {
 
 /** What became of one debit on chain (`block`: the number of the block it was mined in). */
 export type DebitOutcome =
-  | { kind: "debited"; transaction: Hex; block: bigint; amount: bigint; creatorAmount: bigint; treasuryAmount: bigint; payer: Address }
+  | {
+      kind: "debited";
+      transaction: Hex;
+      block: bigint;
+      amount: bigint;
+      creatorAmount: bigint;
+      treasuryAmount: bigint;
+      payer: Address;
+    }
   | { kind: "skipped"; transaction: Hex; reason: Hex };
 
 export type RelayerParameters = {
@@ -95,7 +110,17 @@ export function createRelayer(p: RelayerParameters) {
   };
 
   const send = (lane: Lane, to: Address, data: Hex, gas: bigint, onBroadcast?: () => void) =>
-    sendTransaction({ publicClient, account: lane.account, nonces: lane.nonces, to, data, gas, receiptTimeoutMs: p.receiptTimeoutMs, fees, onBroadcast });
+    sendTransaction({
+      publicClient,
+      account: lane.account,
+      nonces: lane.nonces,
+      to,
+      data,
+      gas,
+      receiptTimeoutMs: p.receiptTimeoutMs,
+      fees,
+      onBroadcast,
+    });
 
   function flush(): void {
     if (timer) clearTimeout(timer);
@@ -150,7 +175,8 @@ export function createRelayer(p: RelayerParameters) {
   /** A batch in the compact encoding when every item has one (see compactDebit), else in full. */
   function encodeBatch(items: DebitItem[]): Hex {
     const compact = items.map(compactDebit);
-    if (compact.every((c) => c !== null)) return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatchCompact", args: [compact] });
+    if (compact.every((c) => c !== null))
+      return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatchCompact", args: [compact] });
     return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [items] });
   }
 
@@ -172,7 +198,11 @@ export function createRelayer(p: RelayerParameters) {
             payer: a.buyer,
           });
         } else if (event.eventName === "DebitSkipped") {
-          outcomes.set(key(event.args.buyer, event.args.nonce), { kind: "skipped", transaction: receipt.transactionHash, reason: event.args.reason });
+          outcomes.set(key(event.args.buyer, event.args.nonce), {
+            kind: "skipped",
+            transaction: receipt.transactionHash,
+            reason: event.args.reason,
+          });
         }
       } catch {
         continue;
@@ -200,7 +230,8 @@ export function createRelayer(p: RelayerParameters) {
       const lane = debitLanes[nextLane++ % debitLanes.length]!;
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
       const receipt = await send(lane, p.escrow, data, 250_000n);
-      if (receipt.status !== "success") throw new ChainUnavailableError(`settleExact ${receipt.transactionHash} reverted`);
+      if (receipt.status !== "success")
+        throw new ChainUnavailableError(`settleExact ${receipt.transactionHash} reverted`);
       const outcome = outcomesOf(receipt).get(key(item.from, item.nonce));
       if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
       return outcome;
@@ -208,7 +239,11 @@ export function createRelayer(p: RelayerParameters) {
 
     /** Records a strike for a failed call on the registry; resolves with the transaction hash. */
     async recordStrike(resourceId: Hex, idemKey: Hex, reason: string): Promise<Hex> {
-      const data = encodeFunctionData({ abi: registryAbi, functionName: "recordStrike", args: [resourceId, idemKey, reason] });
+      const data = encodeFunctionData({
+        abi: registryAbi,
+        functionName: "recordStrike",
+        args: [resourceId, idemKey, reason],
+      });
       const receipt = await send(strikeLane, p.registry, data, 200_000n);
       if (receipt.status !== "success") throw new Error(`recordStrike ${receipt.transactionHash} reverted`);
       return receipt.transactionHash;

@@ -33,18 +33,41 @@ describe("relayer transactions", function () {
     await chain.connection.provider.request({ method: "evm_setAutomine", params: [false] });
     const mined = setTimeout(() => void chain.connection.provider.request({ method: "evm_mine", params: [] }), 900);
     try {
-      const receipt = await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 400, replacements: 3 });
+      const receipt = await sendTransaction({
+        publicClient,
+        account,
+        nonces,
+        to: to(),
+        data: "0x",
+        gas: 30_000n,
+        receiptTimeoutMs: 400,
+        replacements: 3,
+      });
       expect(receipt.status).to.equal("success");
       const tx = await publicClient.getTransaction({ hash: receipt.transactionHash });
       expect(tx.nonce).to.equal(start);
-      const first = await chain.connection.provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] }) as { transactions: string[] };
+      const first = (await chain.connection.provider.request({
+        method: "eth_getBlockByNumber",
+        params: ["latest", false],
+      })) as { transactions: string[] };
       expect(first.transactions).to.have.length(1);
-      expect(tx.maxFeePerGas! > initial.maxFeePerGas).to.equal(true, "the mined transaction is a fee-bumped replacement");
+      expect(tx.maxFeePerGas! > initial.maxFeePerGas).to.equal(
+        true,
+        "the mined transaction is a fee-bumped replacement",
+      );
     } finally {
       clearTimeout(mined);
       await chain.connection.provider.request({ method: "evm_setAutomine", params: [true] });
     }
-    const next = await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 2_000 });
+    const next = await sendTransaction({
+      publicClient,
+      account,
+      nonces,
+      to: to(),
+      data: "0x",
+      gas: 30_000n,
+      receiptTimeoutMs: 2_000,
+    });
     expect((await publicClient.getTransaction({ hash: next.transactionHash })).nonce).to.equal(start + 1);
   });
 
@@ -54,14 +77,30 @@ describe("relayer transactions", function () {
     await chain.rpc.stop();
     let failed: unknown;
     try {
-      await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 500 });
+      await sendTransaction({
+        publicClient,
+        account,
+        nonces,
+        to: to(),
+        data: "0x",
+        gas: 30_000n,
+        receiptTimeoutMs: 500,
+      });
     } catch (error) {
       failed = error;
     } finally {
       await chain.rpc.resume();
     }
     expect(failed).to.be.instanceOf(Error);
-    const receipt = await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 2_000 });
+    const receipt = await sendTransaction({
+      publicClient,
+      account,
+      nonces,
+      to: to(),
+      data: "0x",
+      gas: 30_000n,
+      receiptTimeoutMs: 2_000,
+    });
     expect((await publicClient.getTransaction({ hash: receipt.transactionHash })).nonce).to.equal(start);
   });
 
@@ -71,7 +110,16 @@ describe("relayer transactions", function () {
     try {
       let failed: unknown;
       try {
-        await sendTransaction({ publicClient, account, nonces, to: to(), data: "0x", gas: 30_000n, receiptTimeoutMs: 150, replacements: 1 });
+        await sendTransaction({
+          publicClient,
+          account,
+          nonces,
+          to: to(),
+          data: "0x",
+          gas: 30_000n,
+          receiptTimeoutMs: 150,
+          replacements: 1,
+        });
       } catch (error) {
         failed = error;
       }

@@ -39,7 +39,8 @@ type Row = {
   tx_hash: string | null;
 };
 
-const columns = "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash";
+const columns =
+  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash";
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -62,7 +63,9 @@ function toReservation(row: Row): Reservation {
 }
 
 /** What `reserve` decided: the reservation was made, or why not (`held` is what the buyer already has held). */
-export type ReserveOutcome = { outcome: "reserved" | "insufficient_balance" | "over_cap"; held: bigint } | { outcome: "nonce_used" };
+export type ReserveOutcome =
+  | { outcome: "reserved" | "insufficient_balance" | "over_cap"; held: bigint }
+  | { outcome: "nonce_used" };
 
 /**
  * Reserves `cap` for a payment in one statement (the `reserve_payment` function, migration 2): under the buyer's
@@ -129,7 +132,13 @@ export async function claimForSettlement(
 export async function updateReservation(
   tx: Sql,
   idemKey: string,
-  change: { status: ReservationStatus; amount?: bigint; response?: StoredResponse; txHash?: string; leaseUntil?: number },
+  change: {
+    status: ReservationStatus;
+    amount?: bigint;
+    response?: StoredResponse;
+    txHash?: string;
+    leaseUntil?: number;
+  },
   now: number,
 ): Promise<void> {
   await tx.query(
@@ -163,7 +172,12 @@ export async function expireReservations(tx: Sql, now: number): Promise<number> 
  * Claims settling reservations that no live settle is driving (lease passed), for the retrier; the lease keeps
  * two instances from driving the same debit at once.
  */
-export async function claimStaleSettling(tx: Sql, now: number, leaseSeconds: number, limit = 64): Promise<Reservation[]> {
+export async function claimStaleSettling(
+  tx: Sql,
+  now: number,
+  leaseSeconds: number,
+  limit = 64,
+): Promise<Reservation[]> {
   const rows = await tx.query<Row>(
     `UPDATE reservation SET lease_until = $1 + $2
       WHERE idem_key IN (SELECT idem_key FROM reservation WHERE status = 'settling' AND lease_until <= $1

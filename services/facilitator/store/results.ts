@@ -23,7 +23,7 @@ type Row = {
   expires_at: string | number;
 };
 
-const parse = <T,>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+const parse = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
 /**
  * Stores a settled result and marks its reservation settled with the debit's transaction and block, in one

@@ -4,7 +4,11 @@ import type { Sql } from "./createStore.ts";
 export type QueuedStrike = { idemKey: string; resourceId: string; reason: string; attempts: number };
 
 /** Queues a strike for a failed call; a call is struck at most once. Returns whether it was queued now. */
-export async function enqueueStrike(tx: Sql, strike: { idemKey: string; resourceId: string; reason: string }, now: number) {
+export async function enqueueStrike(
+  tx: Sql,
+  strike: { idemKey: string; resourceId: string; reason: string },
+  now: number,
+) {
   const rows = await tx.query(
     `INSERT INTO strike (idem_key, resource_id, reason, created_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (idem_key) DO NOTHING RETURNING idem_key`,
@@ -27,7 +31,12 @@ export async function claimStrikes(tx: Sql, now: number, leaseSeconds: number, l
       RETURNING idem_key, resource_id, reason, attempts`,
     [now, leaseSeconds, limit],
   );
-  return rows.map((r) => ({ idemKey: r.idem_key, resourceId: r.resource_id, reason: r.reason, attempts: Number(r.attempts) }));
+  return rows.map((r) => ({
+    idemKey: r.idem_key,
+    resourceId: r.resource_id,
+    reason: r.reason,
+    attempts: Number(r.attempts),
+  }));
 }
 
 /** Records the outcome of sending a strike. */

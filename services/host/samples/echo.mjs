@@ -1,6 +1,6 @@
 // Echo: answers { echo: <request body> } for any JSON object.
 export default {
   async fetch(request) {
-    return Response.json({ echo: await request.json() })
+    return Response.json({ echo: await request.json() });
   },
-}
+};

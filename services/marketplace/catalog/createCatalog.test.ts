@@ -27,8 +27,18 @@ function chainRow(n: number, over: Partial<ChainResource> = {}): ChainResource {
 }
 
 describe("createCatalog", function () {
-  const make = () => createCatalog({ cardUrlOf: (r) => `https://market.example/${r}/.well-known/agent-card.json`, uptimeWindow: 100, healthWindow: 10 });
-  const listing = (n: number) => ({ resourceId: id(n), resourceUrl: `https://r.example/${n}`, sampleRequest: {}, status: "published" as const });
+  const make = () =>
+    createCatalog({
+      cardUrlOf: (r) => `https://market.example/${r}/.well-known/agent-card.json`,
+      uptimeWindow: 100,
+      healthWindow: 10,
+    });
+  const listing = (n: number) => ({
+    resourceId: id(n),
+    resourceUrl: `https://r.example/${n}`,
+    sampleRequest: {},
+    status: "published" as const,
+  });
   const slugs = (json: string) => (JSON.parse(json) as { slug: string }[]).map((r) => r.slug);
 
   it("lists a resource only once the chain knows it and the marketplace published it", function () {
@@ -88,7 +98,12 @@ describe("createCatalog", function () {
 
   it("does not list a record that fails the index-record schema", function () {
     const problems: string[] = [];
-    const catalog = createCatalog({ cardUrlOf: () => "not a url", uptimeWindow: 100, healthWindow: 10, onInvalid: (_r, p) => problems.push(p) });
+    const catalog = createCatalog({
+      cardUrlOf: () => "not a url",
+      uptimeWindow: 100,
+      healthWindow: 10,
+      onInvalid: (_r, p) => problems.push(p),
+    });
     catalog.applyListing(listing(1));
     catalog.applyResource(chainRow(1, { slug: "Upper Case" }));
     expect(catalog.query({ limit: 10, offset: 0 }).total).to.equal(0);
@@ -128,35 +143,56 @@ describe("createCatalog", function () {
       { requiredKeys: [] },
     );
     fc.assert(
-      fc.property(fc.array(change, { maxLength: 80 }), query, fc.integer({ min: 1, max: 7 }), fc.nat(5), (changes, q, limit, offset) => {
-        const catalog = make();
-        for (const c of changes) {
-          if (c.kind === "resource") catalog.applyResource(chainRow(c.n, { category: c.category, active: c.active, bond: c.bond, base: c.base, max: c.base + 1n, registeredBlock: BigInt(c.block) }));
-          if (c.kind === "listing") catalog.applyListing(listing(c.n));
-          if (c.kind === "removed") catalog.applyListing({ ...listing(c.n), status: "removed" });
-          if (c.kind === "settled") catalog.applySettled(id(c.n), c.settled);
-          if (c.kind === "probes") catalog.applyProbes(id(c.n), c.history);
-        }
-        const records = catalog.listed().map((entry) => ({ entry, record: entry.record! }));
-        const sorted = [...records].sort((x, y) =>
-          x.entry.chain!.registeredBlock === y.entry.chain!.registeredBlock
-            ? (x.entry.resourceId < y.entry.resourceId ? -1 : 1)
-            : x.entry.chain!.registeredBlock < y.entry.chain!.registeredBlock ? -1 : 1,
-        );
-        expect(sorted.map((r) => r.entry.resourceId)).to.deep.equal(records.map((r) => r.entry.resourceId));
-        const expected = records.filter(({ entry, record }) =>
-          (q.category === undefined || record.category === q.category) &&
-          (q.active === undefined || record.active === q.active) &&
-          (q.minBond === undefined || entry.chain!.bond >= q.minBond) &&
-          (q.minBasePrice === undefined || entry.chain!.base >= q.minBasePrice) &&
-          (q.maxBasePrice === undefined || entry.chain!.base <= q.maxBasePrice) &&
-          (q.minReputation === undefined || record.reputation >= q.minReputation) &&
-          (q.minUptime === undefined || record.uptime >= q.minUptime),
-        );
-        const answer = catalog.query({ ...q, limit, offset });
-        expect(answer.total).to.equal(expected.length);
-        expect(JSON.parse(answer.json)).to.deep.equal(expected.slice(offset, offset + limit).map((r) => r.record));
-      }),
+      fc.property(
+        fc.array(change, { maxLength: 80 }),
+        query,
+        fc.integer({ min: 1, max: 7 }),
+        fc.nat(5),
+        (changes, q, limit, offset) => {
+          const catalog = make();
+          for (const c of changes) {
+            if (c.kind === "resource")
+              catalog.applyResource(
+                chainRow(c.n, {
+                  category: c.category,
+                  active: c.active,
+                  bond: c.bond,
+                  base: c.base,
+                  max: c.base + 1n,
+                  registeredBlock: BigInt(c.block),
+                }),
+              );
+            if (c.kind === "listing") catalog.applyListing(listing(c.n));
+            if (c.kind === "removed") catalog.applyListing({ ...listing(c.n), status: "removed" });
+            if (c.kind === "settled") catalog.applySettled(id(c.n), c.settled);
+            if (c.kind === "probes") catalog.applyProbes(id(c.n), c.history);
+          }
+          const records = catalog.listed().map((entry) => ({ entry, record: entry.record! }));
+          const sorted = [...records].sort((x, y) =>
+            x.entry.chain!.registeredBlock === y.entry.chain!.registeredBlock
+              ? x.entry.resourceId < y.entry.resourceId
+                ? -1
+                : 1
+              : x.entry.chain!.registeredBlock < y.entry.chain!.registeredBlock
+                ? -1
+                : 1,
+          );
+          expect(sorted.map((r) => r.entry.resourceId)).to.deep.equal(records.map((r) => r.entry.resourceId));
+          const expected = records.filter(
+            ({ entry, record }) =>
+              (q.category === undefined || record.category === q.category) &&
+              (q.active === undefined || record.active === q.active) &&
+              (q.minBond === undefined || entry.chain!.bond >= q.minBond) &&
+              (q.minBasePrice === undefined || entry.chain!.base >= q.minBasePrice) &&
+              (q.maxBasePrice === undefined || entry.chain!.base <= q.maxBasePrice) &&
+              (q.minReputation === undefined || record.reputation >= q.minReputation) &&
+              (q.minUptime === undefined || record.uptime >= q.minUptime),
+          );
+          const answer = catalog.query({ ...q, limit, offset });
+          expect(answer.total).to.equal(expected.length);
+          expect(JSON.parse(answer.json)).to.deep.equal(expected.slice(offset, offset + limit).map((r) => r.record));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -24,7 +24,12 @@ export type ChainResource = {
 };
 
 /** The marketplace's own record of a resource it published (store table `listing`, without the card). */
-export type Listing = { resourceId: Hex; resourceUrl: string; sampleRequest: unknown; status: "pending" | "published" | "removed" };
+export type Listing = {
+  resourceId: Hex;
+  resourceUrl: string;
+  sampleRequest: unknown;
+  status: "pending" | "published" | "removed";
+};
 
 /** One resource as the catalog holds it: chain facts, the listing, settled calls, probes and the built record. */
 export type CatalogEntry = {
@@ -72,7 +77,18 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     const id = resourceId.toLowerCase() as Hex;
     let entry = entries.get(id);
     if (!entry) {
-      entry = { resourceId: id, chain: undefined, listing: undefined, settled: 0, history: [], record: undefined, json: undefined, listed: false, generation, pos: -1 };
+      entry = {
+        resourceId: id,
+        chain: undefined,
+        listing: undefined,
+        settled: 0,
+        history: [],
+        record: undefined,
+        json: undefined,
+        listed: false,
+        generation,
+        pos: -1,
+      };
       entries.set(id, entry);
     }
     return entry;
@@ -129,7 +145,12 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
       agentId: chain.agentId.toString(),
       slug: chain.slug,
       category: chain.category,
-      pricing: { model: "metered" as const, base: chain.base.toString(), perKB: chain.perKB.toString(), max: chain.max.toString() },
+      pricing: {
+        model: "metered" as const,
+        base: chain.base.toString(),
+        perKB: chain.perKB.toString(),
+        max: chain.max.toString(),
+      },
       reputation: reputationOf(entry.settled, chain.strikesTotal),
       uptime: uptimeOf(entry.history, uptimeWindow),
       health: healthOf(entry.history, healthWindow),
@@ -139,7 +160,10 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     };
     const checked = indexRecordSchema.safeParse(record);
     if (!checked.success) {
-      onInvalid?.(entry.resourceId, checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+      onInvalid?.(
+        entry.resourceId,
+        checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+      );
       entry.record = undefined;
       entry.json = undefined;
       unlist(entry);
@@ -216,10 +240,21 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
       const offset = q.offset ?? 0;
       const end = offset + (q.limit ?? 1000);
       const filtered =
-        q.category !== undefined || q.active !== undefined || q.minBond !== undefined || q.minBasePrice !== undefined ||
-        q.maxBasePrice !== undefined || q.minReputation !== undefined || q.minUptime !== undefined;
+        q.category !== undefined ||
+        q.active !== undefined ||
+        q.minBond !== undefined ||
+        q.minBasePrice !== undefined ||
+        q.maxBasePrice !== undefined ||
+        q.minReputation !== undefined ||
+        q.minUptime !== undefined;
       if (!filtered) {
-        return { total: listed.length, json: `[${listed.slice(offset, end).map((entry) => entry.json).join(",")}]` };
+        return {
+          total: listed.length,
+          json: `[${listed
+            .slice(offset, end)
+            .map((entry) => entry.json)
+            .join(",")}]`,
+        };
       }
       const page: string[] = [];
       let total = 0;

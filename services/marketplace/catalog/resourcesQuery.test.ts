@@ -7,7 +7,11 @@ describe("parseResourcesQuery", function () {
   });
 
   it("parses base units as BigInt, beyond 2^53", function () {
-    const parsed = parseResourcesQuery({ minBond: "123456789012345678901234567890", minBasePrice: "0", maxBasePrice: "007" });
+    const parsed = parseResourcesQuery({
+      minBond: "123456789012345678901234567890",
+      minBasePrice: "0",
+      maxBasePrice: "007",
+    });
     expect(parsed).to.deep.equal({
       ok: true,
       query: { minBond: 123456789012345678901234567890n, minBasePrice: 0n, maxBasePrice: 7n, limit: 1000, offset: 0 },
@@ -15,7 +19,16 @@ describe("parseResourcesQuery", function () {
   });
 
   it("parses booleans, scores and paging", function () {
-    expect(parseResourcesQuery({ active: "false", minReputation: "99.5", minUptime: "100", limit: "1", offset: "20", category: "data" })).to.deep.equal({
+    expect(
+      parseResourcesQuery({
+        active: "false",
+        minReputation: "99.5",
+        minUptime: "100",
+        limit: "1",
+        offset: "20",
+        category: "data",
+      }),
+    ).to.deep.equal({
       ok: true,
       query: { active: false, minReputation: 99.5, minUptime: 100, limit: 1, offset: 20, category: "data" },
     });

@@ -24,7 +24,10 @@ const integer = (min: number, max: number) =>
  */
 export const resourcesQuerySchema = z.object({
   category: z.string().min(1, "must not be empty").max(64).optional(),
-  active: z.enum(["true", "false"], "must be true or false").transform((value) => value === "true").optional(),
+  active: z
+    .enum(["true", "false"], "must be true or false")
+    .transform((value) => value === "true")
+    .optional(),
   minBond: baseUnits.optional(),
   minBasePrice: baseUnits.optional(),
   maxBasePrice: baseUnits.optional(),
@@ -42,7 +45,9 @@ export type ResourcesQuery = z.output<typeof resourcesQuerySchema>;
  * `?minBond=1&minBond=x` cannot pass on its first value.
  * @example parseResourcesQuery({ minBond: "1000000", active: "true" }) // { ok: true, query: { minBond: 1000000n, active: true, limit: 1000, offset: 0 } }
  */
-export function parseResourcesQuery(raw: Record<string, unknown>): { ok: true; query: ResourcesQuery } | { ok: false; message: string } {
+export function parseResourcesQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ResourcesQuery } | { ok: false; message: string } {
   for (const key of Object.keys(resourcesQuerySchema.shape)) {
     if (Array.isArray(raw[key])) return { ok: false, message: `${key}: give this parameter once` };
   }

@@ -38,7 +38,14 @@ export type SyncState = {
  * chain facts from scratch, which also drops rows a reorg took back.
  * @example const sync = startCatalogSync({ catalog, indexer, store, logger, intervalMs: 100, resyncIntervalMs: 300_000 })
  */
-export function startCatalogSync({ catalog, indexer, store, logger, intervalMs, resyncIntervalMs }: SyncCatalogParameters) {
+export function startCatalogSync({
+  catalog,
+  indexer,
+  store,
+  logger,
+  intervalMs,
+  resyncIntervalMs,
+}: SyncCatalogParameters) {
   const state: SyncState = { initialized: false, indexedBlock: null, lastSyncAt: 0, lastError: null };
   let resourceFrom = 0n;
   let revenueFrom = 0n;
@@ -57,7 +64,12 @@ export function startCatalogSync({ catalog, indexer, store, logger, intervalMs, 
       const where: SQL | undefined = after
         ? or(gt(r.updatedBlock, after.block), and(eq(r.updatedBlock, after.block), gt(r.resourceId, after.id)))
         : gte(r.updatedBlock, from);
-      const rows = await indexer.db.select().from(r).where(where).orderBy(asc(r.updatedBlock), asc(r.resourceId)).limit(PAGE);
+      const rows = await indexer.db
+        .select()
+        .from(r)
+        .where(where)
+        .orderBy(asc(r.updatedBlock), asc(r.resourceId))
+        .limit(PAGE);
       for (const row of rows) {
         catalog.applyResource({
           resourceId: row.resourceId,
@@ -112,7 +124,12 @@ export function startCatalogSync({ catalog, indexer, store, logger, intervalMs, 
     for (;;) {
       const rows = await listingsChangedSince(store, listingSeq, PAGE);
       for (const row of rows) {
-        catalog.applyListing({ resourceId: row.resourceId, resourceUrl: row.resourceUrl, sampleRequest: row.sampleRequest, status: row.status });
+        catalog.applyListing({
+          resourceId: row.resourceId,
+          resourceUrl: row.resourceUrl,
+          sampleRequest: row.sampleRequest,
+          status: row.status,
+        });
         listingSeq = row.seq;
       }
       if (rows.length < PAGE) break;

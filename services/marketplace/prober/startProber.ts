@@ -57,7 +57,9 @@ export function startProber({ config, catalog, chain, store, logger }: StartProb
     const queue = catalog.listed().map((entry) => entry.resourceId);
     const worker = async () => {
       for (let id = queue.shift(); id !== undefined && !stopped; id = queue.shift()) {
-        await probeOne(id).catch((error: Error) => logger.warn({ resourceId: id, err: error.message }, "probe failed to run"));
+        await probeOne(id).catch((error: Error) =>
+          logger.warn({ resourceId: id, err: error.message }, "probe failed to run"),
+        );
       }
     };
     await Promise.all(Array.from({ length: config.PROBE_CONCURRENCY }, worker));

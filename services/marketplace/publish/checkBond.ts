@@ -23,9 +23,19 @@ export type CheckBondParameters = {
  * operator's funds, and never without the registration.
  * @example const verdict = await checkBond({ chain, request, resourceId, minBond: 1_000_000n, now })
  */
-export async function checkBond({ chain, request, resourceId, minBond, now }: CheckBondParameters): Promise<{ ok: true; bond: bigint } | { ok: false; reason: string }> {
+export async function checkBond({
+  chain,
+  request,
+  resourceId,
+  minBond,
+  now,
+}: CheckBondParameters): Promise<{ ok: true; bond: bigint } | { ok: false; reason: string }> {
   const { bond, creator } = request;
-  if (!bond) return { ok: false, reason: "no bond authorization: the creator must sign a ReceiveWithAuthorization to the registry" };
+  if (!bond)
+    return {
+      ok: false,
+      reason: "no bond authorization: the creator must sign a ReceiveWithAuthorization to the registry",
+    };
   const least = [minBond, await chain.minBond()].reduce((a, b) => (a > b ? a : b));
   const value = BigInt(bond.value);
   if (value < least) return { ok: false, reason: `bond ${value} is below the least bond ${least}` };
@@ -39,10 +49,24 @@ export async function checkBond({ chain, request, resourceId, minBond, now }: Ch
   const { registry, token } = chain.addresses;
   const bondSigned = await chain.publicClient.verifyTypedData({
     address: creator,
-    ...bondTypedData({ from: creator, value: bond.value, validAfter: bond.validAfter, validBefore: bond.validBefore, nonce: bond.nonce }, registry, token),
+    ...bondTypedData(
+      {
+        from: creator,
+        value: bond.value,
+        validAfter: bond.validAfter,
+        validBefore: bond.validBefore,
+        nonce: bond.nonce,
+      },
+      registry,
+      token,
+    ),
     signature: bond.signature,
   });
-  if (!bondSigned) return { ok: false, reason: "the bond authorization is not signed by the creator (ReceiveWithAuthorization to the registry)" };
+  if (!bondSigned)
+    return {
+      ok: false,
+      reason: "the bond authorization is not signed by the creator (ReceiveWithAuthorization to the registry)",
+    };
   const consented = await chain.publicClient.verifyTypedData({
     address: creator,
     ...registerResourceTypedData(
@@ -61,9 +85,11 @@ export async function checkBond({ chain, request, resourceId, minBond, now }: Ch
     signature: request.registration.signature,
   });
   if (!consented) return { ok: false, reason: "the registration is not signed by the creator (RegisterResource)" };
-  if (await chain.authorizationUsed(creator as Address, bond.nonce)) return { ok: false, reason: "the bond authorization's nonce is already used" };
+  if (await chain.authorizationUsed(creator as Address, bond.nonce))
+    return { ok: false, reason: "the bond authorization's nonce is already used" };
   const balance = await chain.tokenBalance(creator);
   if (balance < value) return { ok: false, reason: `the creator holds ${balance}, less than the bond ${value}` };
-  if (await chain.isRegistered(resourceId)) return { ok: false, reason: `resource ${resourceId} is already registered` };
+  if (await chain.isRegistered(resourceId))
+    return { ok: false, reason: `resource ${resourceId} is already registered` };
   return { ok: true, bond: value };
 }

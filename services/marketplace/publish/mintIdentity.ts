@@ -21,7 +21,9 @@ export type MintIdentityParameters = {
  * failed later, and is still unbound, is reused instead of minting another.
  * @example const { agentId } = await mintIdentity({ chain, store, resourceId, creator, name, description, agentURI })
  */
-export async function mintIdentity(p: MintIdentityParameters): Promise<{ agentId: bigint; transaction: Hex; reused: boolean }> {
+export async function mintIdentity(
+  p: MintIdentityParameters,
+): Promise<{ agentId: bigint; transaction: Hex; reused: boolean }> {
   const creator = getAddress(p.creator);
   const earlier = await findRegistration(p.store, p.resourceId);
   if (earlier) {
@@ -35,7 +37,14 @@ export async function mintIdentity(p: MintIdentityParameters): Promise<{ agentId
     }
   }
   const { agentId, transaction } = await p.chain.mintIdentity(p.agentURI);
-  await saveRegistration(p.store, { resourceId: p.resourceId, agentId: agentId.toString(), creator, name: p.name, description: p.description, mintedTx: transaction });
+  await saveRegistration(p.store, {
+    resourceId: p.resourceId,
+    agentId: agentId.toString(),
+    creator,
+    name: p.name,
+    description: p.description,
+    mintedTx: transaction,
+  });
   await p.chain.transferIdentity(agentId, creator);
   return { agentId, transaction, reused: false };
 }

@@ -17,19 +17,40 @@ describe("moderation", function () {
   it("passes an ordinary listing", () => expect(moderate(subject(), rules)).to.deep.equal({ ok: true }));
 
   it("refuses a blocked term in the name, description, category, skill or tag, naming where", function () {
-    expect(moderate(subject({ name: "Malware kit" }), rules)).to.deep.equal({ ok: false, reason: 'name contains the blocked term "malware"' });
-    expect(moderate(subject({ description: "Sells STOLEN credentials." }), rules)).to.deep.equal({ ok: false, reason: 'description contains the blocked term "stolen credentials"' });
-    expect(moderate(subject({ category: "malware" }), rules)).to.deep.equal({ ok: false, reason: 'category contains the blocked term "malware"' });
+    expect(moderate(subject({ name: "Malware kit" }), rules)).to.deep.equal({
+      ok: false,
+      reason: 'name contains the blocked term "malware"',
+    });
+    expect(moderate(subject({ description: "Sells STOLEN credentials." }), rules)).to.deep.equal({
+      ok: false,
+      reason: 'description contains the blocked term "stolen credentials"',
+    });
+    expect(moderate(subject({ category: "malware" }), rules)).to.deep.equal({
+      ok: false,
+      reason: 'category contains the blocked term "malware"',
+    });
     const skills = [{ id: "x", name: "x", description: "y", tags: ["malware"] }];
-    expect(moderate(subject({ skills }), rules)).to.deep.equal({ ok: false, reason: 'skills[0].tags[0] contains the blocked term "malware"' });
+    expect(moderate(subject({ skills }), rules)).to.deep.equal({
+      ok: false,
+      reason: 'skills[0].tags[0] contains the blocked term "malware"',
+    });
   });
 
-  it("matches whole words only", () => expect(moderate(subject({ description: "Anti-malwareish heuristics" }), [blockedTermsRule(["malware"])])).to.deep.equal({ ok: true }));
+  it("matches whole words only", () =>
+    expect(
+      moderate(subject({ description: "Anti-malwareish heuristics" }), [blockedTermsRule(["malware"])]),
+    ).to.deep.equal({ ok: true }));
 
   it("refuses a category that is not lowercase words, overlong text and control characters", function () {
     expect(moderate(subject({ category: "Data" }), rules).ok).to.equal(false);
-    expect(moderate(subject({ name: "x".repeat(101) }), rules)).to.deep.equal({ ok: false, reason: "name is longer than 100 characters" });
-    expect(moderate(subject({ description: "bell\u0007" }), rules)).to.deep.equal({ ok: false, reason: "description contains control characters" });
+    expect(moderate(subject({ name: "x".repeat(101) }), rules)).to.deep.equal({
+      ok: false,
+      reason: "name is longer than 100 characters",
+    });
+    expect(moderate(subject({ description: "bell\u0007" }), rules)).to.deep.equal({
+      ok: false,
+      reason: "description contains control characters",
+    });
   });
 
   it("is pluggable: a rule of one's own runs after the others", function () {

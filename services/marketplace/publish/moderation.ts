@@ -28,7 +28,9 @@ function texts(subject: ModerationSubject): { where: string; text: string }[] {
 
 /** Refuses a category that is not lowercase dash-separated words (so that exact-match filters work). */
 export const categoryFormatRule: ModerationRule = (s) =>
-  CATEGORY.test(s.category) ? undefined : `category "${s.category}" must be lowercase words of a-z and 0-9 separated by dashes`;
+  CATEGORY.test(s.category)
+    ? undefined
+    : `category "${s.category}" must be lowercase words of a-z and 0-9 separated by dashes`;
 
 /** Refuses overlong listing text: name 100, description 2,000, 32 skills, 16 tags each. */
 export const lengthRule: ModerationRule = (s) => {
@@ -57,7 +59,10 @@ export function blockedTermsRule(terms: readonly string[]): ModerationRule {
   const patterns = terms
     .map((term) => term.trim().toLowerCase())
     .filter(Boolean)
-    .map((term) => ({ term, pattern: new RegExp(`(^|[^a-z0-9])${term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^a-z0-9])`, "i") }));
+    .map((term) => ({
+      term,
+      pattern: new RegExp(`(^|[^a-z0-9])${term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^a-z0-9])`, "i"),
+    }));
   return (s) => {
     for (const { where, text } of texts(s)) {
       const hit = patterns.find(({ pattern }) => pattern.test(text));
@@ -79,7 +84,10 @@ export function defaultModerationRules(blocklist: string): ModerationRule[] {
  * Runs every rule; the first refusal wins.
  * @example moderate(subject, rules) // { ok: false, reason: "…" }
  */
-export function moderate(subject: ModerationSubject, rules: readonly ModerationRule[]): { ok: true } | { ok: false; reason: string } {
+export function moderate(
+  subject: ModerationSubject,
+  rules: readonly ModerationRule[],
+): { ok: true } | { ok: false; reason: string } {
   for (const rule of rules) {
     const reason = rule(subject);
     if (reason !== undefined) return { ok: false, reason };

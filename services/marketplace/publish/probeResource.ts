@@ -23,7 +23,9 @@ export type ProbeResourceParameters = {
 };
 
 /** What a probe found: the served card and the 402 quote, or the first check that failed. */
-export type ProbeResult = { ok: true; card: CardTemplate; quote: Quote } | { ok: false; check: "health" | "card" | "quote"; reason: string };
+export type ProbeResult =
+  | { ok: true; card: CardTemplate; quote: Quote }
+  | { ok: false; check: "health" | "card" | "quote"; reason: string };
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
@@ -31,7 +33,9 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }
@@ -41,7 +45,11 @@ function withoutDeployFields(card: unknown): unknown {
   return { ...c, url: "", x402: { ...c.x402, payTo: "" }, identity: { ...c.identity, agentId: "" } };
 }
 
-async function fetchWithin(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; text: string } | { error: string }> {
+async function fetchWithin(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; text: string } | { error: string }> {
   try {
     const response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(timeoutMs) });
     return { status: response.status, text: await response.text() };
@@ -75,20 +83,29 @@ export async function probeResource(p: ProbeResourceParameters): Promise<ProbeRe
 
   const served = await fetchWithin(`${base}/.well-known/agent-card.json`, {}, p.timeoutMs);
   if ("error" in served) return { ok: false, check: "card", reason: `card unreachable: ${served.error}` };
-  if (served.status !== 200) return { ok: false, check: "card", reason: `GET /.well-known/agent-card.json answered ${served.status}` };
+  if (served.status !== 200)
+    return { ok: false, check: "card", reason: `GET /.well-known/agent-card.json answered ${served.status}` };
   const schema = p.allowAgentPlaceholder ? cardTemplateSchema : cardSchema;
   const parsed = schema.safeParse(parseJson(served.text));
-  if (!parsed.success) return { ok: false, check: "card", reason: `served card is invalid: ${z.prettifyError(parsed.error)}` };
+  if (!parsed.success)
+    return { ok: false, check: "card", reason: `served card is invalid: ${z.prettifyError(parsed.error)}` };
   const card = parsed.data;
   const cardChecks: [boolean, string][] = [
     [card.url === `${base}/call`, `card url ${card.url} is not ${base}/call`],
-    [same(card.x402.payTo, p.resourceId), `card x402.payTo ${card.x402.payTo} differs from the resource id ${p.resourceId}`],
+    [
+      same(card.x402.payTo, p.resourceId),
+      `card x402.payTo ${card.x402.payTo} differs from the resource id ${p.resourceId}`,
+    ],
     [same(card.x402.escrow, p.escrow), `card x402.escrow ${card.x402.escrow} is not our escrow ${p.escrow}`],
     [same(card.x402.asset, p.token), `card x402.asset ${card.x402.asset} is not our stablecoin ${p.token}`],
     [card.identity.chainId === CHAIN_ID, `card identity.chainId ${card.identity.chainId} is not ${CHAIN_ID}`],
-    [p.allowAgentPlaceholder || card.identity.agentId !== PLACEHOLDER_AGENT_ID, "card identity.agentId is still a placeholder"],
     [
-      p.expectedCard === undefined || canonicalJson(withoutDeployFields(card)) === canonicalJson(withoutDeployFields(p.expectedCard)),
+      p.allowAgentPlaceholder || card.identity.agentId !== PLACEHOLDER_AGENT_ID,
+      "card identity.agentId is still a placeholder",
+    ],
+    [
+      p.expectedCard === undefined ||
+        canonicalJson(withoutDeployFields(card)) === canonicalJson(withoutDeployFields(p.expectedCard)),
       "the served card differs from the card submitted for listing",
     ],
   ];
@@ -101,18 +118,32 @@ export async function probeResource(p: ProbeResourceParameters): Promise<ProbeRe
     p.timeoutMs,
   );
   if ("error" in call) return { ok: false, check: "quote", reason: `POST /call unreachable: ${call.error}` };
-  if (call.status !== 402) return { ok: false, check: "quote", reason: `POST /call without payment answered ${call.status}, not 402` };
+  if (call.status !== 402)
+    return { ok: false, check: "quote", reason: `POST /call without payment answered ${call.status}, not 402` };
   const quoted = quoteSchema.safeParse(parseJson(call.text));
-  if (!quoted.success) return { ok: false, check: "quote", reason: `the 402 quote is invalid: ${z.prettifyError(quoted.error)}` };
+  if (!quoted.success)
+    return { ok: false, check: "quote", reason: `the 402 quote is invalid: ${z.prettifyError(quoted.error)}` };
   const quote = quoted.data;
   const [escrowEntry] = quote.accepts;
   const quoteChecks: [boolean, string][] = [
-    [same(escrowEntry.payTo, p.resourceId), `quote payTo ${escrowEntry.payTo} differs from the resource id ${p.resourceId}`],
-    [escrowEntry.maxAmountRequired === card.x402.pricing.max, `quote cap ${escrowEntry.maxAmountRequired} differs from the card's max ${card.x402.pricing.max}`],
+    [
+      same(escrowEntry.payTo, p.resourceId),
+      `quote payTo ${escrowEntry.payTo} differs from the resource id ${p.resourceId}`,
+    ],
+    [
+      escrowEntry.maxAmountRequired === card.x402.pricing.max,
+      `quote cap ${escrowEntry.maxAmountRequired} differs from the card's max ${card.x402.pricing.max}`,
+    ],
     [same(escrowEntry.escrow, p.escrow), `quote escrow ${escrowEntry.escrow} is not our escrow ${p.escrow}`],
     [same(escrowEntry.asset, p.token), `quote asset ${escrowEntry.asset} is not our stablecoin ${p.token}`],
-    [escrowEntry.pricing.base === card.x402.pricing.base, `quote base ${escrowEntry.pricing.base} differs from the card's ${card.x402.pricing.base}`],
-    [escrowEntry.pricing.perKB === card.x402.pricing.perKB, `quote perKB ${escrowEntry.pricing.perKB} differs from the card's ${card.x402.pricing.perKB}`],
+    [
+      escrowEntry.pricing.base === card.x402.pricing.base,
+      `quote base ${escrowEntry.pricing.base} differs from the card's ${card.x402.pricing.base}`,
+    ],
+    [
+      escrowEntry.pricing.perKB === card.x402.pricing.perKB,
+      `quote perKB ${escrowEntry.pricing.perKB} differs from the card's ${card.x402.pricing.perKB}`,
+    ],
   ];
   const quoteFailure = quoteChecks.find(([passed]) => !passed);
   if (quoteFailure) return { ok: false, check: "quote", reason: quoteFailure[1] };

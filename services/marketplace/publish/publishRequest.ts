@@ -2,7 +2,14 @@ import { z } from "zod";
 import { maxUint128 } from "viem";
 import { cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import { slugSchema } from "../../protocol/schemas/indexRecord.ts";
-import { addressSchema, amountSchema, bytes32Schema, httpUrlSchema, signatureSchema, unixSecondsSchema } from "../../protocol/schemas/primitives.ts";
+import {
+  addressSchema,
+  amountSchema,
+  bytes32Schema,
+  httpUrlSchema,
+  signatureSchema,
+  unixSecondsSchema,
+} from "../../protocol/schemas/primitives.ts";
 
 const uint128 = amountSchema.refine((value) => BigInt(value) <= maxUint128, "must fit uint128");
 

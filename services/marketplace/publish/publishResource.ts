@@ -45,15 +45,20 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
   const resourceUrl = request.resourceUrl.replace(/\/+$/, "");
   const stages: StageReport[] = [];
 
-  async function stage<T>(name: PublishStage, run: () => Promise<{ ok: true; value: T } | { ok: false; reason: string }>): Promise<T> {
+  async function stage<T>(
+    name: PublishStage,
+    run: () => Promise<{ ok: true; value: T } | { ok: false; reason: string }>,
+  ): Promise<T> {
     const started = performance.now();
-    const report = (ok: boolean) => stages.push({ stage: name, ok, ms: Math.round((performance.now() - started) * 10) / 10 });
+    const report = (ok: boolean) =>
+      stages.push({ stage: name, ok, ms: Math.round((performance.now() - started) * 10) / 10 });
     let outcome: Awaited<ReturnType<typeof run>>;
     try {
       outcome = await run();
     } catch (error) {
       report(false);
-      if (error instanceof TransactionRefusedError) throw new PublishRefusedError(name, `the chain refused: ${error.message}`, stages);
+      if (error instanceof TransactionRefusedError)
+        throw new PublishRefusedError(name, `the chain refused: ${error.message}`, stages);
       throw error;
     }
     report(outcome.ok);
@@ -64,20 +69,36 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
   return ctx.store.withLock(`publish:${resourceId}`, async () => {
     await stage("moderation", async () => {
       const verdict = moderate(
-        { slug: request.slug, category: request.category, name: request.card.name, description: request.card.description, skills: request.card.skills },
+        {
+          slug: request.slug,
+          category: request.category,
+          name: request.card.name,
+          description: request.card.description,
+          skills: request.card.skills,
+        },
         ctx.moderationRules,
       );
       return verdict.ok ? { ok: true, value: undefined } : verdict;
     });
 
     const bond = await stage("bond", async () => {
-      const verdict = await checkBond({ chain: ctx.chain, request, resourceId, minBond: BigInt(ctx.config.MIN_BOND), now: Math.floor(Date.now() / 1000) });
+      const verdict = await checkBond({
+        chain: ctx.chain,
+        request,
+        resourceId,
+        minBond: BigInt(ctx.config.MIN_BOND),
+        now: Math.floor(Date.now() / 1000),
+      });
       return verdict.ok ? { ok: true, value: verdict.bond } : verdict;
     });
 
     const served = await stage("probe", async () => {
       const pricing = request.card.x402.pricing;
-      if (pricing.base !== request.pricing.base || pricing.perKB !== request.pricing.perKB || pricing.max !== request.pricing.max) {
+      if (
+        pricing.base !== request.pricing.base ||
+        pricing.perKB !== request.pricing.perKB ||
+        pricing.max !== request.pricing.max
+      ) {
         return { ok: false, reason: "the card's pricing differs from the pricing the creator signed" };
       }
       const probe = await probeResource({
@@ -103,7 +124,11 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         description: served.description,
         agentURI: registrationUrlOf(ctx.publicUrl(), resourceId),
       });
-      const card = finalizeCard(served as CardTemplate, { callUrl: `${resourceUrl}/call`, resourceId, agentId: identity.agentId });
+      const card = finalizeCard(served as CardTemplate, {
+        callUrl: `${resourceUrl}/call`,
+        resourceId,
+        agentId: identity.agentId,
+      });
       const cardText = JSON.stringify(card);
       return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: keccak256(stringToBytes(cardText)) } };
     });
@@ -132,13 +157,23 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
             agentId: minted.agentId,
             payout: request.payout,
             category: request.category,
-            pricing: { base: BigInt(request.pricing.base), perKB: BigInt(request.pricing.perKB), max: BigInt(request.pricing.max) },
+            pricing: {
+              base: BigInt(request.pricing.base),
+              perKB: BigInt(request.pricing.perKB),
+              max: BigInt(request.pricing.max),
+            },
             cardURI: cardUrl,
             cardHash: minted.cardHash,
           },
           BigInt(request.registration.deadline),
           request.registration.signature,
-          { value: bond, validAfter: BigInt(b.validAfter), validBefore: BigInt(b.validBefore), nonce: b.nonce, signature: b.signature },
+          {
+            value: bond,
+            validAfter: BigInt(b.validAfter),
+            validBefore: BigInt(b.validBefore),
+            nonce: b.nonce,
+            signature: b.signature,
+          },
         ]);
       } catch (error) {
         if (error instanceof TransactionRefusedError) {
@@ -149,7 +184,10 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
       }
       const listed = await ctx.catalog.waitForListed(resourceId, ctx.config.INDEX_WAIT_MS);
       if (!listed) {
-        return { ok: false, reason: `registered on chain, but the indexer did not show it within ${ctx.config.INDEX_WAIT_MS} ms; it is listed once the indexer catches up` };
+        return {
+          ok: false,
+          reason: `registered on chain, but the indexer did not show it within ${ctx.config.INDEX_WAIT_MS} ms; it is listed once the indexer catches up`,
+        };
       }
       await markPublished(ctx.store, resourceId);
       ctx.catalog.applyListing({ resourceId, resourceUrl, sampleRequest: request.sampleRequest, status: "published" });

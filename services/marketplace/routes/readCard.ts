@@ -6,7 +6,10 @@ import type { MarketplaceContext } from "../context.ts";
 import { findListing } from "../store/listings.ts";
 
 /** What reading a stored card found. */
-export type ReadCardOutcome = { kind: "card"; text: string; ttlSeconds: number } | { kind: "unknown" } | { kind: "invalid"; reason: string };
+export type ReadCardOutcome =
+  | { kind: "card"; text: string; ttlSeconds: number }
+  | { kind: "unknown" }
+  | { kind: "invalid"; reason: string };
 
 /**
  * Reads the card of a listed resource and validates it on every read: strict card schema, keccak256 of its bytes
@@ -28,12 +31,17 @@ export async function readCard(ctx: MarketplaceContext, rawId: string): Promise<
     return { kind: "invalid", reason: "the stored card is not JSON" };
   }
   const parsed = cardSchema.safeParse(json);
-  if (!parsed.success) return { kind: "invalid", reason: `the stored card fails validation: ${z.prettifyError(parsed.error)}` };
+  if (!parsed.success)
+    return { kind: "invalid", reason: `the stored card fails validation: ${z.prettifyError(parsed.error)}` };
   const hash = keccak256(stringToBytes(listing.cardText));
   if (hash !== entry.chain.cardHash.toLowerCase()) {
-    return { kind: "invalid", reason: `the stored card hashes to ${hash}, not to the cardHash ${entry.chain.cardHash} registered on chain` };
+    return {
+      kind: "invalid",
+      reason: `the stored card hashes to ${hash}, not to the cardHash ${entry.chain.cardHash} registered on chain`,
+    };
   }
-  if (parsed.data.x402.payTo !== resourceId) return { kind: "invalid", reason: "the stored card's x402.payTo is not the resource id" };
+  if (parsed.data.x402.payTo !== resourceId)
+    return { kind: "invalid", reason: "the stored card's x402.payTo is not the resource id" };
   if (parsed.data.identity.agentId !== entry.chain.agentId.toString()) {
     return { kind: "invalid", reason: "the stored card's identity.agentId is not the agent registered on chain" };
   }

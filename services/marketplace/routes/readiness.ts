@@ -18,7 +18,13 @@ export async function readiness(ctx: MarketplaceContext): Promise<Readiness> {
     const [progress, head] = await Promise.all([ctx.indexer.progress(), ctx.chain.publicClient.getBlockNumber()]);
     if (!progress.ready || progress.block === null) return { ready: false, reason: "the indexer is not ready" };
     const lag = Number(head) - progress.block;
-    if (lag > ctx.config.READY_MAX_LAG_BLOCKS) return { ready: false, reason: `the indexer trails the chain by ${lag} blocks`, indexedBlock: progress.block, head: Number(head) };
+    if (lag > ctx.config.READY_MAX_LAG_BLOCKS)
+      return {
+        ready: false,
+        reason: `the indexer trails the chain by ${lag} blocks`,
+        indexedBlock: progress.block,
+        head: Number(head),
+      };
     return { ready: true, indexedBlock: progress.block, head: Number(head) };
   } catch (error) {
     return { ready: false, reason: (error as Error).message.split("\n")[0] };

@@ -28,7 +28,10 @@ export async function registrationFile(ctx: MarketplaceContext, rawId: string) {
     x402Support: true,
     active: Boolean(entry?.listed && entry.chain?.active && entry.chain.agentId === agentId),
     registrations: [
-      { agentId: agentId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(agentId) : agentId.toString(), agentRegistry: `eip155:${CHAIN_ID}:${ctx.chain.addresses.identity}` },
+      {
+        agentId: agentId <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(agentId) : agentId.toString(),
+        agentRegistry: `eip155:${CHAIN_ID}:${ctx.chain.addresses.identity}`,
+      },
     ],
   };
 }

@@ -3,7 +3,14 @@ import type { Sql } from "../../store/openStore.ts";
 import type { Listing } from "../catalog/createCatalog.ts";
 
 /** A listing as stored, card included. */
-export type StoredListing = Listing & { creator: Hex; slug: string; cardText: string; cardHash: Hex; agentId: string; seq: bigint };
+export type StoredListing = Listing & {
+  creator: Hex;
+  slug: string;
+  cardText: string;
+  cardHash: Hex;
+  agentId: string;
+  seq: bigint;
+};
 
 type Row = {
   resource_id: string;
@@ -39,7 +46,16 @@ function fromRow(row: Row): StoredListing {
  */
 export async function savePendingListing(
   sql: Sql,
-  l: { resourceId: Hex; creator: Hex; slug: string; resourceUrl: string; cardText: string; cardHash: Hex; sampleRequest: unknown; agentId: string },
+  l: {
+    resourceId: Hex;
+    creator: Hex;
+    slug: string;
+    resourceUrl: string;
+    cardText: string;
+    cardHash: Hex;
+    sampleRequest: unknown;
+    agentId: string;
+  },
   now = Date.now(),
 ): Promise<void> {
   await sql.query(
@@ -47,13 +63,26 @@ export async function savePendingListing(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
      ON CONFLICT (resource_id) DO UPDATE SET creator = $2, slug = $3, resource_url = $4, card_text = $5, card_hash = $6,
        sample_request = $7, agent_id = $8, status = 'pending', updated_at = $9, seq = nextval('change_seq')`,
-    [l.resourceId, l.creator, l.slug, l.resourceUrl, l.cardText, l.cardHash, JSON.stringify(l.sampleRequest), l.agentId, now],
+    [
+      l.resourceId,
+      l.creator,
+      l.slug,
+      l.resourceUrl,
+      l.cardText,
+      l.cardHash,
+      JSON.stringify(l.sampleRequest),
+      l.agentId,
+      now,
+    ],
   );
 }
 
 /** Marks a listing published once the indexer shows its registration. */
 export async function markPublished(sql: Sql, resourceId: Hex, now = Date.now()): Promise<void> {
-  await sql.query(`UPDATE listing SET status = 'published', updated_at = $2, seq = nextval('change_seq') WHERE resource_id = $1`, [resourceId, now]);
+  await sql.query(
+    `UPDATE listing SET status = 'published', updated_at = $2, seq = nextval('change_seq') WHERE resource_id = $1`,
+    [resourceId, now],
+  );
 }
 
 /** Deletes the listing of a publish that failed before its registration was mined. */
@@ -69,6 +98,9 @@ export async function findListing(sql: Sql, resourceId: Hex): Promise<StoredList
 
 /** Listings written after `afterSeq`, oldest change first (the catalog's incremental pull). */
 export async function listingsChangedSince(sql: Sql, afterSeq: bigint, limit = 5_000): Promise<StoredListing[]> {
-  const rows = await sql.query<Row>(`SELECT * FROM listing WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq.toString(), limit]);
+  const rows = await sql.query<Row>(`SELECT * FROM listing WHERE seq > $1 ORDER BY seq LIMIT $2`, [
+    afterSeq.toString(),
+    limit,
+  ]);
   return rows.map(fromRow);
 }

@@ -2,9 +2,23 @@ import type { Hex } from "viem";
 import type { Sql } from "../../store/openStore.ts";
 
 /** A resource's probe record as stored: `history` is one character per probe, oldest first, `1` pass, `0` fail. */
-export type StoredProbes = { resourceId: Hex; history: boolean[]; lastOk: boolean; lastError: string | null; checkedAt: number; seq: bigint };
+export type StoredProbes = {
+  resourceId: Hex;
+  history: boolean[];
+  lastOk: boolean;
+  lastError: string | null;
+  checkedAt: number;
+  seq: bigint;
+};
 
-type Row = { resource_id: string; history: string; last_ok: boolean; last_error: string | null; checked_at: string | number; seq: string | number };
+type Row = {
+  resource_id: string;
+  history: string;
+  last_ok: boolean;
+  last_error: string | null;
+  checked_at: string | number;
+  seq: string | number;
+};
 
 function fromRow(row: Row): StoredProbes {
   return {
@@ -21,7 +35,13 @@ function fromRow(row: Row): StoredProbes {
  * Appends one probe result, keeping the last `keep` results; returns the history after it.
  * @example await recordProbe(store, resourceId, { ok: false, error: "card: unreachable" }, 100)
  */
-export async function recordProbe(sql: Sql, resourceId: Hex, result: { ok: boolean; error?: string | undefined }, keep: number, now = Date.now()): Promise<boolean[]> {
+export async function recordProbe(
+  sql: Sql,
+  resourceId: Hex,
+  result: { ok: boolean; error?: string | undefined },
+  keep: number,
+  now = Date.now(),
+): Promise<boolean[]> {
   const bit = result.ok ? "1" : "0";
   const [row] = await sql.query<Row>(
     `INSERT INTO probe (resource_id, history, last_ok, last_error, checked_at) VALUES ($1, $2, $3, $4, $5)
@@ -35,6 +55,9 @@ export async function recordProbe(sql: Sql, resourceId: Hex, result: { ok: boole
 
 /** Probe records written after `afterSeq`, oldest change first. */
 export async function probesChangedSince(sql: Sql, afterSeq: bigint, limit = 5_000): Promise<StoredProbes[]> {
-  const rows = await sql.query<Row>(`SELECT * FROM probe WHERE seq > $1 ORDER BY seq LIMIT $2`, [afterSeq.toString(), limit]);
+  const rows = await sql.query<Row>(`SELECT * FROM probe WHERE seq > $1 ORDER BY seq LIMIT $2`, [
+    afterSeq.toString(),
+    limit,
+  ]);
   return rows.map(fromRow);
 }

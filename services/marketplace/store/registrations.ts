@@ -2,9 +2,23 @@ import type { Hex } from "viem";
 import type { Sql } from "../../store/openStore.ts";
 
 /** The ERC-8004 identity the marketplace minted for a resource, and what its registration file says. */
-export type AgentRegistration = { resourceId: Hex; agentId: string; creator: Hex; name: string; description: string; mintedTx: Hex };
+export type AgentRegistration = {
+  resourceId: Hex;
+  agentId: string;
+  creator: Hex;
+  name: string;
+  description: string;
+  mintedTx: Hex;
+};
 
-type Row = { resource_id: string; agent_id: string; creator: string; name: string; description: string; minted_tx: string };
+type Row = {
+  resource_id: string;
+  agent_id: string;
+  creator: string;
+  name: string;
+  description: string;
+  minted_tx: string;
+};
 
 /** Records (or replaces) the identity minted for a resource. */
 export async function saveRegistration(sql: Sql, r: AgentRegistration, now = Date.now()): Promise<void> {
@@ -19,5 +33,12 @@ export async function saveRegistration(sql: Sql, r: AgentRegistration, now = Dat
 export async function findRegistration(sql: Sql, resourceId: Hex): Promise<AgentRegistration | undefined> {
   const [row] = await sql.query<Row>(`SELECT * FROM agent_registration WHERE resource_id = $1`, [resourceId]);
   if (!row) return undefined;
-  return { resourceId: row.resource_id as Hex, agentId: row.agent_id, creator: row.creator as Hex, name: row.name, description: row.description, mintedTx: row.minted_tx as Hex };
+  return {
+    resourceId: row.resource_id as Hex,
+    agentId: row.agent_id,
+    creator: row.creator as Hex,
+    name: row.name,
+    description: row.description,
+    mintedTx: row.minted_tx as Hex,
+  };
 }

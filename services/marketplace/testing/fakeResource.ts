@@ -22,7 +22,8 @@ export async function startFakeResource(initial: (url: string) => FakeResourceSt
   let state: FakeResourceState | undefined;
   const server: Server = createServer((req, res) => {
     const s = state!;
-    const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (req.method === "GET" && req.url === "/health") return send(s.healthStatus, { ok: s.healthStatus === 200 });
     if (req.method === "GET" && req.url === "/.well-known/agent-card.json") return send(200, s.card);
     if (req.method === "POST" && req.url === "/call") {
@@ -34,7 +35,14 @@ export async function startFakeResource(initial: (url: string) => FakeResourceSt
           asset: s.quote.asset,
           escrow: s.quote.escrow,
           resourceId: s.quote.payTo,
-          pricing: { model: "metered", base: s.quote.base, perKB: s.quote.perKB, computeMultiplier: 1, maxResponseBytes: 65_536, errorPrice: "0" },
+          pricing: {
+            model: "metered",
+            base: s.quote.base,
+            perKB: s.quote.perKB,
+            computeMultiplier: 1,
+            maxResponseBytes: 65_536,
+            errorPrice: "0",
+          },
           resource: { url: `${url}/call`, description: String(s.card.description) },
           includeExact: true,
         });

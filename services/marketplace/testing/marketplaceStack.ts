@@ -20,7 +20,9 @@ export const CREATOR_INDEXES = [4, 9, 10, 11] as const;
  * A local chain, the Ponder indexer and a marketplace, plus helpers to deploy fake resources and publish them.
  * @example const stack = await startMarketplaceStack(); const { response } = await stack.publish({ slug: "echo" })
  */
-export async function startMarketplaceStack(options: { indexer?: StartIndexerOptions; env?: Record<string, string | undefined> } & CreateMarketplaceOptions = {}) {
+export async function startMarketplaceStack(
+  options: { indexer?: StartIndexerOptions; env?: Record<string, string | undefined> } & CreateMarketplaceOptions = {},
+) {
   const chain: LocalChain = await startLocalChain();
   const { indexer: indexerOptions, ...marketplaceOptions } = options;
   const indexer: Indexer = await startIndexer(chain, indexerOptions);
@@ -28,7 +30,11 @@ export async function startMarketplaceStack(options: { indexer?: StartIndexerOpt
   const resources: FakeResource[] = [];
   const creators: LocalAccount[] = CREATOR_INDEXES.map((i) => privateKeyToAccount(devKey(i)));
   for (const creator of creators) await chain.contracts.token.write.mint([creator.address, 1_000_000_000n]);
-  const addresses = { token: chain.addresses.token, escrow: chain.addresses.escrow, registry: chain.addresses.registry };
+  const addresses = {
+    token: chain.addresses.token,
+    escrow: chain.addresses.escrow,
+    registry: chain.addresses.registry,
+  };
 
   /** Deploys a fake resource for `slug` of `creator` and builds a signed publish request for it. */
   async function prepare(o: {
@@ -45,14 +51,26 @@ export async function startMarketplaceStack(options: { indexer?: StartIndexerOpt
   }) {
     const creator = o.creator ?? creators[0]!;
     const pricing = { base: o.base ?? "1000", perKB: o.perKB ?? "200", max: o.max ?? "50000" };
-    const template = cardTemplate(addresses, { name: o.name ?? `Resource ${o.slug}`, description: o.description ?? `Answers ${o.slug} questions.`, pricing });
+    const template = cardTemplate(addresses, {
+      name: o.name ?? `Resource ${o.slug}`,
+      description: o.description ?? `Answers ${o.slug} questions.`,
+      pricing,
+    });
     const resource = await startFakeResource((url) => {
       const state = servedState(template, url, resourceIdOf(creator.address, o.slug), addresses);
       o.tamper?.(state);
       return state;
     });
     resources.push(resource);
-    const built = await buildPublishRequest({ creator, addresses, slug: o.slug, resourceUrl: resource.url, template, category: o.category, bondValue: o.bondValue });
+    const built = await buildPublishRequest({
+      creator,
+      addresses,
+      slug: o.slug,
+      resourceUrl: resource.url,
+      template,
+      category: o.category,
+      bondValue: o.bondValue,
+    });
     return { resource, request: built.request, resourceId: built.resourceId, creator, template };
   }
 
@@ -91,7 +109,12 @@ export async function startMarketplaceStack(options: { indexer?: StartIndexerOpt
     while (Date.now() < deadline) {
       const synced = marketplace.ctx.sync.state;
       const progress = await marketplace.ctx.indexer.progress();
-      if (progress.block !== null && progress.block >= head && synced.indexedBlock !== null && synced.indexedBlock >= head) {
+      if (
+        progress.block !== null &&
+        progress.block >= head &&
+        synced.indexedBlock !== null &&
+        synced.indexedBlock >= head
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 3 * marketplace.ctx.config.SYNC_INTERVAL_MS));
         return;
       }
@@ -102,9 +125,12 @@ export async function startMarketplaceStack(options: { indexer?: StartIndexerOpt
 
   /** Mints an identity for `owner` directly on the identity registry (outside the marketplace). */
   async function mintAgentFor(owner: Address): Promise<bigint> {
-    const hash = await chain.contracts.identity.write.register(["https://elsewhere.example/agent.json"], { account: owner });
+    const hash = await chain.contracts.identity.write.register(["https://elsewhere.example/agent.json"], {
+      account: owner,
+    });
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-    return parseEventLogs({ abi: chain.contracts.identity.abi, logs: receipt.logs, eventName: "Registered" })[0]!.args.agentId;
+    return parseEventLogs({ abi: chain.contracts.identity.abi, logs: receipt.logs, eventName: "Registered" })[0]!.args
+      .agentId;
   }
 
   return {

@@ -1,5 +1,13 @@
 import type { Address, Hex, LocalAccount } from "viem";
-import { CARD_PROTOCOL_VERSION, CHAIN_ID, NETWORK, PLACEHOLDER_AGENT_ID, PLACEHOLDER_CALL_URL, PLACEHOLDER_RESOURCE_ID, SCHEME_ESCROW } from "../../protocol/constants.ts";
+import {
+  CARD_PROTOCOL_VERSION,
+  CHAIN_ID,
+  NETWORK,
+  PLACEHOLDER_AGENT_ID,
+  PLACEHOLDER_CALL_URL,
+  PLACEHOLDER_RESOURCE_ID,
+  SCHEME_ESCROW,
+} from "../../protocol/constants.ts";
 import { randomNonce, resourceIdOf } from "../../protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../../protocol/typedData.ts";
 import type { FakeResourceState } from "./fakeResource.ts";
@@ -8,7 +16,10 @@ import type { FakeResourceState } from "./fakeResource.ts";
 export type PublishAddresses = { token: Address; escrow: Address; registry: Address };
 
 /** A generated card template (placeholders in `url`, `x402.payTo`, `identity.agentId`) for our escrow and stablecoin. */
-export function cardTemplate(addresses: PublishAddresses, o: { name: string; description: string; pricing: { base: string; perKB: string; max: string }; tags?: string[] }) {
+export function cardTemplate(
+  addresses: PublishAddresses,
+  o: { name: string; description: string; pricing: { base: string; perKB: string; max: string }; tags?: string[] },
+) {
   return {
     protocolVersion: CARD_PROTOCOL_VERSION,
     name: o.name,
@@ -28,7 +39,15 @@ export function cardTemplate(addresses: PublishAddresses, o: { name: string; des
         outputModes: ["application/json"],
       },
     ],
-    x402: { scheme: SCHEME_ESCROW, network: NETWORK, chainId: CHAIN_ID, asset: addresses.token, escrow: addresses.escrow, pricing: { model: "metered", ...o.pricing }, payTo: PLACEHOLDER_RESOURCE_ID },
+    x402: {
+      scheme: SCHEME_ESCROW,
+      network: NETWORK,
+      chainId: CHAIN_ID,
+      asset: addresses.token,
+      escrow: addresses.escrow,
+      pricing: { model: "metered", ...o.pricing },
+      payTo: PLACEHOLDER_RESOURCE_ID,
+    },
     cache: { ttlSeconds: 300 },
     identity: { standard: "erc-8004", chainId: CHAIN_ID, agentId: PLACEHOLDER_AGENT_ID },
     health: { verified: true, score: 100 },
@@ -40,11 +59,23 @@ export function cardTemplate(addresses: PublishAddresses, o: { name: string; des
  * What a correctly deployed resource serves for `template`: url and payTo filled, agentId still a placeholder.
  * @example startFakeResource((url) => servedState(template, url, resourceId, addresses))
  */
-export function servedState(template: ReturnType<typeof cardTemplate>, url: string, resourceId: Hex, addresses: PublishAddresses): FakeResourceState {
+export function servedState(
+  template: ReturnType<typeof cardTemplate>,
+  url: string,
+  resourceId: Hex,
+  addresses: PublishAddresses,
+): FakeResourceState {
   const p = template.x402.pricing;
   return {
     card: { ...template, url: `${url}/call`, x402: { ...template.x402, payTo: resourceId } },
-    quote: { cap: p.max, escrow: addresses.escrow, asset: addresses.token, payTo: resourceId, base: p.base, perKB: p.perKB },
+    quote: {
+      cap: p.max,
+      escrow: addresses.escrow,
+      asset: addresses.token,
+      payTo: resourceId,
+      base: p.base,
+      perKB: p.perKB,
+    },
     healthStatus: 200,
     callStatus: 402,
   };
@@ -69,19 +100,40 @@ export type BuildPublishRequestParameters = {
  */
 export async function buildPublishRequest(p: BuildPublishRequestParameters) {
   const now = p.now ?? Math.floor(Date.now() / 1000);
-  const pricing = { base: p.template.x402.pricing.base, perKB: p.template.x402.pricing.perKB, max: p.template.x402.pricing.max };
+  const pricing = {
+    base: p.template.x402.pricing.base,
+    perKB: p.template.x402.pricing.perKB,
+    max: p.template.x402.pricing.max,
+  };
   const category = p.category ?? "tools";
   const payout = p.payout ?? p.creator.address;
   const deadline = String(now + 3_600);
   const signature = await p.creator.signTypedData(
-    registerResourceTypedData({ creator: p.creator.address, slug: p.slug, payout, category, ...pricing, deadline }, p.addresses.registry),
+    registerResourceTypedData(
+      { creator: p.creator.address, slug: p.slug, payout, category, ...pricing, deadline },
+      p.addresses.registry,
+    ),
   );
   const bondValue = p.bondValue === undefined ? 2_000_000n : p.bondValue;
   let bond: Record<string, string> | undefined;
   if (bondValue !== null) {
-    const authorization = { from: p.creator.address, value: bondValue.toString(), validAfter: "0", validBefore: String(now + 3_600), nonce: randomNonce() };
-    const bondSignature = await p.creator.signTypedData(bondTypedData(authorization, p.addresses.registry, p.addresses.token));
-    bond = { value: authorization.value, validAfter: authorization.validAfter, validBefore: authorization.validBefore, nonce: authorization.nonce, signature: bondSignature };
+    const authorization = {
+      from: p.creator.address,
+      value: bondValue.toString(),
+      validAfter: "0",
+      validBefore: String(now + 3_600),
+      nonce: randomNonce(),
+    };
+    const bondSignature = await p.creator.signTypedData(
+      bondTypedData(authorization, p.addresses.registry, p.addresses.token),
+    );
+    bond = {
+      value: authorization.value,
+      validAfter: authorization.validAfter,
+      validBefore: authorization.validBefore,
+      nonce: authorization.nonce,
+      signature: bondSignature,
+    };
   }
   const request = {
     resourceUrl: p.resourceUrl,

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { z } from "zod";
 import {
   addressSchema,
   agentIdSchema,
@@ -8,14 +8,14 @@ import {
   nonEmptyStringSchema,
   resourceIdSchema,
   scoreSchema,
-} from './primitives.ts'
-import { pricingSchema } from './pricing.ts'
+} from "./primitives.ts";
+import { pricingSchema } from "./pricing.ts";
 
 /** Resource slug: lowercase letters and digits in dash-separated words, at most 64 characters. */
 export const slugSchema = z
   .string()
   .max(64)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'slug must be lowercase words of a-z and 0-9 separated by single dashes')
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "slug must be lowercase words of a-z and 0-9 separated by single dashes");
 
 /** One element of the `GET /resources` array: display data only, never a source of money fields. */
 export const indexRecordSchema = z.strictObject({
@@ -31,7 +31,7 @@ export const indexRecordSchema = z.strictObject({
   bond: amountSchema,
   cardUrl: httpUrlSchema,
   active: z.boolean(),
-})
+});
 
 /** One element of the `GET /resources` array. */
-export type IndexRecord = z.output<typeof indexRecordSchema>
+export type IndexRecord = z.output<typeof indexRecordSchema>;

@@ -1,102 +1,142 @@
-import { expect } from 'chai'
-import { SchemaValidationError } from '../errors.ts'
-import { asset, escrow, resourceId, withValue } from '../testing/fixtures.ts'
-import { buildQuote, quoteSchema } from './quote.ts'
-import type { BuildQuoteParameters } from './quote.ts'
+import { expect } from "chai";
+import { SchemaValidationError } from "../errors.ts";
+import { asset, escrow, resourceId, withValue } from "../testing/fixtures.ts";
+import { buildQuote, quoteSchema } from "./quote.ts";
+import type { BuildQuoteParameters } from "./quote.ts";
 
 const parameters: BuildQuoteParameters = {
   cap: 50_000n,
   asset: asset.toLowerCase(),
   escrow: escrow.toLowerCase(),
   resourceId,
-  pricing: { model: 'metered', base: '1000', perKB: '200', computeMultiplier: 1, maxResponseBytes: 65_536, errorPrice: '0' },
-  resource: { url: 'https://weather.example/call', description: 'Current weather for a city.' },
+  pricing: {
+    model: "metered",
+    base: "1000",
+    perKB: "200",
+    computeMultiplier: 1,
+    maxResponseBytes: 65_536,
+    errorPrice: "0",
+  },
+  resource: { url: "https://weather.example/call", description: "Current weather for a city." },
   includeExact: true,
-}
+};
 
-describe('buildQuote', () => {
-  const quote = buildQuote(parameters)
+describe("buildQuote", () => {
+  const quote = buildQuote(parameters);
 
-  it('emits x402Version, error, accepts and resource in that order', () => {
-    expect(Object.keys(quote)).to.deep.equal(['x402Version', 'error', 'accepts', 'resource'])
-    expect(JSON.stringify(quote)).to.match(/^\{"x402Version":2,"error":"payment_required","accepts":\[\{"scheme":"service-escrow"/)
-  })
+  it("emits x402Version, error, accepts and resource in that order", () => {
+    expect(Object.keys(quote)).to.deep.equal(["x402Version", "error", "accepts", "resource"]);
+    expect(JSON.stringify(quote)).to.match(
+      /^\{"x402Version":2,"error":"payment_required","accepts":\[\{"scheme":"service-escrow"/,
+    );
+  });
 
-  it('emits the escrow entry in PROTOCOL.md order with the cap and the domain to sign under', () => {
-    const [entry] = quote.accepts
+  it("emits the escrow entry in PROTOCOL.md order with the cap and the domain to sign under", () => {
+    const [entry] = quote.accepts;
     expect(Object.keys(entry)).to.deep.equal([
-      'scheme', 'network', 'maxAmountRequired', 'amount', 'asset', 'escrow', 'payTo', 'maxTimeoutSeconds', 'pricing', 'eip712Domain',
-    ])
-    expect(entry).to.deep.include({ maxAmountRequired: '50000', amount: '50000', asset, escrow, payTo: resourceId, maxTimeoutSeconds: 60 })
-    expect(entry.eip712Domain).to.deep.equal({ name: 'ServiceEscrow', version: '1', chainId: 5042002, verifyingContract: escrow })
-  })
+      "scheme",
+      "network",
+      "maxAmountRequired",
+      "amount",
+      "asset",
+      "escrow",
+      "payTo",
+      "maxTimeoutSeconds",
+      "pricing",
+      "eip712Domain",
+    ]);
+    expect(entry).to.deep.include({
+      maxAmountRequired: "50000",
+      amount: "50000",
+      asset,
+      escrow,
+      payTo: resourceId,
+      maxTimeoutSeconds: 60,
+    });
+    expect(entry.eip712Domain).to.deep.equal({
+      name: "ServiceEscrow",
+      version: "1",
+      chainId: 5042002,
+      verifyingContract: escrow,
+    });
+  });
 
-  it('pays the exact entry to the escrow, bound to the resource id', () => {
+  it("pays the exact entry to the escrow, bound to the resource id", () => {
     expect(quote.accepts[1]).to.deep.equal({
-      scheme: 'exact',
-      network: 'eip155:5042002',
-      maxAmountRequired: '50000',
-      amount: '50000',
+      scheme: "exact",
+      network: "eip155:5042002",
+      maxAmountRequired: "50000",
+      amount: "50000",
       asset,
       payTo: escrow,
       maxTimeoutSeconds: 60,
-      extra: { name: 'USDC', version: '2', resourceId },
-    })
-  })
+      extra: { name: "USDC", version: "2", resourceId },
+    });
+  });
 
-  it('defaults the mime type and leaves out the exact entry unless asked', () => {
-    const bare = buildQuote({ ...parameters, includeExact: false, error: 'nonce_used', maxTimeoutSeconds: 120 })
-    expect(bare.accepts).to.have.length(1)
-    expect(bare.error).to.equal('nonce_used')
-    expect(bare.accepts[0].maxTimeoutSeconds).to.equal(120)
-    expect(bare.resource.mimeType).to.equal('application/json')
-  })
+  it("defaults the mime type and leaves out the exact entry unless asked", () => {
+    const bare = buildQuote({ ...parameters, includeExact: false, error: "nonce_used", maxTimeoutSeconds: 120 });
+    expect(bare.accepts).to.have.length(1);
+    expect(bare.error).to.equal("nonce_used");
+    expect(bare.accepts[0].maxTimeoutSeconds).to.equal(120);
+    expect(bare.resource.mimeType).to.equal("application/json");
+  });
 
-  it('refuses parameters that do not make a valid quote', () => {
-    expect(() => buildQuote({ ...parameters, cap: '050000' })).to.throw(SchemaValidationError)
-    expect(() => buildQuote({ ...parameters, pricing: { ...parameters.pricing, computeMultiplier: -1 } })).to.throw(SchemaValidationError)
-    expect(() => buildQuote({ ...parameters, maxTimeoutSeconds: 0 })).to.throw(SchemaValidationError)
-  })
-})
+  it("refuses parameters that do not make a valid quote", () => {
+    expect(() => buildQuote({ ...parameters, cap: "050000" })).to.throw(SchemaValidationError);
+    expect(() => buildQuote({ ...parameters, pricing: { ...parameters.pricing, computeMultiplier: -1 } })).to.throw(
+      SchemaValidationError,
+    );
+    expect(() => buildQuote({ ...parameters, maxTimeoutSeconds: 0 })).to.throw(SchemaValidationError);
+  });
+});
 
-describe('quoteSchema', () => {
-  const quote = JSON.parse(JSON.stringify(buildQuote(parameters))) as unknown
+describe("quoteSchema", () => {
+  const quote = JSON.parse(JSON.stringify(buildQuote(parameters))) as unknown;
 
-  it('accepts a built quote', () => expect(quoteSchema.safeParse(quote).success).to.equal(true))
+  it("accepts a built quote", () => expect(quoteSchema.safeParse(quote).success).to.equal(true));
 
-  for (const path of [[], ['accepts', 0], ['accepts', 0, 'pricing'], ['accepts', 0, 'eip712Domain'], ['accepts', 1], ['accepts', 1, 'extra'], ['resource']]) {
-    it(`rejects an extra property at ${path.join('.') || 'the top level'}`, () => {
-      expect(quoteSchema.safeParse(withValue(quote, [...path, 'extra'], 1)).success).to.equal(false)
-    })
+  for (const path of [
+    [],
+    ["accepts", 0],
+    ["accepts", 0, "pricing"],
+    ["accepts", 0, "eip712Domain"],
+    ["accepts", 1],
+    ["accepts", 1, "extra"],
+    ["resource"],
+  ]) {
+    it(`rejects an extra property at ${path.join(".") || "the top level"}`, () => {
+      expect(quoteSchema.safeParse(withValue(quote, [...path, "extra"], 1)).success).to.equal(false);
+    });
   }
 
   const invalid: [string, (string | number)[], unknown][] = [
-    ['x402Version 1', ['x402Version'], 1],
-    ['an unknown error', ['error'], 'nope'],
-    ['an amount different from the cap', ['accepts', 0, 'amount'], '49999'],
-    ['a cap with a leading zero', ['accepts', 0, 'maxAmountRequired'], '050000'],
-    ['a domain for another contract', ['accepts', 0, 'eip712Domain', 'verifyingContract'], asset],
-    ['a domain on another chain', ['accepts', 0, 'eip712Domain', 'chainId'], 1],
-    ['a numeric pricing amount', ['accepts', 0, 'pricing', 'base'], 1000],
-    ['a zero maxResponseBytes', ['accepts', 0, 'pricing', 'maxResponseBytes'], 0],
-    ['an exact entry for another asset', ['accepts', 1, 'asset'], escrow],
-    ['an exact entry paid elsewhere', ['accepts', 1, 'payTo'], asset],
-    ['an exact entry for another resource', ['accepts', 1, 'extra', 'resourceId'], `0x${'00'.repeat(32)}`],
-    ['a third entry', ['accepts', 2], { scheme: 'exact' }],
-    ['no entries', ['accepts'], []],
-  ]
+    ["x402Version 1", ["x402Version"], 1],
+    ["an unknown error", ["error"], "nope"],
+    ["an amount different from the cap", ["accepts", 0, "amount"], "49999"],
+    ["a cap with a leading zero", ["accepts", 0, "maxAmountRequired"], "050000"],
+    ["a domain for another contract", ["accepts", 0, "eip712Domain", "verifyingContract"], asset],
+    ["a domain on another chain", ["accepts", 0, "eip712Domain", "chainId"], 1],
+    ["a numeric pricing amount", ["accepts", 0, "pricing", "base"], 1000],
+    ["a zero maxResponseBytes", ["accepts", 0, "pricing", "maxResponseBytes"], 0],
+    ["an exact entry for another asset", ["accepts", 1, "asset"], escrow],
+    ["an exact entry paid elsewhere", ["accepts", 1, "payTo"], asset],
+    ["an exact entry for another resource", ["accepts", 1, "extra", "resourceId"], `0x${"00".repeat(32)}`],
+    ["a third entry", ["accepts", 2], { scheme: "exact" }],
+    ["no entries", ["accepts"], []],
+  ];
   for (const [name, path, value] of invalid) {
-    it(`rejects ${name}`, () => expect(quoteSchema.safeParse(withValue(quote, path, value)).success).to.equal(false))
+    it(`rejects ${name}`, () => expect(quoteSchema.safeParse(withValue(quote, path, value)).success).to.equal(false));
   }
 
-  it('rejects the exact entry first', () => {
-    const swapped = withValue(quote, ['accepts'], [...(quote as { accepts: unknown[] }).accepts].reverse())
-    expect(quoteSchema.safeParse(swapped).success).to.equal(false)
-  })
+  it("rejects the exact entry first", () => {
+    const swapped = withValue(quote, ["accepts"], [...(quote as { accepts: unknown[] }).accepts].reverse());
+    expect(quoteSchema.safeParse(swapped).success).to.equal(false);
+  });
 
-  it('does not throw on a badly broken quote', () => {
-    for (const value of [null, {}, { accepts: 'x' }, withValue(quote, ['accepts', 0, 'eip712Domain'], null)]) {
-      expect(quoteSchema.safeParse(value).success).to.equal(false)
+  it("does not throw on a badly broken quote", () => {
+    for (const value of [null, {}, { accepts: "x" }, withValue(quote, ["accepts", 0, "eip712Domain"], null)]) {
+      expect(quoteSchema.safeParse(value).success).to.equal(false);
     }
-  })
-})
+  });
+});

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { z } from "zod";
 import {
   CHAIN_ID,
   DEFAULT_MAX_TIMEOUT_SECONDS,
@@ -10,19 +10,19 @@ import {
   TOKEN_DOMAIN_NAME,
   TOKEN_DOMAIN_VERSION,
   X402_VERSION,
-} from '../constants.ts'
-import { SchemaValidationError } from '../errors.ts'
-import { QUOTE_ERRORS } from '../reasons.ts'
-import type { QuoteError } from '../reasons.ts'
-import { addressSchema, amountSchema, httpUrlSchema, nonEmptyStringSchema, resourceIdSchema } from './primitives.ts'
-import { whenParsed } from './whenParsed.ts'
-import { meteredTermsSchema } from './pricing.ts'
+} from "../constants.ts";
+import { SchemaValidationError } from "../errors.ts";
+import { QUOTE_ERRORS } from "../reasons.ts";
+import type { QuoteError } from "../reasons.ts";
+import { addressSchema, amountSchema, httpUrlSchema, nonEmptyStringSchema, resourceIdSchema } from "./primitives.ts";
+import { whenParsed } from "./whenParsed.ts";
+import { meteredTermsSchema } from "./pricing.ts";
 
 function amountEqualsCap(entry: { amount: string; maxAmountRequired: string }) {
-  return entry.amount === entry.maxAmountRequired
+  return entry.amount === entry.maxAmountRequired;
 }
 
-const amountDiffersFromCap = { message: 'amount must equal maxAmountRequired', path: ['amount'], ...whenParsed }
+const amountDiffersFromCap = { message: "amount must equal maxAmountRequired", path: ["amount"], ...whenParsed };
 
 /** The `accepts` entry of the gated metered scheme `service-escrow`. */
 export const escrowAcceptSchema = z
@@ -45,13 +45,13 @@ export const escrowAcceptSchema = z
   })
   .refine(amountEqualsCap, amountDiffersFromCap)
   .refine((entry) => entry.eip712Domain.verifyingContract === entry.escrow, {
-    message: 'eip712Domain.verifyingContract must equal escrow',
-    path: ['eip712Domain', 'verifyingContract'],
+    message: "eip712Domain.verifyingContract must equal escrow",
+    path: ["eip712Domain", "verifyingContract"],
     ...whenParsed,
-  })
+  });
 
 /** The `accepts` entry of the escrow scheme. */
-export type EscrowAccept = z.output<typeof escrowAcceptSchema>
+export type EscrowAccept = z.output<typeof escrowAcceptSchema>;
 
 /** The `accepts` entry of the flat EIP-3009 scheme `exact`, paid to the escrow contract. */
 export const exactAcceptSchema = z
@@ -69,10 +69,10 @@ export const exactAcceptSchema = z
       resourceId: resourceIdSchema,
     }),
   })
-  .refine(amountEqualsCap, amountDiffersFromCap)
+  .refine(amountEqualsCap, amountDiffersFromCap);
 
 /** The `accepts` entry of the exact scheme. */
-export type ExactAccept = z.output<typeof exactAcceptSchema>
+export type ExactAccept = z.output<typeof exactAcceptSchema>;
 
 /** The HTTP 402 body of `POST /call`: version, refusal reason, one escrow entry and an optional exact entry, resource. */
 export const quoteSchema = z
@@ -83,35 +83,39 @@ export const quoteSchema = z
     resource: z.strictObject({ url: httpUrlSchema, description: z.string(), mimeType: nonEmptyStringSchema }),
   })
   .superRefine((quote, ctx) => {
-    const [escrow, exact] = quote.accepts
-    if (!exact) return
+    const [escrow, exact] = quote.accepts;
+    if (!exact) return;
     const agreements = [
-      [['asset'], exact.asset === escrow.asset],
-      [['payTo'], exact.payTo === escrow.escrow],
-      [['maxAmountRequired'], exact.maxAmountRequired === escrow.maxAmountRequired],
-      [['extra', 'resourceId'], exact.extra.resourceId === escrow.payTo],
-    ] as const
+      [["asset"], exact.asset === escrow.asset],
+      [["payTo"], exact.payTo === escrow.escrow],
+      [["maxAmountRequired"], exact.maxAmountRequired === escrow.maxAmountRequired],
+      [["extra", "resourceId"], exact.extra.resourceId === escrow.payTo],
+    ] as const;
     for (const [path, agrees] of agreements) {
-      if (agrees) continue
-      ctx.addIssue({ code: 'custom', path: ['accepts', 1, ...path], message: `exact entry disagrees with the escrow entry on ${path.join('.')}` })
+      if (agrees) continue;
+      ctx.addIssue({
+        code: "custom",
+        path: ["accepts", 1, ...path],
+        message: `exact entry disagrees with the escrow entry on ${path.join(".")}`,
+      });
     }
-  }, whenParsed)
+  }, whenParsed);
 
 /** The HTTP 402 body of `POST /call`. */
-export type Quote = z.output<typeof quoteSchema>
+export type Quote = z.output<typeof quoteSchema>;
 
 /** What a gate knows when it quotes: the cap, the contracts, the resource and its metered terms. */
 export type BuildQuoteParameters = {
-  error?: QuoteError | undefined
-  cap: bigint | string
-  asset: string
-  escrow: string
-  resourceId: string
-  maxTimeoutSeconds?: number | undefined
-  pricing: z.input<typeof meteredTermsSchema>
-  resource: { url: string; description: string; mimeType?: string | undefined }
-  includeExact?: boolean | undefined
-}
+  error?: QuoteError | undefined;
+  cap: bigint | string;
+  asset: string;
+  escrow: string;
+  resourceId: string;
+  maxTimeoutSeconds?: number | undefined;
+  pricing: z.input<typeof meteredTermsSchema>;
+  resource: { url: string; description: string; mimeType?: string | undefined };
+  includeExact?: boolean | undefined;
+};
 
 /**
  * Builds a validated 402 quote with its keys in wire order (`x402Version`, `error`, `accepts`, `resource`).
@@ -119,8 +123,8 @@ export type BuildQuoteParameters = {
  * @example buildQuote({ cap: 50000n, asset, escrow, resourceId, pricing, resource: { url, description } })
  */
 export function buildQuote(parameters: BuildQuoteParameters): Quote {
-  const cap = String(parameters.cap)
-  const maxTimeoutSeconds = parameters.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS
+  const cap = String(parameters.cap);
+  const maxTimeoutSeconds = parameters.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
   const escrow = {
     scheme: SCHEME_ESCROW,
     network: NETWORK,
@@ -137,7 +141,7 @@ export function buildQuote(parameters: BuildQuoteParameters): Quote {
       chainId: CHAIN_ID,
       verifyingContract: parameters.escrow,
     },
-  }
+  };
   const exact = {
     scheme: SCHEME_EXACT,
     network: NETWORK,
@@ -147,13 +151,13 @@ export function buildQuote(parameters: BuildQuoteParameters): Quote {
     payTo: parameters.escrow,
     maxTimeoutSeconds,
     extra: { name: TOKEN_DOMAIN_NAME, version: TOKEN_DOMAIN_VERSION, resourceId: parameters.resourceId },
-  }
+  };
   const result = quoteSchema.safeParse({
     x402Version: X402_VERSION,
-    error: parameters.error ?? 'payment_required',
+    error: parameters.error ?? "payment_required",
     accepts: parameters.includeExact ? [escrow, exact] : [escrow],
-    resource: { ...parameters.resource, mimeType: parameters.resource.mimeType ?? 'application/json' },
-  })
-  if (!result.success) throw new SchemaValidationError('quote', z.prettifyError(result.error), result.error)
-  return result.data
+    resource: { ...parameters.resource, mimeType: parameters.resource.mimeType ?? "application/json" },
+  });
+  if (!result.success) throw new SchemaValidationError("quote", z.prettifyError(result.error), result.error);
+  return result.data;
 }

@@ -1,7 +1,14 @@
-import { z } from 'zod'
-import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT } from '../constants.ts'
-import { addressSchema, amountSchema, bytes32Schema, isoTimestampSchema, resourceIdSchema, txHashSchema } from './primitives.ts'
-import { whenParsed } from './whenParsed.ts'
+import { z } from "zod";
+import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT } from "../constants.ts";
+import {
+  addressSchema,
+  amountSchema,
+  bytes32Schema,
+  isoTimestampSchema,
+  resourceIdSchema,
+  txHashSchema,
+} from "./primitives.ts";
+import { whenParsed } from "./whenParsed.ts";
 
 /** The decoded `X-PAYMENT-RESPONSE` receipt of a settled call; both schemes split through the escrow. */
 export const receiptSchema = z
@@ -19,10 +26,10 @@ export const receiptSchema = z
     settledAt: isoTimestampSchema,
   })
   .refine((receipt) => BigInt(receipt.creatorAmount) + BigInt(receipt.treasuryAmount) === BigInt(receipt.amount), {
-    message: 'creatorAmount + treasuryAmount must equal amount',
-    path: ['amount'],
+    message: "creatorAmount + treasuryAmount must equal amount",
+    path: ["amount"],
     ...whenParsed,
-  })
+  });
 
 /** The decoded settlement receipt. */
-export type Receipt = z.output<typeof receiptSchema>
+export type Receipt = z.output<typeof receiptSchema>;

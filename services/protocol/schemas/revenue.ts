@@ -1,6 +1,6 @@
-import { z } from 'zod'
-import { amountSchema, isoTimestampSchema, resourceIdSchema } from './primitives.ts'
-import { whenParsed } from './whenParsed.ts'
+import { z } from "zod";
+import { amountSchema, isoTimestampSchema, resourceIdSchema } from "./primitives.ts";
+import { whenParsed } from "./whenParsed.ts";
 
 /** The body of `GET /revenue/:resourceId`: settled calls and their gross, creator and treasury totals. */
 export const revenueSchema = z
@@ -13,10 +13,10 @@ export const revenueSchema = z
     lastSettledAt: isoTimestampSchema.nullable(),
   })
   .refine((revenue) => BigInt(revenue.creator) + BigInt(revenue.treasury) === BigInt(revenue.gross), {
-    message: 'creator + treasury must equal gross',
-    path: ['gross'],
+    message: "creator + treasury must equal gross",
+    path: ["gross"],
     ...whenParsed,
-  })
+  });
 
 /** Aggregated revenue of a resource. */
-export type Revenue = z.output<typeof revenueSchema>
+export type Revenue = z.output<typeof revenueSchema>;
