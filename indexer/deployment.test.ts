@@ -1,7 +1,7 @@
-import { expect } from "chai";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "chai";
 import { readDeployment } from "./deployment.ts";
 
 describe("readDeployment (the indexer's contracts, from Ignition's output)", function () {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getAddress } from "viem";
 import type { Address } from "viem";
+import { getAddress } from "viem";
 
 /** The contracts the indexer follows. */
 export const INDEXED_CONTRACTS = ["ResourceRegistry", "PaymentEscrow", "IdentityRegistry"] as const;

@@ -1,22 +1,22 @@
 import { asc } from "@ponder/client";
 import { expect } from "chai";
 import pg from "pg";
-import { keccak256, parseEventLogs, toHex } from "viem";
 import type { Address, Hex } from "viem";
+import { keccak256, parseEventLogs, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment, signExactPayment } from "../services/buyer/signPayment.ts";
+import type { ProjectionsClient } from "../services/projections/createProjectionsClient.ts";
 import {
   createProjectionsClient,
   projections,
   waitForIndexedBlock,
 } from "../services/projections/createProjectionsClient.ts";
-import type { ProjectionsClient } from "../services/projections/createProjectionsClient.ts";
-import { bondTypedData, registerResourceTypedData } from "../services/protocol/typedData.ts";
 import { randomNonce } from "../services/protocol/resourceId.ts";
-import { ROLE, devKey, startLocalChain } from "../test/support/localChain.ts";
+import { bondTypedData, registerResourceTypedData } from "../services/protocol/typedData.ts";
 import type { LocalChain } from "../test/support/localChain.ts";
-import { startIndexer } from "../test/support/startIndexer.ts";
+import { devKey, ROLE, startLocalChain } from "../test/support/localChain.ts";
 import type { Indexer } from "../test/support/startIndexer.ts";
+import { startIndexer } from "../test/support/startIndexer.ts";
 
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 

@@ -1,6 +1,6 @@
 import { buildModule } from "@nomicfoundation/ignition-core";
-import ResourceRegistryModule from "./ResourceRegistry.ts";
 import { deployPaymentEscrow } from "./parts.ts";
+import ResourceRegistryModule from "./ResourceRegistry.ts";
 
 /** The payment escrow on a local chain, bound to the local registry and stablecoin. */
 export default buildModule("PaymentEscrow", (m) => {

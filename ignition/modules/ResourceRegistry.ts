@@ -1,7 +1,7 @@
 import { buildModule } from "@nomicfoundation/ignition-core";
 import IdentityRegistryModule from "./IdentityRegistry.ts";
-import TestStablecoinModule from "./TestStablecoin.ts";
 import { deployResourceRegistry } from "./parts.ts";
+import TestStablecoinModule from "./TestStablecoin.ts";
 
 /** The resource registry on a local chain, with the local stablecoin and identity registry. */
 export default buildModule("ResourceRegistry", (m) => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { cardSchema } from "../protocol/schemas/card.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
 import { payForCall } from "./payForCall.ts";

@@ -1,5 +1,5 @@
-import { createPublicClient, getAddress, http } from "viem";
 import type { Address, Hex, PublicClient } from "viem";
+import { createPublicClient, getAddress, http } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { CHAIN_ID, NETWORK, SCHEME_ESCROW } from "../protocol/constants.ts";

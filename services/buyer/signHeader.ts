@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { encodeBase64Json } from "../protocol/base64.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";

@@ -1,15 +1,15 @@
 import pg from "pg";
-import { recoverTypedDataAddress, parseEventLogs } from "viem";
 import type { Hex } from "viem";
+import { parseEventLogs, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
 import { debitTypedData } from "../protocol/typedData.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
-import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { stopChild } from "../stack/childProcess.ts";
+import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
 
 /**
  * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),

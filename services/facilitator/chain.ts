@@ -1,5 +1,5 @@
-import { createPublicClient, http } from "viem";
 import type { Address, Hex, PublicClient } from "viem";
+import { createPublicClient, http } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 

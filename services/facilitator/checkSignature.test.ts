@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { keccak256, toHex } from "viem";
 import type { Address, Hex } from "viem";
+import { keccak256, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { checkSignature } from "./checkSignature.ts";
 

@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import { createWalletClient, custom, parseEventLogs } from "viem";
 import type { Hex } from "viem";
+import { createWalletClient, custom, parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { signEscrowPayment, signExactPayment } from "../buyer/signPayment.ts";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
+import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import { signEscrowPayment, signExactPayment } from "../buyer/signPayment.ts";
 
 const CAP = 50_000n;
 

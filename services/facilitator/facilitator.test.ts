@@ -1,12 +1,12 @@
 import { expect } from "chai";
-import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { LocalChain } from "../../test/support/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { echo: { hello: "world" } } };

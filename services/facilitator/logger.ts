@@ -1,5 +1,5 @@
-import { pino } from "pino";
 import type { Logger } from "pino";
+import { pino } from "pino";
 
 /** Paths that may hold a secret; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** The facilitator's Prometheus metrics, on a registry of its own (several instances may share a process in tests). */
 export type FacilitatorMetrics = ReturnType<typeof createFacilitatorMetrics>;

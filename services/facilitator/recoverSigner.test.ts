@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { recoverAddress, toHex } from "viem";
 import type { Hex } from "viem";
+import { recoverAddress, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
 

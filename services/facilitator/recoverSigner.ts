@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import { getAddress, hexToBytes, keccak256, recoverAddress } from "viem";
 import type { Address, Hex } from "viem";
+import { getAddress, hexToBytes, keccak256, recoverAddress } from "viem";
 
 type NativeSecp256k1 = {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;

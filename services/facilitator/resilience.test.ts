@@ -1,15 +1,9 @@
 import { Writable } from "node:stream";
 import { expect } from "chai";
-import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { signEscrowPayment, signExactPayment } from "../buyer/signPayment.ts";
-import { signCallerToken } from "../protocol/callerToken.ts";
-import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
-import { loadFacilitatorConfig } from "./config.ts";
-import { createFacilitator } from "./createFacilitator.ts";
-import { createLogger } from "./logger.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import {
   facilitatorEnv,
   getJson,
@@ -17,6 +11,12 @@ import {
   postJson,
   startFacilitator,
 } from "../../test/support/startFacilitator.ts";
+import { signEscrowPayment, signExactPayment } from "../buyer/signPayment.ts";
+import { signCallerToken } from "../protocol/callerToken.ts";
+import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
+import { loadFacilitatorConfig } from "./config.ts";
+import { createFacilitator } from "./createFacilitator.ts";
+import { createLogger } from "./logger.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };

@@ -1,15 +1,15 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import type { LocalChain } from "../../test/support/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { Indexer } from "../../test/support/startIndexer.ts";
+import { startIndexer } from "../../test/support/startIndexer.ts";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
 import { createProjectionsClient, waitForIndexedBlock } from "../projections/createProjectionsClient.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { revenueSchema } from "../protocol/schemas/revenue.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { startIndexer } from "../../test/support/startIndexer.ts";
-import type { Indexer } from "../../test/support/startIndexer.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };

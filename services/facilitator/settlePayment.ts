@@ -4,9 +4,9 @@ import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import type { FacilitatorContext } from "./context.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
-import { findResult, recordSettlement } from "./store/results.ts";
-import { claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
 import type { Reservation, StoredResponse } from "./store/reservations.ts";
+import { claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
+import { findResult, recordSettlement } from "./store/results.ts";
 
 export type SettlePaymentParameters = { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse };
 

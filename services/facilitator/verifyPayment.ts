@@ -1,9 +1,9 @@
 import type { Address, Hex } from "viem";
-import { debitDigest } from "../protocol/debitDigest.ts";
 import { hashTypedData } from "viem";
-import { transferTypedData } from "../protocol/typedData.ts";
-import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import { debitDigest } from "../protocol/debitDigest.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
+import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
 import type { FacilitatorContext } from "./context.ts";
 import { reserve } from "./store/reservations.ts";

@@ -1,29 +1,25 @@
 import { fork } from "node:child_process";
-import { createServer } from "node:http";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { pino } from "pino";
-import { parseEventLogs } from "viem";
 import type { Hex } from "viem";
+import { parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { createSandbox } from "../host/createSandbox.ts";
+import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { encodeBase64Json } from "../protocol/base64.ts";
 import { PLACEHOLDER_AGENT_ID } from "../protocol/constants.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { stopChild } from "../stack/childProcess.ts";
-import { createSandbox } from "../host/createSandbox.ts";
-import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
-import { createGate } from "./createGate.ts";
-import type { Gate } from "./createGate.ts";
-import type { FacilitatorClient } from "./createFacilitatorClient.ts";
-
 /**
  * `npm run bench:gate`: the echo sample in workerd, called unpaid (a plain Node server in front of the same
  * sandbox), paid through the gate with a stub facilitator (the gate's own cost, no chain), and paid through the gate
@@ -32,6 +28,9 @@ import type { FacilitatorClient } from "./createFacilitatorClient.ts";
  * so does the facilitator. Writes the "Gate" section of docs/benchmarks.md.
  */
 import type { LoadResult, LoadSpec } from "./benchLoad.ts";
+import type { FacilitatorClient } from "./createFacilitatorClient.ts";
+import type { Gate } from "./createGate.ts";
+import { createGate } from "./createGate.ts";
 
 const PAID = Number(process.env.BENCH_GATE_PAID ?? 4000);
 const SEQUENTIAL = Number(process.env.BENCH_GATE_SEQUENTIAL ?? 100);

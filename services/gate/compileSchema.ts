@@ -1,7 +1,7 @@
-import { Ajv } from "ajv";
 import type { ValidateFunction } from "ajv";
-import { GateConfigError } from "./gateConfig.ts";
+import { Ajv } from "ajv";
 import type { JsonSchema } from "./gateConfig.ts";
+import { GateConfigError } from "./gateConfig.ts";
 
 const characterClass = /\[(?:[^\]\\]|\\.)*\]/g;
 const nestedQuantifier = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;

@@ -1,9 +1,9 @@
 import type { Address, Hex } from "viem";
-import { isVerifyReason } from "../protocol/reasons.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
+import { isVerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
-import { createJsonClient } from "./requestJson.ts";
 import type { RequestJsonReturnType } from "./requestJson.ts";
+import { createJsonClient } from "./requestJson.ts";
 
 /** A response as the facilitator stores it for replay and `GET /results`. */
 export type StoredCallResponse = { status: number; contentType: string; body: unknown };

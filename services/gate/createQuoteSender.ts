@@ -1,7 +1,7 @@
 import type { Context } from "koa";
 import { HEADER_PAYMENT_REQUIRED } from "../protocol/constants.ts";
-import { QUOTE_ERRORS } from "../protocol/reasons.ts";
 import type { QuoteError } from "../protocol/reasons.ts";
+import { QUOTE_ERRORS } from "../protocol/reasons.ts";
 import { buildQuote } from "../protocol/schemas/quote.ts";
 import type { ResolvedGateConfig } from "./gateConfig.ts";
 

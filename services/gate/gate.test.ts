@@ -1,12 +1,14 @@
 import { expect } from "chai";
+import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { meteredPrice } from "../protocol/price.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { quoteSchema } from "../protocol/schemas/quote.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { GATE_STEPS } from "./createGate.ts";
+import type { GateStack, TestResource } from "./testing/gateStack.ts";
 import {
   call,
   payEscrow,
@@ -17,8 +19,6 @@ import {
   startTestResource,
   until,
 } from "./testing/gateStack.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
 
 const slowEcho = `export default {
   async fetch(request) {

@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { asset, escrow, resourceId, validCard } from "../protocol/testing/fixtures.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { createGate } from "./createGate.ts";
-import { GateConfigError, resolveGateConfig } from "./gateConfig.ts";
 import type { GateConfig } from "./gateConfig.ts";
+import { GateConfigError, resolveGateConfig } from "./gateConfig.ts";
 
 const config = (overrides: Partial<GateConfig> = {}): GateConfig => ({
   resourceId,

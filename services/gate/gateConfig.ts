@@ -2,8 +2,8 @@ import type { Logger } from "pino";
 import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TIMEOUT_SECONDS } from "../protocol/constants.ts";
-import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
+import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
 import type { Handler } from "./handler.ts";
 
 /** Seconds of latency and clock skew the gate tolerates between a buyer signing `now + maxTimeoutSeconds` and verify. */

@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
-import { createSandbox } from "../host/createSandbox.ts";
-import type { Sandbox } from "../host/createSandbox.ts";
 import { ROLE } from "../../test/support/localChain.ts";
+import type { Sandbox } from "../host/createSandbox.ts";
+import { createSandbox } from "../host/createSandbox.ts";
+import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
+import type { GateStack, TestResource } from "./testing/gateStack.ts";
 import {
   call,
   payEscrow,
@@ -13,7 +14,6 @@ import {
   startTestResource,
   until,
 } from "./testing/gateStack.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
 
 const faulty = `export default {
   async fetch(request) {

@@ -1,5 +1,5 @@
-import { recoverTypedDataAddress } from "viem";
 import type { Address } from "viem";
+import { recoverTypedDataAddress } from "viem";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { debitTypedData, transferTypedData } from "../protocol/typedData.ts";
 

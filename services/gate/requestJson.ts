@@ -1,5 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import type { IncomingHttpHeaders } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
 /** A JSON answer, or why there is none (connection refused, timeout, a body that is not JSON). */

@@ -1,5 +1,5 @@
-import type { Handler } from "./handler.ts";
 import type { GateMiddleware } from "./gateRuntime.ts";
+import type { Handler } from "./handler.ts";
 
 /**
  * Runs the creator's handler under a wall-time limit (the signal aborts at the limit and the gate stops waiting).

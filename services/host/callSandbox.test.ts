@@ -1,7 +1,7 @@
-import { expect } from "chai";
-import { Agent, createServer } from "node:http";
 import type { Server } from "node:http";
+import { Agent, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { expect } from "chai";
 import { callSandbox } from "./callSandbox.ts";
 
 /** A server that answers the first request on each connection and resets the connection on the next one. */

@@ -1,14 +1,14 @@
-import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pino } from "pino";
 import type { Logger } from "pino";
+import { pino } from "pino";
 import type { Hex } from "viem";
 import { signCallerToken } from "../protocol/callerToken.ts";
-import { createDeploymentStore } from "./createDeploymentStore.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
-import { createHostApp } from "./createHostApp.ts";
+import { createDeploymentStore } from "./createDeploymentStore.ts";
 import type { HostOperations } from "./createHostApp.ts";
+import { createHostApp } from "./createHostApp.ts";
 import { SandboxStartError } from "./createSandbox.ts";
 import { deploymentRequestSchema } from "./deploymentSchema.ts";
 import type { HostConfig } from "./hostConfig.ts";
@@ -16,8 +16,8 @@ import type { HostContext } from "./hostContext.ts";
 import { resourceUrls } from "./hostContext.ts";
 import { prepareDeployment } from "./prepareDeployment.ts";
 import { servedCard } from "./servedCard.ts";
-import { startResource } from "./startResource.ts";
 import type { Resource } from "./startResource.ts";
+import { startResource } from "./startResource.ts";
 
 /** A running host: its URL, the live resources by slug, and `stop`. */
 export type Host = { url: string; server: Server; resources: Map<string, Resource>; stop(): Promise<void> };

@@ -2,15 +2,15 @@ import { timingSafeEqual } from "node:crypto";
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
-import { z } from "zod";
+import type { z } from "zod";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseWith as parse } from "../http/parseWith.ts";
 import type { ErrorCode } from "../protocol/reasons.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import { deploymentRequestSchema, identityRequestSchema } from "./deploymentSchema.ts";
-import { resourceUrls } from "./hostContext.ts";
 import type { HostContext } from "./hostContext.ts";
+import { resourceUrls } from "./hostContext.ts";
 
 /** The host's operations behind its HTTP routes. */
 export type HostOperations = {

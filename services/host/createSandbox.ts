@@ -5,8 +5,8 @@ import { Miniflare } from "miniflare";
 import type { Logger } from "pino";
 import type { Handler } from "../gate/handler.ts";
 import { callSandbox } from "./callSandbox.ts";
-import { configureWorkerd, DEFAULT_SANDBOX_MEMORY } from "./configureWorkerd.ts";
 import type { SandboxMemory } from "./configureWorkerd.ts";
+import { configureWorkerd, DEFAULT_SANDBOX_MEMORY } from "./configureWorkerd.ts";
 
 /** The workerd compatibility date every sandbox runs under (no `nodejs_compat`: no `process`, no `node:fs`). */
 export const SANDBOX_COMPATIBILITY_DATE = "2025-01-01";

@@ -1,9 +1,9 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
-import { addressSchema, agentIdSchema } from "../protocol/schemas/primitives.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { slugSchema } from "../protocol/schemas/indexRecord.ts";
 import { pricingSchema } from "../protocol/schemas/pricing.ts";
+import { addressSchema, agentIdSchema } from "../protocol/schemas/primitives.ts";
 
 /** Largest handler source the host accepts. */
 export const MAX_SOURCE_BYTES = 1_048_576;

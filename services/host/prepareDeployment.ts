@@ -1,12 +1,12 @@
-import { resolveGateConfig } from "../gate/gateConfig.ts";
 import { compileSchema } from "../gate/compileSchema.ts";
+import { resolveGateConfig } from "../gate/gateConfig.ts";
 import { PLACEHOLDER_AGENT_ID, PLACEHOLDER_CALL_URL, PLACEHOLDER_RESOURCE_ID } from "../protocol/constants.ts";
 import { resourceIdOf } from "../protocol/resourceId.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { DeploymentRequest } from "./deploymentSchema.ts";
 import { privateNetworkEntry } from "./deploymentSchema.ts";
-import { resourceUrls } from "./hostContext.ts";
 import type { HostContext } from "./hostContext.ts";
+import { resourceUrls } from "./hostContext.ts";
 import { servedCard } from "./servedCard.ts";
 import { gateConfigOf } from "./startResource.ts";
 

@@ -1,12 +1,12 @@
-import { createGate } from "../gate/createGate.ts";
 import type { Gate } from "../gate/createGate.ts";
+import { createGate } from "../gate/createGate.ts";
 import type { GateConfig } from "../gate/gateConfig.ts";
 import type { Handler } from "../gate/handler.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
-import { createSandbox } from "./createSandbox.ts";
 import type { Sandbox } from "./createSandbox.ts";
-import { resourceUrls } from "./hostContext.ts";
+import { createSandbox } from "./createSandbox.ts";
 import type { HostContext } from "./hostContext.ts";
+import { resourceUrls } from "./hostContext.ts";
 import { servedCard } from "./servedCard.ts";
 
 /** A live resource: its deployment, sandbox, gate and current card. */

@@ -1,3 +1,4 @@
+import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -6,7 +7,6 @@ import {
   http,
   parseEventLogs,
 } from "viem";
-import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";

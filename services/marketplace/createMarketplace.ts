@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pino } from "pino";
 import type { Logger } from "pino";
+import { pino } from "pino";
 import { listen } from "../http/listen.ts";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
 import { openStore } from "../store/openStore.ts";
@@ -9,12 +9,12 @@ import { createCatalog } from "./catalog/createCatalog.ts";
 import { startCatalogSync } from "./catalog/syncCatalog.ts";
 import { createMarketplaceChain } from "./chain.ts";
 import type { MarketplaceConfig } from "./config.ts";
-import { cardUrlOf } from "./context.ts";
 import type { MarketplaceContext } from "./context.ts";
-import { startProber } from "./prober/startProber.ts";
+import { cardUrlOf } from "./context.ts";
 import type { Prober } from "./prober/startProber.ts";
-import { defaultModerationRules } from "./publish/moderation.ts";
+import { startProber } from "./prober/startProber.ts";
 import type { ModerationRule } from "./publish/moderation.ts";
+import { defaultModerationRules } from "./publish/moderation.ts";
 import { createMarketplaceApp } from "./server.ts";
 import { MIGRATIONS } from "./store/migrations.ts";
 

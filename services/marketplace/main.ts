@@ -1,4 +1,4 @@
-import { MarketplaceConfigError, loadMarketplaceConfig } from "./config.ts";
+import { loadMarketplaceConfig, MarketplaceConfigError } from "./config.ts";
 import { createMarketplace } from "./createMarketplace.ts";
 
 /** Entry point: `node services/marketplace/main.ts`, configured by environment variables (see README). */

@@ -1,13 +1,13 @@
 import { expect } from "chai";
-import { keccak256, toHex } from "viem";
 import type { Hex } from "viem";
+import { keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { devKey, ROLE } from "../../test/support/localChain.ts";
 import { signEscrowPayment } from "../buyer/signPayment.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
-import { ROLE, devKey } from "../../test/support/localChain.ts";
-import { startMarketplaceStack } from "./testing/marketplaceStack.ts";
 import type { MarketplaceStack } from "./testing/marketplaceStack.ts";
+import { startMarketplaceStack } from "./testing/marketplaceStack.ts";
 
 describe("marketplace: reads (GET /resources, cards, scores, health)", function () {
   let stack: MarketplaceStack;

@@ -1,8 +1,8 @@
 import { eq } from "@ponder/client";
 import type { Hex } from "viem";
 import type { Revenue } from "../protocol/schemas/revenue.ts";
-import { projections } from "./createProjectionsClient.ts";
 import type { ProjectionsClient } from "./createProjectionsClient.ts";
+import { projections } from "./createProjectionsClient.ts";
 
 /**
  * The revenue of a resource, derived by the indexer from `Debited` events: settled calls and the gross, creator and

@@ -1,7 +1,7 @@
-import { domainSeparator, hexToBytes, keccak256, toBytes } from "viem";
 import type { Address, Hex } from "viem";
-import { DEBIT_AUTHORIZATION_TYPE, escrowDomain } from "./typedData.ts";
+import { domainSeparator, hexToBytes, keccak256, toBytes } from "viem";
 import type { EscrowAuthorization } from "./schemas/paymentPayload.ts";
+import { DEBIT_AUTHORIZATION_TYPE, escrowDomain } from "./typedData.ts";
 
 const typeHash = keccak256(toBytes(DEBIT_AUTHORIZATION_TYPE), "bytes");
 const separators = new Map<string, Uint8Array>();

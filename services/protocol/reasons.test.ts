@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ERROR_CODES, QUOTE_ERRORS, VERIFY_REASONS, isVerifyReason } from "./reasons.ts";
+import { ERROR_CODES, isVerifyReason, QUOTE_ERRORS, VERIFY_REASONS } from "./reasons.ts";
 
 describe("reasons", () => {
   it("lists the verify reasons of SPEC.md", () => {

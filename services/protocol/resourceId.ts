@@ -1,5 +1,5 @@
-import { encodeAbiParameters, getAddress, keccak256, bytesToHex } from "viem";
 import type { Hex } from "viem";
+import { bytesToHex, encodeAbiParameters, getAddress, keccak256 } from "viem";
 
 /**
  * The resource id of a creator's slug: `keccak256(abi.encode(address creator, string slug))`, lowercase hex.

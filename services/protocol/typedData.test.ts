@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import type { Address, Hex } from "viem";
 import {
   concat,
   encodeAbiParameters,
@@ -8,7 +9,6 @@ import {
   recoverTypedDataAddress,
   toHex,
 } from "viem";
-import type { Address, Hex } from "viem";
 import { CHAIN_ID } from "./constants.ts";
 import { signatureSchema } from "./schemas/primitives.ts";
 import { asset, buyer, escrow, validEscrowAuthorization, validExactAuthorization } from "./testing/fixtures.ts";

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 
 /** A started part of the stack. */
 export type Part = { name: string; child: ChildProcess; stop(): Promise<void> };

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { network } from "hardhat";
-import { getAddress } from "viem";
 import type { Address, Hex } from "viem";
+import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import ExternalStackModule from "../../ignition/modules/ExternalStack.ts";
 import StackModule from "../../ignition/modules/Stack.ts";

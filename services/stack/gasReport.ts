@@ -7,8 +7,8 @@
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import hre, { network } from "hardhat";
-import { hexToBytes, keccak256, toHex } from "viem";
 import type { Hex } from "viem";
+import { hexToBytes, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import StackModule from "../../ignition/modules/Stack.ts";
 import { compactDebit } from "../facilitator/relayer/compactDebit.ts";

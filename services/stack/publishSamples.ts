@@ -1,8 +1,8 @@
 import type { Address, Hex, LocalAccount } from "viem";
+import type { SampleName } from "../host/samples/sampleDeployment.ts";
+import { SAMPLE_NAMES, sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { randomNonce } from "../protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../protocol/typedData.ts";
-import { SAMPLE_NAMES, sampleDeployment } from "../host/samples/sampleDeployment.ts";
-import type { SampleName } from "../host/samples/sampleDeployment.ts";
 
 /** A sample handler as published: what scripts and tests need to call it. */
 export type PublishedResource = {

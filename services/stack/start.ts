@@ -2,18 +2,18 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createPublicClient, createWalletClient, getAddress, http, parseUnits } from "viem";
 import type { Address, Hex } from "viem";
+import { createPublicClient, createWalletClient, getAddress, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
-import { CHAIN_ID } from "../protocol/constants.ts";
 import { serviceChain } from "../protocol/chain.ts";
-import { answers, rpcAnswers, startPart } from "./childProcess.ts";
+import { CHAIN_ID } from "../protocol/constants.ts";
 import type { Part } from "./childProcess.ts";
+import { answers, rpcAnswers, startPart } from "./childProcess.ts";
 import { deployContracts, deploymentDir } from "./deployContracts.ts";
-import { publishSamples } from "./publishSamples.ts";
 import { DEV_ROLE, devKey, isDevKey } from "./devAccounts.ts";
 import { assertPortFree } from "./ports.ts";
+import { publishSamples } from "./publishSamples.ts";
 import { loadStackEnv } from "./stackConfig.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { encodeErrorResult, maxUint256 } from "viem";
-import { USDC, deployFundedEscrow, networkHelpers, nonceOf, signedDebit, viem } from "./fixtures.ts";
+import { deployFundedEscrow, networkHelpers, nonceOf, signedDebit, USDC, viem } from "./fixtures.ts";
 
 /**
  * The buyer signs a cap (`maxAmount`); the relayer chooses the metered amount. An amount above the cap must

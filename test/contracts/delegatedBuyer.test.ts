@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { createWalletClient, custom, getAddress, parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { USDC, deployFundedEscrow, mined, networkHelpers, nonceOf, signedDebit } from "./fixtures.ts";
 import type { Signer } from "./fixtures.ts";
+import { deployFundedEscrow, mined, networkHelpers, nonceOf, signedDebit, USDC } from "./fixtures.ts";
 
 /**
  * A buyer whose account delegates to code (EIP-7702) still holds its key. The facilitator accepts the key's

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { encodeErrorResult, getAddress, parseEventLogs } from "viem";
-import { USDC, deployFundedEscrow, mined, networkHelpers, nonceOf, signedDebit, viem } from "./fixtures.ts";
 import type { Debit } from "./fixtures.ts";
+import { deployFundedEscrow, mined, networkHelpers, nonceOf, signedDebit, USDC, viem } from "./fixtures.ts";
 
 /**
  * A contract buyer's `isValidSignature` can burn all the gas it is forwarded. Unbounded, that call takes 63/64 of

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { getAddress } from "viem";
+import type { ExactPayment, Signer, Stack } from "./fixtures.ts";
 import {
-  USDC,
   deployFundedEscrow,
   escrowHoldings,
   mined,
@@ -10,9 +10,9 @@ import {
   nonceOf,
   signCancelAuthorization,
   signExactPayment,
+  USDC,
   viem,
 } from "./fixtures.ts";
-import type { ExactPayment, Signer, Stack } from "./fixtures.ts";
 
 /**
  * An EIP-3009 TransferWithAuthorization can be submitted to the token by anyone. When someone submits the buyer's

@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { encodeErrorResult } from "viem";
 import {
-  USDC,
   atNextBlock,
   deployFundedEscrow,
   mintTokens,
@@ -9,6 +8,7 @@ import {
   nonceOf,
   signExactPayment,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

@@ -1,5 +1,7 @@
 import { expect } from "chai";
+import type { Stack } from "./fixtures.ts";
 import {
+  buildDebitAuthorization,
   deployFundedEscrow,
   fundBuyer,
   mined,
@@ -7,10 +9,8 @@ import {
   nonceOf,
   registerResource,
   signDebit,
-  buildDebitAuthorization,
   viem,
 } from "./fixtures.ts";
-import type { Stack } from "./fixtures.ts";
 
 /**
  * The fee is always below 50% (FEE_BPS_LIMIT = 5000): the creator keeps the majority of every call. Neither the

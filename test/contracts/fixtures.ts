@@ -1,6 +1,6 @@
 import { network } from "hardhat";
-import { encodeAbiParameters, getAddress, keccak256, parseEventLogs, parseUnits, toHex } from "viem";
 import type { Address, Hex } from "viem";
+import { encodeAbiParameters, getAddress, keccak256, parseEventLogs, parseUnits, toHex } from "viem";
 import StackModule from "../../ignition/modules/Stack.ts";
 import {
   debitAuthorizationTypes,

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { domainSeparator, getAddress, keccak256, parseEventLogs, toHex, zeroAddress } from "viem";
 import type { Address, Hex } from "viem";
-import { deployTypedStack, mintAgent, networkHelpers, viem } from "./fixtures.ts";
+import { domainSeparator, getAddress, keccak256, parseEventLogs, toHex, zeroAddress } from "viem";
 import type { Signer, Stack } from "./fixtures.ts";
+import { deployTypedStack, mintAgent, networkHelpers, viem } from "./fixtures.ts";
 
 const WALLET_KEY = "agentWallet";
 const WALLET_KEY_TOPIC = keccak256(toHex(WALLET_KEY));

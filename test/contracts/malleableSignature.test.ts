@@ -1,14 +1,14 @@
 import { expect } from "chai";
-import { concatHex, encodeErrorResult, hexToBigInt, numberToHex, parseEventLogs, recoverAddress, sliceHex } from "viem";
 import type { Hex } from "viem";
+import { concatHex, encodeErrorResult, hexToBigInt, numberToHex, parseEventLogs, recoverAddress, sliceHex } from "viem";
 import {
-  USDC,
   deployFundedEscrow,
   mined,
   mintTokens,
   networkHelpers,
   signExactPayment,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

@@ -1,16 +1,16 @@
 import { expect } from "chai";
 import { keccak256, toHex } from "viem";
+import type { Signer } from "./fixtures.ts";
 import {
-  USDC,
   deployFundedEscrow,
   mined,
   mintTokens,
   networkHelpers,
   signExactPayment,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
-import type { Signer } from "./fixtures.ts";
 
 /**
  * Only the relayer debits. A buyer's signed authorization in anyone else's hands (the creator, the buyer itself,

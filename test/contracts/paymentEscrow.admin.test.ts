@@ -2,7 +2,6 @@ import { expect } from "chai";
 import { getAddress, keccak256, toHex, zeroAddress, zeroHash } from "viem";
 import { DEBIT_AUTHORIZATION_TYPE } from "../../services/protocol/typedData.ts";
 import {
-  USDC,
   atNextBlock,
   deployFundedEscrow,
   fundBuyer,
@@ -11,6 +10,7 @@ import {
   networkHelpers,
   signExactPayment,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

@@ -1,8 +1,9 @@
 import { expect } from "chai";
-import { encodeErrorResult, getAddress, parseEventLogs } from "viem";
 import type { Hex } from "viem";
+import { encodeErrorResult, getAddress, parseEventLogs } from "viem";
+import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
+import type { Debit } from "./fixtures.ts";
 import {
-  USDC,
   atNextBlock,
   deployFundedEscrow,
   escrowHoldings,
@@ -12,10 +13,9 @@ import {
   nonceOf,
   registerResource,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
-import type { Debit } from "./fixtures.ts";
-import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 
 /** An item in the compact encoding; every item of these tests has one. */
 function compact(item: Debit) {

@@ -1,10 +1,9 @@
 import { expect } from "chai";
-import { concat, encodeErrorResult, getAddress, numberToHex, parseEventLogs } from "viem";
 import type { Hex } from "viem";
-import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
+import { concat, encodeErrorResult, getAddress, numberToHex, parseEventLogs } from "viem";
 import type { CompactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
+import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 import {
-  USDC,
   deployFundedEscrow,
   fundBuyer,
   mined,
@@ -12,6 +11,7 @@ import {
   nonceOf,
   registerResource,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

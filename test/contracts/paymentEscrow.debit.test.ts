@@ -3,7 +3,6 @@ import { domainSeparator, hashTypedData, maxUint128, maxUint256 } from "viem";
 import { escrowAuthorizationSchema } from "../../services/protocol/schemas/paymentPayload.ts";
 import { debitTypedData, escrowDomain } from "../../services/protocol/typedData.ts";
 import {
-  USDC,
   atNextBlock,
   deployFundedEscrow,
   escrowHoldings,
@@ -13,6 +12,7 @@ import {
   registerResource,
   signDebit,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { getAddress } from "viem";
 import {
-  USDC,
   atNextBlock,
   deployFundedEscrow,
   escrowHoldings,
@@ -11,6 +10,7 @@ import {
   nonceOf,
   signExactPayment,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

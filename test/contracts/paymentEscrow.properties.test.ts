@@ -1,6 +1,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { encodeErrorResult, getAddress, maxUint256, parseEventLogs } from "viem";
+import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
+import type { Debit } from "./fixtures.ts";
 import {
   buildDebitAuthorization,
   deployFundedEscrow,
@@ -16,8 +18,6 @@ import {
   signedDebit,
   viem,
 } from "./fixtures.ts";
-import type { Debit } from "./fixtures.ts";
-import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 
 /** Properties of PaymentEscrow checked over random inputs with fast-check. */
 describe("PaymentEscrow properties", function () {

@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import {
-  USDC,
   atNextBlock,
   deployFundedEscrow,
   escrowHoldings,
@@ -11,6 +10,7 @@ import {
   signDepositAuthorization,
   signExactPayment,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

@@ -1,8 +1,7 @@
 import { expect } from "chai";
-import { encodeErrorResult, encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import type { Hex } from "viem";
+import { encodeErrorResult, encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import {
-  USDC,
   buildDebitAuthorization,
   deployFundedEscrow,
   mined,
@@ -11,6 +10,7 @@ import {
   registerResource,
   signDebit,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
 

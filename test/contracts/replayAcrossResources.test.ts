@@ -3,8 +3,8 @@ import { network } from "hardhat";
 import { getAddress } from "viem";
 import StackModule from "../../ignition/modules/Stack.ts";
 import { escrowDomain } from "../../services/protocol/typedData.ts";
+import type { Stack } from "./fixtures.ts";
 import {
-  USDC,
   deployFundedEscrow,
   fundBuyer,
   mined,
@@ -13,9 +13,9 @@ import {
   registerResource,
   signDebit,
   signedDebit,
+  USDC,
   viem,
 } from "./fixtures.ts";
-import type { Stack } from "./fixtures.ts";
 
 /**
  * A buyer's signed DebitAuthorization pays for one call, once, to one resource, through one escrow on one chain.

@@ -1,17 +1,17 @@
 import { expect } from "chai";
-import { encodeFunctionData, keccak256, toHex } from "viem";
 import type { Hex } from "viem";
+import { encodeFunctionData, keccak256, toHex } from "viem";
+import type { Stack, TokenAuthorization } from "./fixtures.ts";
 import {
-  USDC,
   deployTypedStack,
   mintAgent,
   networkHelpers,
   registerResource,
   resourceIdFor,
   signTokenAuthorization,
+  USDC,
   viem,
 } from "./fixtures.ts";
-import type { Stack, TokenAuthorization } from "./fixtures.ts";
 
 const WEEK = 7n * 24n * 60n * 60n;
 

@@ -1,19 +1,19 @@
 import { expect } from "chai";
-import { keccak256, toHex } from "viem";
 import type { Address, Hex } from "viem";
+import { keccak256, toHex } from "viem";
+import type { Pricing, Stack } from "./fixtures.ts";
 import {
-  NO_BOND,
-  USDC,
   buildRegistration,
   deployTypedStack,
   mintAgent,
+  NO_BOND,
   networkHelpers,
   registerResource,
   resourceIdFor,
   signRegisterResource,
   signTokenAuthorization,
+  USDC,
 } from "./fixtures.ts";
-import type { Pricing, Stack } from "./fixtures.ts";
 
 /** One resource as an indexer would hold it, built from ResourceRegistry events alone. */
 type IndexedResource = {

@@ -1,24 +1,24 @@
 import { expect } from "chai";
-import { encodeFunctionData, hashTypedData, keccak256, toHex } from "viem";
 import type { Hex } from "viem";
+import { encodeFunctionData, hashTypedData, keccak256, toHex } from "viem";
+import type { BondAuthorization, Registration, Signer, Stack } from "./fixtures.ts";
 import {
-  NO_BOND,
-  REGISTER_RESOURCE_TYPES,
-  USDC,
   buildRegistration,
   deployTypedStack,
   mintAgent,
   mintTokens,
+  NO_BOND,
   networkHelpers,
   nonceOf,
+  REGISTER_RESOURCE_TYPES,
   registerResourceMessage,
   resourceIdFor,
   signBondAuthorization,
   signCancelAuthorization,
   signRegisterResource,
+  USDC,
   viem,
 } from "./fixtures.ts";
-import type { BondAuthorization, Registration, Signer, Stack } from "./fixtures.ts";
 
 async function deadlineIn(seconds: number): Promise<bigint> {
   return BigInt((await networkHelpers.time.latest()) + seconds);

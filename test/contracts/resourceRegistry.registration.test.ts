@@ -1,9 +1,11 @@
 import { expect } from "chai";
-import { keccak256, toHex, zeroAddress } from "viem";
 import type { Hex } from "viem";
+import { keccak256, toHex, zeroAddress } from "viem";
+import { REGISTER_RESOURCE_TYPE } from "../../services/protocol/typedData.ts";
+import type { Registration, Stack } from "./fixtures.ts";
 import {
-  DEFAULT_PRICING,
   buildRegistration,
+  DEFAULT_PRICING,
   deployTypedStack,
   mintAgent,
   networkHelpers,
@@ -11,8 +13,6 @@ import {
   resourceIdFor,
   viem,
 } from "./fixtures.ts";
-import type { Registration, Stack } from "./fixtures.ts";
-import { REGISTER_RESOURCE_TYPE } from "../../services/protocol/typedData.ts";
 
 describe("ResourceRegistry: registration", function () {
   let stack: Stack;

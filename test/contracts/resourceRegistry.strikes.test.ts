@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { keccak256, parseEventLogs, toHex, zeroHash } from "viem";
 import type { Abi, Hex } from "viem";
-import { USDC, deployTypedStack, networkHelpers, registerResource, resourceIdFor, viem } from "./fixtures.ts";
+import { keccak256, parseEventLogs, toHex, zeroHash } from "viem";
 import type { Stack } from "./fixtures.ts";
+import { deployTypedStack, networkHelpers, registerResource, resourceIdFor, USDC, viem } from "./fixtures.ts";
 
 function idemKey(label: string): Hex {
   return keccak256(toHex(label));

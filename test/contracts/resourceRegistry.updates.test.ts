@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { keccak256, toHex, zeroAddress } from "viem";
 import type { Hex } from "viem";
-import { USDC, deployTypedStack, networkHelpers, registerResource, resourceIdFor, viem } from "./fixtures.ts";
+import { keccak256, toHex, zeroAddress } from "viem";
 import type { Stack } from "./fixtures.ts";
+import { deployTypedStack, networkHelpers, registerResource, resourceIdFor, USDC, viem } from "./fixtures.ts";
 
 describe("ResourceRegistry: creator updates", function () {
   let stack: Stack;

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { domainSeparator, getAddress, keccak256, parseSignature, toHex, zeroAddress } from "viem";
 import type { Address, Hex } from "viem";
-import { USDC, deployTypedStack, networkHelpers, signTokenAuthorization, tokenDomainOf, viem } from "./fixtures.ts";
+import { domainSeparator, getAddress, keccak256, parseSignature, toHex, zeroAddress } from "viem";
 import type { Signer, Stack, TokenAuthorization } from "./fixtures.ts";
+import { deployTypedStack, networkHelpers, signTokenAuthorization, tokenDomainOf, USDC, viem } from "./fixtures.ts";
 
 const PERMIT_TYPES = {
   Permit: [

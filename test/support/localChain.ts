@@ -1,6 +1,6 @@
 import { network } from "hardhat";
-import { getAddress, parseEventLogs, parseUnits } from "viem";
 import type { Address, Hex } from "viem";
+import { getAddress, parseEventLogs, parseUnits } from "viem";
 import StackModule from "../../ignition/modules/Stack.ts";
 import { serveRpc } from "./rpcServer.ts";
 

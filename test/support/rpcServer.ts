@@ -1,6 +1,5 @@
 import { createServer } from "node:http";
-import type { Server, Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
 
 /** The part of an EIP-1193 provider the server needs. */
 export type RequestProvider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { loadFacilitatorConfig } from "../../services/facilitator/config.ts";
 import type { Clock } from "../../services/facilitator/context.ts";
 import { createFacilitator } from "../../services/facilitator/createFacilitator.ts";
-import { devKey, ROLE } from "./localChain.ts";
 import type { LocalChain } from "./localChain.ts";
+import { devKey, ROLE } from "./localChain.ts";
 
 /** A clock tests can move; starts at the chain's wall clock. */
 export function manualClock(start = Math.floor(Date.now() / 1000)): Clock & { advance(seconds: number): void } {
@@ -57,7 +57,7 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {

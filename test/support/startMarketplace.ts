@@ -1,8 +1,8 @@
 import { loadMarketplaceConfig } from "../../services/marketplace/config.ts";
-import { createMarketplace } from "../../services/marketplace/createMarketplace.ts";
 import type { CreateMarketplaceOptions } from "../../services/marketplace/createMarketplace.ts";
-import { devKey } from "./localChain.ts";
+import { createMarketplace } from "../../services/marketplace/createMarketplace.ts";
 import type { LocalChain } from "./localChain.ts";
+import { devKey } from "./localChain.ts";
 import type { Indexer } from "./startIndexer.ts";
 
 /** The development account the marketplace operator uses in tests (it only mints and submits; it never bonds). */

@@ -1,7 +1,7 @@
-import { Hono } from "hono";
-import { client } from "ponder";
 import { db } from "ponder:api";
 import schema from "ponder:schema";
+import { Hono } from "hono";
+import { client } from "ponder";
 
 /**
  * Reads: `/sql/*` is SQL over HTTP for `@ponder/client` (read-only, validated by Ponder, answered from its live-query

@@ -1,16 +1,16 @@
-import { expect } from "chai";
-import { createServer } from "node:http";
 import type { Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { privateKeyToAccount } from "viem/accounts";
-import { decodeFunctionData } from "viem";
+import { expect } from "chai";
 import type { Hex } from "viem";
-import { abiOf } from "../../protocol/artifacts.ts";
-import { signEscrowPayment } from "../../buyer/signPayment.ts";
-import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
+import { decodeFunctionData } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
-import { createRelayer } from "./createRelayer.ts";
+import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
+import { signEscrowPayment } from "../../buyer/signPayment.ts";
+import { abiOf } from "../../protocol/artifacts.ts";
 import type { DebitItem, DebitOutcome, RelayerParameters } from "./createRelayer.ts";
+import { createRelayer } from "./createRelayer.ts";
 
 const CAP = 50_000n;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

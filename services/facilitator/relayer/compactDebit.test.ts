@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { concat, getAddress, keccak256, numberToHex, toHex } from "viem";
 import type { Hex } from "viem";
+import { concat, getAddress, keccak256, numberToHex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { compactDebit } from "./compactDebit.ts";
 import type { DebitItem } from "./createRelayer.ts";

@@ -1,5 +1,5 @@
-import { hexToBigInt, numberToHex, size, slice } from "viem";
 import type { Hex } from "viem";
+import { hexToBigInt, numberToHex, size, slice } from "viem";
 import type { DebitItem } from "./createRelayer.ts";
 
 /** The escrow's `CompactDebit`: a `DebitItem` in six static words (see IPaymentEscrow.sol). */

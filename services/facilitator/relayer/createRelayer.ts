@@ -1,13 +1,13 @@
+import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { createPublicClient, decodeEventLog, encodeFunctionData, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
 import { compactDebit } from "./compactDebit.ts";
-import { createNonceManager } from "./nonceManager.ts";
 import type { NonceManager } from "./nonceManager.ts";
-import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
+import { createNonceManager } from "./nonceManager.ts";
 import type { Fees } from "./sendTransaction.ts";
+import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
 
 /** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
 export type DebitItem = {
@@ -204,9 +204,7 @@ export function createRelayer(p: RelayerParameters) {
             reason: event.args.reason,
           });
         }
-      } catch {
-        continue;
-      }
+      } catch {}
     }
     return outcomes;
   }

@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import { createPublicClient, http } from "viem";
 import type { PublicClient } from "viem";
+import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { serviceChain } from "../../protocol/chain.ts";
-import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
+import { serviceChain } from "../../protocol/chain.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
 

@@ -1,5 +1,5 @@
-import { openStore } from "../../store/openStore.ts";
 import type { Store } from "../../store/openStore.ts";
+import { openStore } from "../../store/openStore.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 export type { Sql, Store } from "../../store/openStore.ts";

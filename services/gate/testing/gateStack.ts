@@ -1,20 +1,20 @@
-import { createServer } from "node:http";
 import type { Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import type { Hex, LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import type { LocalChain } from "../../../test/support/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
+import { startFacilitator } from "../../../test/support/startFacilitator.ts";
 import { signEscrowPayment, signExactPayment } from "../../buyer/signPayment.ts";
+import type { Sandbox } from "../../host/createSandbox.ts";
+import { createSandbox } from "../../host/createSandbox.ts";
+import { sampleDeployment } from "../../host/samples/sampleDeployment.ts";
 import { encodeBase64Json } from "../../protocol/base64.ts";
 import { PLACEHOLDER_AGENT_ID } from "../../protocol/constants.ts";
-import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
-import type { LocalChain } from "../../../test/support/localChain.ts";
-import { startFacilitator } from "../../../test/support/startFacilitator.ts";
-import { createSandbox } from "../../host/createSandbox.ts";
-import type { Sandbox } from "../../host/createSandbox.ts";
-import { sampleDeployment } from "../../host/samples/sampleDeployment.ts";
-import { createGate } from "../createGate.ts";
 import type { Gate } from "../createGate.ts";
+import { createGate } from "../createGate.ts";
 import type { GateConfig, JsonSchema } from "../gateConfig.ts";
 import type { Handler } from "../handler.ts";
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Hex } from "viem";
-import { createCatalog } from "./createCatalog.ts";
 import type { ChainResource } from "./createCatalog.ts";
+import { createCatalog } from "./createCatalog.ts";
 
 const id = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const creator = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" as Hex;

@@ -1,10 +1,10 @@
-import { getAddress } from "viem";
 import type { Hex } from "viem";
-import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
+import { getAddress } from "viem";
 import type { IndexRecord } from "../../protocol/schemas/indexRecord.ts";
+import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
 import type { ResourcesQuery } from "./resourcesQuery.ts";
-import { healthOf, reputationOf, uptimeOf } from "./scores.ts";
 import type { ProbeHistory } from "./scores.ts";
+import { healthOf, reputationOf, uptimeOf } from "./scores.ts";
 
 /** What the chain (through the indexer's `resource` projection) says about a resource. */
 export type ChainResource = {

@@ -1,9 +1,9 @@
-import { and, asc, eq, gt, gte, or } from "@ponder/client";
 import type { SQL } from "@ponder/client";
+import { and, asc, eq, gt, gte, or } from "@ponder/client";
 import type { Logger } from "pino";
 import type { Hex } from "viem";
-import { projections } from "../../projections/createProjectionsClient.ts";
 import type { ProjectionsClient } from "../../projections/createProjectionsClient.ts";
+import { projections } from "../../projections/createProjectionsClient.ts";
 import type { Sql } from "../../store/openStore.ts";
 import { listingsChangedSince } from "../store/listings.ts";
 import { probesChangedSince } from "../store/probes.ts";

@@ -1,5 +1,5 @@
-import { getAddress } from "viem";
 import type { Address, Hex } from "viem";
+import { getAddress } from "viem";
 import type { Sql } from "../../store/openStore.ts";
 import type { MarketplaceChain } from "../chain.ts";
 import { findRegistration, saveRegistration } from "../store/registrations.ts";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { blockedTermsRule, defaultModerationRules, moderate } from "./moderation.ts";
 import type { ModerationRule, ModerationSubject } from "./moderation.ts";
+import { blockedTermsRule, defaultModerationRules, moderate } from "./moderation.ts";
 
 const subject = (over: Partial<ModerationSubject> = {}): ModerationSubject => ({
   slug: "weather",

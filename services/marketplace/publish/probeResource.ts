@@ -1,10 +1,10 @@
-import { z } from "zod";
 import type { Address, Hex } from "viem";
+import { z } from "zod";
 import { CHAIN_ID, PLACEHOLDER_AGENT_ID } from "../../protocol/constants.ts";
-import { cardSchema, cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
-import { quoteSchema } from "../../protocol/schemas/quote.ts";
+import { cardSchema, cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import type { Quote } from "../../protocol/schemas/quote.ts";
+import { quoteSchema } from "../../protocol/schemas/quote.ts";
 
 export type ProbeResourceParameters = {
   resourceId: Hex;

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { maxUint128 } from "viem";
+import { z } from "zod";
 import { cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import { slugSchema } from "../../protocol/schemas/indexRecord.ts";
 import {

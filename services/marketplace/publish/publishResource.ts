@@ -1,12 +1,12 @@
-import { getAddress, keccak256, stringToBytes } from "viem";
 import type { Hex } from "viem";
-import { finalizeCard } from "../../protocol/schemas/card.ts";
-import type { CardTemplate } from "../../protocol/schemas/card.ts";
+import { getAddress, keccak256, stringToBytes } from "viem";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
+import type { CardTemplate } from "../../protocol/schemas/card.ts";
+import { finalizeCard } from "../../protocol/schemas/card.ts";
 import { TransactionRefusedError } from "../chain.ts";
-import { cardUrlOf, registrationUrlOf } from "../context.ts";
 import type { MarketplaceContext } from "../context.ts";
+import { cardUrlOf, registrationUrlOf } from "../context.ts";
 import { deleteListing, markPublished, savePendingListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 import { checkBond } from "./checkBond.ts";

@@ -1,6 +1,6 @@
-import { z } from "zod";
-import { keccak256, stringToBytes } from "viem";
 import type { Hex } from "viem";
+import { keccak256, stringToBytes } from "viem";
+import { z } from "zod";
 import { cardSchema } from "../../protocol/schemas/card.ts";
 import type { MarketplaceContext } from "../context.ts";
 import { findListing } from "../store/listings.ts";

@@ -1,5 +1,5 @@
-import { createServer } from "node:http";
 import type { Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Address, Hex } from "viem";
 import { buildQuote } from "../../protocol/schemas/quote.ts";

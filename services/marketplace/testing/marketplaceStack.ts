@@ -1,16 +1,15 @@
-import { parseEventLogs } from "viem";
 import type { Address, Hex, LocalAccount } from "viem";
+import { parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { resourceIdOf } from "../../protocol/resourceId.ts";
-import { devKey, startLocalChain } from "../../../test/support/localChain.ts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
-import { startIndexer } from "../../../test/support/startIndexer.ts";
+import { devKey, startLocalChain } from "../../../test/support/localChain.ts";
 import type { Indexer, StartIndexerOptions } from "../../../test/support/startIndexer.ts";
+import { startIndexer } from "../../../test/support/startIndexer.ts";
 import { PUBLISH_TOKEN, startMarketplace } from "../../../test/support/startMarketplace.ts";
-import type { Marketplace } from "../createMarketplace.ts";
-import type { CreateMarketplaceOptions } from "../createMarketplace.ts";
-import { startFakeResource } from "./fakeResource.ts";
+import { resourceIdOf } from "../../protocol/resourceId.ts";
+import type { CreateMarketplaceOptions, Marketplace } from "../createMarketplace.ts";
 import type { FakeResource, FakeResourceState } from "./fakeResource.ts";
+import { startFakeResource } from "./fakeResource.ts";
 import { buildPublishRequest, cardTemplate, servedState } from "./publishFixture.ts";
 
 /** Development accounts that act as creators in marketplace tests (funded with stablecoin for bonds). */

@@ -9,6 +9,8 @@ import {
   PLACEHOLDER_RESOURCE_ID,
   SCHEME_ESCROW,
 } from "../constants.ts";
+import { SchemaValidationError } from "../errors.ts";
+import { pricingSchema } from "./pricing.ts";
 import {
   addressSchema,
   agentIdSchema,
@@ -18,8 +20,6 @@ import {
   nonEmptyStringSchema,
   resourceIdSchema,
 } from "./primitives.ts";
-import { pricingSchema } from "./pricing.ts";
-import { SchemaValidationError } from "../errors.ts";
 
 const modesSchema = z.array(nonEmptyStringSchema);
 

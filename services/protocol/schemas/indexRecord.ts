@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pricingSchema } from "./pricing.ts";
 import {
   addressSchema,
   agentIdSchema,
@@ -9,7 +10,6 @@ import {
   resourceIdSchema,
   scoreSchema,
 } from "./primitives.ts";
-import { pricingSchema } from "./pricing.ts";
 
 /** Resource slug: lowercase letters and digits in dash-separated words, at most 64 characters. */
 export const slugSchema = z

@@ -9,12 +9,12 @@ import {
   signature,
   validEscrowAuthorization,
   validExactAuthorization,
-  withValue,
   without,
+  withValue,
 } from "../testing/fixtures.ts";
 import { debitTypedData } from "../typedData.ts";
-import { decodePaymentHeader, normalizePaymentPayload } from "./paymentPayload.ts";
 import type { NormalizePaymentPayloadReturnType, PaymentPayload } from "./paymentPayload.ts";
+import { decodePaymentHeader, normalizePaymentPayload } from "./paymentPayload.ts";
 
 const flatEscrow = {
   x402Version: 2,

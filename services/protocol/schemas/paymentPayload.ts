@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT, X402_VERSION } from "../constants.ts";
 import { decodeBase64Json } from "../base64.ts";
+import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT, X402_VERSION } from "../constants.ts";
 import {
   addressSchema,
   amountSchema,

@@ -1,6 +1,6 @@
-import { z } from "zod";
-import { getAddress, maxUint256 } from "viem";
 import type { Address, Hex } from "viem";
+import { getAddress, maxUint256 } from "viem";
+import { z } from "zod";
 import { whenParsed } from "./whenParsed.ts";
 
 const uintDigits = maxUint256.toString().length;

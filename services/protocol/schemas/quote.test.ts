@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { SchemaValidationError } from "../errors.ts";
 import { asset, escrow, resourceId, withValue } from "../testing/fixtures.ts";
-import { buildQuote, quoteSchema } from "./quote.ts";
 import type { BuildQuoteParameters } from "./quote.ts";
+import { buildQuote, quoteSchema } from "./quote.ts";
 
 const parameters: BuildQuoteParameters = {
   cap: 50_000n,

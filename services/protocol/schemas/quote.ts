@@ -12,11 +12,11 @@ import {
   X402_VERSION,
 } from "../constants.ts";
 import { SchemaValidationError } from "../errors.ts";
-import { QUOTE_ERRORS } from "../reasons.ts";
 import type { QuoteError } from "../reasons.ts";
+import { QUOTE_ERRORS } from "../reasons.ts";
+import { meteredTermsSchema } from "./pricing.ts";
 import { addressSchema, amountSchema, httpUrlSchema, nonEmptyStringSchema, resourceIdSchema } from "./primitives.ts";
 import { whenParsed } from "./whenParsed.ts";
-import { meteredTermsSchema } from "./pricing.ts";
 
 function amountEqualsCap(entry: { amount: string; maxAmountRequired: string }) {
   return entry.amount === entry.maxAmountRequired;

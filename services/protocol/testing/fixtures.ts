@@ -1,6 +1,6 @@
-import type { z } from "zod";
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import type { z } from "zod";
 import {
   CARD_PROTOCOL_VERSION,
   CHAIN_ID,
@@ -13,8 +13,8 @@ import {
 import { resourceIdOf } from "../resourceId.ts";
 import type { cardSchema, cardTemplateSchema } from "../schemas/card.ts";
 import type { indexRecordSchema } from "../schemas/indexRecord.ts";
-import type { receiptSchema } from "../schemas/receipt.ts";
 import type { EscrowAuthorization, ExactAuthorization } from "../schemas/paymentPayload.ts";
+import type { receiptSchema } from "../schemas/receipt.ts";
 
 /** A well-known development key (Hardhat account #0); never holds real funds. */
 export const buyerKey = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
