@@ -69,7 +69,7 @@ export function readDeployment(path: string = DEFAULT_DEPLOYED_ADDRESSES): Recor
     const futureId = Object.keys(futures).find((id) => FUTURE_SUFFIXES[name].some((suffix) => id.endsWith(suffix)));
     if (!futureId)
       throw new Error(`deployment output ${path} has no ${name} (looked for ${FUTURE_SUFFIXES[name].join(", ")})`);
-    found[name] = { address: getAddress(futures[futureId]!), startBlock: blocks.get(futureId) ?? 0 };
+    found[name] = { address: getAddress(futures[futureId] as string), startBlock: blocks.get(futureId) ?? 0 };
   }
   return found;
 }

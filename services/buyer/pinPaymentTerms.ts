@@ -50,17 +50,16 @@ export async function pinPaymentTerms(chain: BuyerChain, quote: Quote, callUrl: 
   if (getAddress(entry.asset) !== getAddress(asset))
     throw new PinError(`the quote names asset ${entry.asset}, the escrow holds ${asset}`);
   const resourceId = entry.payTo as Hex;
-  let resource;
-  try {
-    resource = await chain.publicClient.readContract({
+  const resource = await chain.publicClient
+    .readContract({
       address: registry,
       abi: abiOf("ResourceRegistry"),
       functionName: "getResource",
       args: [resourceId],
+    })
+    .catch(() => {
+      throw new PinError(`resource ${resourceId} is not registered on chain`);
     });
-  } catch {
-    throw new PinError(`resource ${resourceId} is not registered on chain`);
-  }
   if (!resource.active) throw new PinError(`resource ${resourceId} is inactive`);
   const cap = BigInt(entry.maxAmountRequired);
   if (cap !== resource.pricing.max)

@@ -4,6 +4,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { encodeBase64Json } from "../protocol/base64.ts";
+import { defined } from "../protocol/defined.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";
 import { signEscrowPayment } from "./signPayment.ts";
 
@@ -37,7 +38,7 @@ const onChain = await chain.publicClient.readContract({
   args: [resource.resourceId],
 });
 const payload = await signEscrowPayment({
-  account: privateKeyToAccount(stack.buyers[0]!.privateKey),
+  account: privateKeyToAccount(defined(stack.buyers[0], "the stack's first demo buyer").privateKey),
   escrow: chain.escrow,
   resourceId: resource.resourceId,
   maxAmount: onChain.pricing.max,

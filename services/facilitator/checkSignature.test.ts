@@ -10,8 +10,14 @@ function chainWith(withCode: Address | null, erc1271: boolean) {
   return {
     asked,
     chain: {
-      isContract: async (address: Address) => (asked.push("isContract"), address === withCode),
-      isValidErc1271: async () => (asked.push("isValidErc1271"), erc1271),
+      isContract: async (address: Address) => {
+        asked.push("isContract");
+        return address === withCode;
+      },
+      isValidErc1271: async () => {
+        asked.push("isValidErc1271");
+        return erc1271;
+      },
     },
   };
 }

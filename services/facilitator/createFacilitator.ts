@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
+import { defined } from "../protocol/defined.ts";
 import { runBackgroundPass } from "./backgroundWork.ts";
 import { createChainReader } from "./chain.ts";
 import type { FacilitatorConfig } from "./config.ts";
@@ -45,7 +46,7 @@ export async function createFacilitator(
     escrow: config.ESCROW_ADDRESS,
     registry: config.REGISTRY_ADDRESS,
     relayerKeys: config.RELAYER_KEYS,
-    facilitatorKey: (config.FACILITATOR_KEY ?? config.RELAYER_KEYS[0]!) as `0x${string}`,
+    facilitatorKey: (config.FACILITATOR_KEY ?? defined(config.RELAYER_KEYS[0], "RELAYER_KEYS")) as `0x${string}`,
     batchWindowMs: config.BATCH_WINDOW_MS,
     batchMaxItems: config.BATCH_MAX_ITEMS,
     receiptTimeoutMs: config.RECEIPT_TIMEOUT_MS,

@@ -33,7 +33,7 @@ export async function recoverSigner(
   try {
     if (backend === "native" && native) {
       const bytes = hexToBytes(signature);
-      const v = bytes[64]!;
+      const v = bytes[64] ?? 0;
       if (v !== 27 && v !== 28) return null;
       const publicKey = native.ecdsaRecover(bytes.subarray(0, 64), v - 27, hexToBytes(digest), false);
       return getAddress(`0x${keccak256(publicKey.subarray(1)).slice(26)}`);

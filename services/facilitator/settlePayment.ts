@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { encodeBase64Json } from "../protocol/base64.ts";
 import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
+import { defined } from "../protocol/defined.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import type { FacilitatorContext } from "./context.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
@@ -45,7 +46,7 @@ export async function settlePayment(
       await updateReservation(tx, r.idemKey, { status: "expired" }, now);
       return { kind: "none" as const, message: "the authorization expired before settlement" };
     }
-    const amount = r.scheme === "exact" ? r.cap : p.amount < r.cap ? p.amount : r.cap;
+    const amount = r.scheme === "exact" || p.amount > r.cap ? r.cap : p.amount;
     await updateReservation(
       tx,
       r.idemKey,
@@ -94,13 +95,15 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
 
 async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOutcome> {
   const a = r.payload.authorization;
+  const uint = (field: "value" | "maxAmount" | "validAfter" | "validBefore") =>
+    BigInt(defined(a[field], `the ${r.scheme} authorization's ${field}`));
   if (r.scheme === "exact") {
     return ctx.relayer.settleExact({
       resourceId: r.resourceId,
       from: a.from as Address,
-      value: BigInt(a.value!),
-      validAfter: BigInt(a.validAfter!),
-      validBefore: BigInt(a.validBefore!),
+      value: uint("value"),
+      validAfter: uint("validAfter"),
+      validBefore: uint("validBefore"),
       nonce: a.nonce as Hex,
       signature: r.payload.signature,
     });
@@ -109,12 +112,12 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
     authorization: {
       buyer: a.buyer as Address,
       resourceId: a.resourceId as Hex,
-      maxAmount: BigInt(a.maxAmount!),
-      validAfter: BigInt(a.validAfter!),
-      validBefore: BigInt(a.validBefore!),
+      maxAmount: uint("maxAmount"),
+      validAfter: uint("validAfter"),
+      validBefore: uint("validBefore"),
       nonce: a.nonce as Hex,
     },
-    amount: r.amount!,
+    amount: defined(r.amount, "the settling amount"),
     signature: r.payload.signature,
   });
 }
@@ -167,7 +170,7 @@ export async function finalize(
     {
       idemKey: r.idemKey,
       resourceId: r.resourceId,
-      response: r.response!,
+      response: defined(r.response, "the settled response"),
       receipt: encoded,
       body,
       settledAt: now,

@@ -50,7 +50,7 @@ export async function verifyPayment(
   if (a.validAfter > BigInt(now)) return refuse("expired", "the authorization is not valid yet");
 
   const terms = await ctx.chain.resourceTerms(p.resourceId);
-  if (!terms || !terms.active) return refuse("invalid_payload", "the resource is unknown or inactive");
+  if (!terms?.active) return refuse("invalid_payload", "the resource is unknown or inactive");
   if (a.maxAmount < terms.cap) {
     return refuse("over_cap", `the signed cap ${a.maxAmount} is below the resource's cap ${terms.cap}`);
   }

@@ -19,7 +19,7 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string;
     requests?: {
-      setupRequest?: (request: Record<string, any>, context: Record<string, unknown>) => Record<string, any>;
+      setupRequest?: (request: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>;
       onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
     }[];
   };

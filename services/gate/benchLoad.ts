@@ -42,7 +42,10 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
           context.started = performance.now();
           firstSent = Math.min(firstSent, context.started as number);
           if (spec.payments)
-            request.headers = { ...request.headers, "X-PAYMENT": spec.payments[next++ % spec.payments.length] };
+            request.headers = {
+              ...(request.headers as Record<string, string>),
+              "X-PAYMENT": spec.payments[next++ % spec.payments.length],
+            };
           return request;
         },
         onResponse: (_status, _body, context) => {

@@ -93,8 +93,8 @@ export function createFacilitatorClient({
         invalidReason?: unknown;
         invalidMessage?: unknown;
       };
-      if (answer.status === 200 && body?.isValid === true)
-        return { kind: "reserved", payer: body.payer!, idemKey: body.idemKey! };
+      if (answer.status === 200 && body?.isValid === true && body.payer && body.idemKey)
+        return { kind: "reserved", payer: body.payer, idemKey: body.idemKey };
       if (answer.status === 200 && body?.isValid === false) {
         const reason = isVerifyReason(body.invalidReason) ? body.invalidReason : "invalid_payload";
         return {

@@ -1,5 +1,6 @@
 import type { Context } from "koa";
 import { HEADER_PAYMENT_REQUIRED } from "../protocol/constants.ts";
+import { defined } from "../protocol/defined.ts";
 import type { QuoteError } from "../protocol/reasons.ts";
 import { QUOTE_ERRORS } from "../protocol/reasons.ts";
 import { buildQuote } from "../protocol/schemas/quote.ts";
@@ -36,7 +37,7 @@ export function createQuoteSender(config: ResolvedGateConfig): (koa: Context, er
     quotes.set(error, { json, header: Buffer.from(json, "utf8").toString("base64") });
   }
   return (koa, error) => {
-    const quote = quotes.get(error)!;
+    const quote = defined(quotes.get(error), `the quote for ${error}`);
     koa.status = 402;
     koa.set(HEADER_PAYMENT_REQUIRED, quote.header);
     koa.set("Cache-Control", "no-store");

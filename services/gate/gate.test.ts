@@ -237,7 +237,7 @@ describe("gate", function () {
     it("takes no money field from the request", async function () {
       const answer = await call(
         echo.callUrl,
-        { maxAmountRequired: "1", payTo: "0x" + "11".repeat(32), asset: "0x" + "22".repeat(20) },
+        { maxAmountRequired: "1", payTo: `0x${"11".repeat(32)}`, asset: `0x${"22".repeat(20)}` },
         { Host: "evil.example", "X-Forwarded-Host": "evil.example", "X-Max-Amount": "1" },
       );
       const plain = await call(echo.callUrl, {});

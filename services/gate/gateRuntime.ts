@@ -26,6 +26,17 @@ export type GateState = {
   amount?: bigint;
 };
 
+/**
+ * A value an earlier step of the gate set; its absence means the steps run out of order, a bug of the gate that
+ * releases the reservation without a strike (500 `internal_error`).
+ * @example const idemKey = stepValue(koa.state, "idemKey");
+ */
+export function stepValue<K extends keyof GateState>(state: GateState, key: K): NonNullable<GateState[K]> {
+  const value = state[key];
+  if (value === undefined || value === null) throw new Error(`gate step order: ${key} was not set by an earlier step`);
+  return value as NonNullable<GateState[K]>;
+}
+
 /** A step of the gate. */
 export type GateMiddleware = Middleware<GateState>;
 

@@ -1,6 +1,6 @@
 import { meteredPrice } from "../protocol/price.ts";
 import type { ResolvedGateConfig } from "./gateConfig.ts";
-import type { GateMiddleware } from "./gateRuntime.ts";
+import { type GateMiddleware, stepValue } from "./gateRuntime.ts";
 
 /**
  * The metered price of the validated response, from the bytes the buyer gets: `min(cap, ceil((base + perKB * kb) *
@@ -14,7 +14,7 @@ export function priceResponse(config: ResolvedGateConfig): GateMiddleware {
       perKB: config.pricing.perKB,
       computeMultiplier: config.pricing.computeMultiplier,
       cap: config.cap,
-      responseBytes: Buffer.byteLength(koa.state.response!.text, "utf8"),
+      responseBytes: Buffer.byteLength(stepValue(koa.state, "response").text, "utf8"),
     });
     await next();
   };

@@ -3,7 +3,7 @@ import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import { answerSettlement } from "./answerSettlement.ts";
 import { VERIFY_GRACE_SECONDS } from "./gateConfig.ts";
-import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
+import { type GateMiddleware, type GateRuntime, type GateState, stepValue } from "./gateRuntime.ts";
 import { recoverPayer } from "./recoverPayer.ts";
 import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
@@ -14,7 +14,7 @@ import { sendPaid } from "./sendPaid.ts";
  * check, or recovered here for an `expired` authorization).
  */
 async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
-  const found = await runtime.facilitator.result(state.idemKey!);
+  const found = await runtime.facilitator.result(stepValue(state, "idemKey"));
   if (found.kind !== "found" || found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
   const receipt = receiptSchema.safeParse(
     (() => {
@@ -26,7 +26,8 @@ async function settledResult(runtime: GateRuntime, state: GateState, reason: "no
     })(),
   );
   if (!receipt.success || receipt.data.payer !== state.payer) return undefined;
-  if (reason === "expired" && (await recoverPayer(state.payment!, runtime.config)) !== state.payer) return undefined;
+  if (reason === "expired" && (await recoverPayer(stepValue(state, "payment"), runtime.config)) !== state.payer)
+    return undefined;
   return found;
 }
 
@@ -41,12 +42,12 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
   const { config, facilitator } = runtime;
   return async (koa, next) => {
     const state = koa.state;
-    const idemKey = state.idemKey!;
+    const idemKey = stepValue(state, "idemKey");
     const owner = !runtime.inFlight.has(idemKey);
     if (owner) runtime.inFlight.add(idemKey);
     try {
       const verdict = await facilitator.verify(
-        state.payment!,
+        stepValue(state, "payment"),
         config.resourceId,
         config.maxTimeoutSeconds - VERIFY_GRACE_SECONDS,
       );

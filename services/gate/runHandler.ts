@@ -1,4 +1,4 @@
-import type { GateMiddleware } from "./gateRuntime.ts";
+import { type GateMiddleware, stepValue } from "./gateRuntime.ts";
 import type { Handler } from "./handler.ts";
 
 /**
@@ -17,8 +17,8 @@ export function runHandler(handler: Handler, limits: { timeoutMs: number; maxRes
       }, limits.timeoutMs);
     });
     const ran = handler({
-      body: koa.state.body!,
-      rawBody: koa.state.rawBody!,
+      body: stepValue(koa.state, "body"),
+      rawBody: stepValue(koa.state, "rawBody"),
       signal: controller.signal,
       maxResponseBytes: limits.maxResponseBytes,
     }).then(

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import type { GateMiddleware } from "./gateRuntime.ts";
+import { type GateMiddleware, stepValue } from "./gateRuntime.ts";
 import { schemaMessage } from "./parseBody.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -16,7 +16,7 @@ function checkResponse(
   if (!Number.isInteger(result.status) || result.status < 200 || result.status > 299) {
     return { ok: false, strikeReason: "handler_error", message: `the handler answered ${result.status}` };
   }
-  const type = (result.contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = (result.contentType ?? "").split(";", 1)[0]?.trim().toLowerCase() ?? "";
   if (type !== "application/json")
     return {
       ok: false,
@@ -58,12 +58,13 @@ function checkResponse(
  */
 export function validateResponse(validate: ValidateFunction, maxResponseBytes: number): GateMiddleware {
   return async (koa, next) => {
-    const checked = checkResponse(koa.state.handlerResult!, validate, maxResponseBytes);
+    const handlerResult = stepValue(koa.state, "handlerResult");
+    const checked = checkResponse(handlerResult, validate, maxResponseBytes);
     if (!checked.ok) {
       koa.state.failure = { strikeReason: checked.strikeReason, message: checked.message };
       return;
     }
-    koa.state.response = { status: koa.state.handlerResult!.status, json: checked.json, text: checked.text };
+    koa.state.response = { status: handlerResult.status, json: checked.json, text: checked.text };
     await next();
   };
 }

@@ -132,7 +132,7 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const match = RESOURCE_PATH.exec(req.url ?? "");
     if (!match) return hostCallback(req, res);
-    const resource = resources.get(match[1]!);
+    const resource = resources.get(match[1] ?? "");
     if (!resource) return notFound(res);
     req.url = `${match[2] || "/"}${match[3] ?? ""}`;
     resource.gate.callback(req, res);

@@ -263,20 +263,29 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     it("probe: the quote's payTo is not the resource id", async function () {
       const prepared = await stack.prepare({
         slug: "quote-payto",
-        tamper: (state) => void (state.quote.payTo = `0x${"cd".repeat(32)}`),
+        tamper: (state) => {
+          state.quote.payTo = `0x${"cd".repeat(32)}`;
+        },
       });
       await refused(prepared, "probe_failed", /quote payTo 0xcdcd.* differs from the resource id/);
     });
 
     it("probe: the quote's cap is not the card's max", async function () {
-      const prepared = await stack.prepare({ slug: "quote-cap", tamper: (state) => void (state.quote.cap = "40000") });
+      const prepared = await stack.prepare({
+        slug: "quote-cap",
+        tamper: (state) => {
+          state.quote.cap = "40000";
+        },
+      });
       await refused(prepared, "probe_failed", /quote cap 40000 differs from the card's max 50000/);
     });
 
     it("probe: the quote names another escrow", async function () {
       const prepared = await stack.prepare({
         slug: "quote-escrow",
-        tamper: (state) => void (state.quote.escrow = stack.chain.addresses.token),
+        tamper: (state) => {
+          state.quote.escrow = stack.chain.addresses.token;
+        },
       });
       await refused(prepared, "probe_failed", /quote escrow .* is not our escrow/);
     });
@@ -298,14 +307,21 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
     });
 
     it("probe: the resource does not quote (POST /call answers 400)", async function () {
-      const prepared = await stack.prepare({ slug: "no-quote", tamper: (state) => void (state.callStatus = 400) });
+      const prepared = await stack.prepare({
+        slug: "no-quote",
+        tamper: (state) => {
+          state.callStatus = 400;
+        },
+      });
       await refused(prepared, "probe_failed", /answered 400, not 402/);
     });
 
     it("probe: the served card differs from the submitted one", async function () {
       const prepared = await stack.prepare({
         slug: "other-card",
-        tamper: (state) => void (state.card = { ...state.card, name: "Something else" }),
+        tamper: (state) => {
+          state.card = { ...state.card, name: "Something else" };
+        },
       });
       await refused(prepared, "probe_failed", /differs from the card submitted/);
     });

@@ -37,8 +37,8 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
       p.log(`${p.name} | ${line}`);
     }
   };
-  child.stdout!.on("data", collect);
-  child.stderr!.on("data", collect);
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
   let exited: number | null | undefined;
   child.once("exit", (code) => (exited = code));
 

@@ -20,7 +20,8 @@ export const DEV_ROLE = {
 
 /** Private key of development account `index` (local chain only). */
 export function devKey(index: number): Hex {
-  const key = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!;
+  const key = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index }).getHdKey().privateKey;
+  if (!key) throw new Error(`development account ${index} has no private key`);
   return `0x${Buffer.from(key).toString("hex")}`;
 }
 

@@ -40,6 +40,7 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
   const [admin, relayer, facilitator, treasury, creator, buyer, , payout] = await viem.getWalletClients();
   if (!admin || !relayer || !facilitator || !treasury || !creator || !buyer || !payout)
     throw new Error("the embedded chain has too few accounts");
+  const payer = buyer;
   const deployed = await ignition.deploy(StackModule, {
     parameters: {
       $global: {
@@ -110,14 +111,14 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
 
   async function signedTransfer(label: string, to: Hex) {
     const message = {
-      from: buyer!.account.address,
+      from: payer.account.address,
       to,
       value: PRICE,
       validAfter: 0n,
       validBefore: VALID_BEFORE,
       nonce: nonceOf(label),
     };
-    const signature = await buyer!.signTypedData({
+    const signature = await payer.signTypedData({
       domain: tokenDomain(token.address),
       types: transferWithAuthorizationTypes,
       primaryType: "TransferWithAuthorization",
@@ -231,15 +232,15 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
     const steps = trace.structLogs;
     const totals = { storage: 0n, signature: 0n, logs: 0n, registry: 0n };
     for (let k = 0; k < steps.length; k++) {
-      const step = steps[k]!;
-      if (step.depth !== 1) continue;
+      const step = steps[k];
+      if (step?.depth !== 1) continue;
       const next = steps[k + 1];
       if (step.op === "SLOAD" || step.op === "SSTORE") totals.storage += BigInt(step.gasCost);
       else if (step.op.startsWith("LOG")) totals.logs += BigInt(step.gasCost);
       else if (step.op === "STATICCALL" && next) {
         // A precompile (ecrecover) runs without a frame of its own; a contract call (the registry) opens one.
         let back = k + 1;
-        while (steps[back] && steps[back]!.depth > 1) back++;
+        while ((steps[back]?.depth ?? 0) > 1) back++;
         const cost = BigInt(step.gas) - BigInt(steps[back]?.gas ?? step.gas);
         if (next.depth === 1) totals.signature += cost;
         else totals.registry += cost;

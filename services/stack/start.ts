@@ -8,6 +8,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { CHAIN_ID } from "../protocol/constants.ts";
+import { defined } from "../protocol/defined.ts";
 import type { Part } from "./childProcess.ts";
 import { answers, rpcAnswers, startPart } from "./childProcess.ts";
 import { deployContracts, deploymentDir } from "./deployContracts.ts";
@@ -101,7 +102,7 @@ async function main() {
     roles: {
       admin: privateKeyToAccount(keys.deployer).address,
       treasury: keys.treasury,
-      relayer: relayers[0]!,
+      relayer: defined(relayers[0], "the first relayer key"),
       facilitator: privateKeyToAccount(keys.facilitator).address,
     },
     existing:
@@ -297,8 +298,10 @@ function localKeys() {
 function externalKeys() {
   const missing = ["DEPLOYER_KEY", "RELAYER_KEYS", "TREASURY_ADDRESS", "PUBLISHER_KEY"].filter((k) => !process.env[k]);
   if (missing.length) throw new Error(`external mode (RPC_URL set) needs ${missing.join(", ")}`);
-  const relayers = env.RELAYER_KEYS!.split(",").map((k) => k.trim()) as Hex[];
-  const all = [env.DEPLOYER_KEY!, ...relayers, env.FACILITATOR_KEY, env.PUBLISHER_KEY].filter(Boolean) as string[];
+  const relayers = defined(env.RELAYER_KEYS, "RELAYER_KEYS")
+    .split(",")
+    .map((k) => k.trim()) as Hex[];
+  const all = [env.DEPLOYER_KEY, ...relayers, env.FACILITATOR_KEY, env.PUBLISHER_KEY].filter(Boolean) as string[];
   if (all.some(isDevKey))
     throw new Error("a well-known development key was given for an external chain; refusing to start");
   return {
@@ -306,7 +309,7 @@ function externalKeys() {
     deployer: env.DEPLOYER_KEY as Hex,
     relayers,
     facilitator: (env.FACILITATOR_KEY ?? relayers[0]) as Hex,
-    treasury: getAddress(env.TREASURY_ADDRESS!),
+    treasury: getAddress(defined(env.TREASURY_ADDRESS, "TREASURY_ADDRESS")),
   };
 }
 

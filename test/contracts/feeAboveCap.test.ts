@@ -111,7 +111,7 @@ describe("fee at or above the cap", function () {
     it("still leaves the creator more than the treasury", async function () {
       const stack = await setup();
       const escrow = await deployEscrow(stack, 4_999);
-      const { admin, relayer, buyer, payout, treasury } = stack.accounts;
+      const { admin, relayer, buyer, treasury } = stack.accounts;
       await mined(
         stack,
         escrow.write.grantRole([await escrow.read.RELAYER_ROLE(), relayer.account.address], { account: admin.account }),

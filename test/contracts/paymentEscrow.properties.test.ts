@@ -53,7 +53,7 @@ describe("PaymentEscrow properties", function () {
               );
               const stack = { ...base, escrow };
               const nonce = nonceOf(`split ${run}`);
-              let receipt;
+              let receipt: Awaited<ReturnType<typeof mined>>;
               if (path === "settleExact") {
                 await mintTokens(stack, buyer.account.address, amount);
                 const payment = await signExactPayment(stack, buyer, {

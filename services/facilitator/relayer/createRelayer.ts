@@ -3,6 +3,7 @@ import { createPublicClient, decodeEventLog, encodeFunctionData, http } from "vi
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
+import { defined } from "../../protocol/defined.ts";
 import { compactDebit } from "./compactDebit.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { createNonceManager } from "./nonceManager.ts";
@@ -149,8 +150,8 @@ export function createRelayer(p: RelayerParameters) {
 
   function idleLane(): Lane | undefined {
     for (let i = 0; i < debitLanes.length; i++) {
-      const lane = debitLanes[nextLane++ % debitLanes.length]!;
-      if (!lane.broadcasting) return lane;
+      const lane = debitLanes[nextLane++ % debitLanes.length];
+      if (lane && !lane.broadcasting) return lane;
     }
     return undefined;
   }
@@ -225,7 +226,7 @@ export function createRelayer(p: RelayerParameters) {
 
     /** Settles an `exact` payment in its own transaction. */
     async settleExact(item: ExactItem): Promise<DebitOutcome> {
-      const lane = debitLanes[nextLane++ % debitLanes.length]!;
+      const lane = defined(debitLanes[nextLane++ % debitLanes.length], "a debit lane");
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
       const receipt = await send(lane, p.escrow, data, 250_000n);
       if (receipt.status !== "success")

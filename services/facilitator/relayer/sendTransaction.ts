@@ -1,4 +1,5 @@
 import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt } from "viem";
+import { defined } from "../../protocol/defined.ts";
 import type { NonceManager } from "./nonceManager.ts";
 
 export type SendTransactionParameters = {
@@ -41,7 +42,7 @@ export async function sendTransaction(p: SendTransactionParameters): Promise<Tra
     throw error;
   }
   let { maxFeePerGas, maxPriorityFeePerGas } = fees;
-  const chainId = p.publicClient.chain!.id;
+  const chainId = defined(p.publicClient.chain, "the public client's chain").id;
   const broadcast = async (nonce: number) =>
     p.publicClient.sendRawTransaction({
       serializedTransaction: await p.account.signTransaction({

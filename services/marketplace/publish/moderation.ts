@@ -11,6 +11,7 @@ export type ModerationSubject = {
 export type ModerationRule = (subject: ModerationSubject) => string | undefined;
 
 const CATEGORY = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this pattern is for
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 function texts(subject: ModerationSubject): { where: string; text: string }[] {

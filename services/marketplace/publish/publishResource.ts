@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import { getAddress, keccak256, stringToBytes } from "viem";
+import { defined } from "../../protocol/defined.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
@@ -148,7 +149,7 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
       ctx.catalog.applyListing({ resourceId, resourceUrl, sampleRequest: request.sampleRequest, status: "pending" });
       const history = await recordProbe(ctx.store, resourceId, { ok: true }, ctx.config.UPTIME_WINDOW);
       ctx.catalog.applyProbes(resourceId, history);
-      const b = request.bond!;
+      const b = defined(request.bond, "the bond authorization (checked by the bond stage)");
       try {
         await ctx.chain.registerFor([
           creator,

@@ -1,4 +1,5 @@
 import type { Hex } from "viem";
+import { defined } from "../../protocol/defined.ts";
 import type { Sql } from "../../store/openStore.ts";
 
 /** A resource's probe record as stored: `history` is one character per probe, oldest first, `1` pass, `0` fail. */
@@ -50,7 +51,7 @@ export async function recordProbe(
      RETURNING *`,
     [resourceId, bit, result.ok, result.ok ? null : (result.error ?? "failed"), now, keep],
   );
-  return fromRow(row!).history;
+  return fromRow(defined(row, "the upserted probe row")).history;
 }
 
 /** Probe records written after `afterSeq`, oldest change first. */

@@ -1,4 +1,4 @@
-import type { Address, Hex, LocalAccount } from "viem";
+import type { Address, LocalAccount } from "viem";
 import { parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
