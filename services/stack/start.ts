@@ -35,14 +35,15 @@ const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const say = (line: string) =>
   process.stdout.write(`[stack ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
 
-let stopping = false;
-async function stop(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+let stopping: Promise<never> | undefined;
+/** Stops every part, last started first, then exits; a second call (SIGTERM, then our parent going away) waits for the first. */
+function stop(code: number): Promise<never> {
+  stopping ??= (async () => {
     say("stopping");
     for (const part of [...parts].reverse()) await part.stop();
-  }
-  process.exit(code);
+    process.exit(code);
+  })();
+  return stopping;
 }
 process.once("SIGINT", () => void stop(0));
 process.once("SIGTERM", () => void stop(0));

@@ -85,12 +85,29 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
         }
       }
       for (const [name, port] of Object.entries(settings))
-        if (name.endsWith("_PORT")) await assertPortFree(Number(port), name);
+        if (name.endsWith("_PORT")) await portFreedWithin(Number(port), name, 10_000);
       return !alive;
     },
     /** Kills whatever is left of the stack's process group (for `after` hooks). */
     kill: () => kill(child),
   };
+}
+
+/**
+ * Waits until `port` can be bound again. Another process's outgoing connection may hold the same number as its
+ * ephemeral port for a moment (the tests pick ports from that range), so only a port still taken after
+ * `withinMs` counts as left behind.
+ */
+async function portFreedWithin(port: number, name: string, withinMs: number): Promise<void> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await assertPortFree(port, name);
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 function kill(child: ChildProcess): void {
