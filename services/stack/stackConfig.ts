@@ -12,6 +12,8 @@ export const stackEnvSchema = z.object({
   HOST_PORT: port(4030),
   MARKETPLACE_PORT: port(4000),
   INDEXER_PORT: port(42069),
+  /** The embedded chain mines a block per transaction (`auto`) or every 500 ms, the test network's block time. */
+  CHAIN_MINING: z.enum(["auto", "interval"]).default("auto"),
   /** External mode: a remote chain; the embedded chain is not started. */
   RPC_URL: z.url().optional(),
   /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */

@@ -78,12 +78,20 @@ async function main() {
   const keys = external ? externalKeys() : localKeys();
   const rpcUrl = env.RPC_URL ?? `http://127.0.0.1:${env.CHAIN_PORT}`;
   if (!external) {
-    say(`starting the local chain (Hardhat EDR, chain id ${CHAIN_ID}) on ${rpcUrl}`);
+    say(
+      `starting the local chain (Hardhat EDR, chain id ${CHAIN_ID}, mining ${env.CHAIN_MINING === "interval" ? "every 500 ms" : "each transaction"}) on ${rpcUrl}`,
+    );
     parts.push(
       await startPart({
         name: "chain",
         command: bin("hardhat"),
-        args: ["node", "--network", "node", "--port", String(env.CHAIN_PORT)],
+        args: [
+          "node",
+          "--network",
+          env.CHAIN_MINING === "interval" ? "nodeInterval" : "node",
+          "--port",
+          String(env.CHAIN_PORT),
+        ],
         cwd: root,
         ready: () => rpcAnswers(rpcUrl),
         log: logFile("chain"),
