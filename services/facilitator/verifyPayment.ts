@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
 import { debitDigest } from "../protocol/debitDigest.ts";
+import { exactNonceAllows } from "../protocol/exactNonce.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
@@ -43,6 +44,9 @@ export async function verifyPayment(
   if ("refusal" in a) return a.refusal;
   if (a.resourceId !== undefined && a.resourceId !== p.resourceId) {
     return refuse("invalid_payload", "the authorization is bound to another resource");
+  }
+  if (p.payload.scheme === "exact" && !exactNonceAllows(a.nonce, p.resourceId)) {
+    return refuse("invalid_payload", "the exact payment's nonce is bound to another resource");
   }
   if (a.validBefore < BigInt(now + p.maxTimeoutSeconds)) {
     return refuse("expired", `validBefore must be at least ${p.maxTimeoutSeconds}s in the future`);
