@@ -8,6 +8,7 @@ import type { NonceManager } from "./nonceManager.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import type { Fees } from "./sendTransaction.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
+import { simulateTransaction } from "./simulateTransaction.ts";
 
 /** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
 export type DebitItem = {
@@ -82,6 +83,7 @@ export function createRelayer(p: RelayerParameters) {
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
+  const errorAbis = [escrowAbi, registryAbi, abiOf("TestStablecoin")];
   const lanesByAddress = new Map<Address, Lane>();
   const laneFor = (key: Hex): Lane => {
     const account = privateKeyToAccount(key);
@@ -122,6 +124,16 @@ export function createRelayer(p: RelayerParameters) {
       onBroadcast,
     });
 
+  /** Throws TransactionRevertedError if the chain refuses `data` for good, ChainUnavailableError if it cannot say. */
+  const simulate = (lane: Lane, to: Address, data: Hex, gas: bigint) =>
+    simulateTransaction({ publicClient, from: lane.account.address, to, data, gas, abis: errorAbis });
+
+  /** A mined revert: refused for good if it still reverts when simulated, else worth another try. */
+  async function classifyRevert(lane: Lane, to: Address, data: Hex, gas: bigint, what: string): Promise<never> {
+    await simulate(lane, to, data, gas);
+    throw new ChainUnavailableError(`${what} reverted on chain but would succeed now`);
+  }
+
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -158,8 +170,10 @@ export function createRelayer(p: RelayerParameters) {
   async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
       const data = encodeBatch(batch.map((b) => b.item));
-      const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length), onBroadcast);
-      if (receipt.status !== "success") throw new ChainUnavailableError(`batch ${receipt.transactionHash} reverted`);
+      const gas = 150_000n + 70_000n * BigInt(batch.length);
+      const receipt = await send(lane, p.escrow, data, gas, onBroadcast);
+      if (receipt.status !== "success")
+        await classifyRevert(lane, p.escrow, data, gas, `batch ${receipt.transactionHash}`);
       p.onBatch?.(batch.length, receipt.gasUsed);
       const outcomes = outcomesOf(receipt);
       for (const { item, resolve, reject } of batch) {
@@ -227,9 +241,10 @@ export function createRelayer(p: RelayerParameters) {
     async settleExact(item: ExactItem): Promise<DebitOutcome> {
       const lane = debitLanes[nextLane++ % debitLanes.length]!;
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
-      const receipt = await send(lane, p.escrow, data, 250_000n);
+      await simulate(lane, p.escrow, data, EXACT_GAS);
+      const receipt = await send(lane, p.escrow, data, EXACT_GAS);
       if (receipt.status !== "success")
-        throw new ChainUnavailableError(`settleExact ${receipt.transactionHash} reverted`);
+        await classifyRevert(lane, p.escrow, data, EXACT_GAS, `settleExact ${receipt.transactionHash}`);
       const outcome = outcomesOf(receipt).get(key(item.from, item.nonce));
       if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
       return outcome;
@@ -242,8 +257,10 @@ export function createRelayer(p: RelayerParameters) {
         functionName: "recordStrike",
         args: [resourceId, idemKey, reason],
       });
-      const receipt = await send(strikeLane, p.registry, data, 200_000n);
-      if (receipt.status !== "success") throw new Error(`recordStrike ${receipt.transactionHash} reverted`);
+      await simulate(strikeLane, p.registry, data, STRIKE_GAS);
+      const receipt = await send(strikeLane, p.registry, data, STRIKE_GAS);
+      if (receipt.status !== "success")
+        await classifyRevert(strikeLane, p.registry, data, STRIKE_GAS, `recordStrike ${receipt.transactionHash}`);
       return receipt.transactionHash;
     },
 
@@ -264,6 +281,11 @@ export function createRelayer(p: RelayerParameters) {
     },
   };
 }
+
+/** Gas of a `settleExact` transaction (130k measured in docs/gas.md, with room for a token that costs more). */
+const EXACT_GAS = 250_000n;
+/** Gas of a `recordStrike` transaction. */
+const STRIKE_GAS = 200_000n;
 
 function key(buyer: string, nonce: string): string {
   return `${buyer.toLowerCase()}:${nonce.toLowerCase()}`;

@@ -83,4 +83,8 @@ export const MIGRATIONS: readonly string[] = [
      END IF;
      RETURN QUERY SELECT 'reserved'::TEXT, v_held;
    END $$;`,
+  // 3: why a reservation was given up (the escrow's or token's decoded revert), and how many times its settlement
+  // was attempted without an answer from the chain (the retrier backs off exponentially on it).
+  `ALTER TABLE reservation ADD COLUMN failure TEXT;
+   ALTER TABLE reservation ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
 ];

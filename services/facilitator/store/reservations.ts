@@ -138,13 +138,16 @@ export async function updateReservation(
     response?: StoredResponse;
     txHash?: string;
     leaseUntil?: number;
+    /** Why the reservation was given up (a release by the facilitator itself). */
+    failure?: string;
   },
   now: number,
 ): Promise<void> {
   await tx.query(
     `UPDATE reservation SET status = $2,
         amount = COALESCE($3::numeric, amount), response = COALESCE($4::jsonb, response),
-        tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7
+        tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7,
+        failure = COALESCE($8, failure)
       WHERE idem_key = $1`,
     [
       idemKey,
@@ -154,7 +157,25 @@ export async function updateReservation(
       change.txHash ?? null,
       change.leaseUntil ?? null,
       now,
+      change.failure?.slice(0, 500) ?? null,
     ],
+  );
+}
+
+/** Most seconds the retrier waits between two attempts at a settlement the chain did not answer. */
+export const MAX_RETRY_BACKOFF_SECONDS = 30;
+
+/**
+ * Counts a settlement attempt the chain did not answer and leases the reservation to no one until its next try:
+ * 1, 2, 4 … seconds later, at most MAX_RETRY_BACKOFF_SECONDS, so one payment that keeps failing costs a bounded
+ * number of attempts within its (bounded) window.
+ */
+export async function backOffSettlement(sql: Sql, idemKey: string, now: number): Promise<void> {
+  await sql.query(
+    `UPDATE reservation SET attempts = attempts + 1,
+        lease_until = $2 + LEAST(power(2, LEAST(attempts, 16))::bigint, $3)
+      WHERE idem_key = $1 AND status = 'settling'`,
+    [idemKey, now, MAX_RETRY_BACKOFF_SECONDS],
   );
 }
 
