@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, http } from "viem";
+import { createPublicClient, encodeFunctionData, http } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
-import { serviceChain } from "../protocol/chain.ts";
+import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
@@ -153,21 +153,38 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
       return code !== undefined && code !== "0x";
     },
 
+    /**
+     * The wallet's ERC-1271 answer, with exactly the gas the escrow gives the check (ERC1271_GAS_LIMIT): a wallet
+     * that needs more fails here as it would on chain, instead of passing verify and being skipped in a batch.
+     */
     async isValidErc1271(wallet: Address, hash: Hex, signature: Hex): Promise<boolean> {
       try {
-        const result = await publicClient.readContract({
-          address: wallet,
-          abi: erc1271Abi,
-          functionName: "isValidSignature",
-          args: [hash, signature],
+        const data = encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [hash, signature] });
+        const { data: result } = await publicClient.call({
+          to: wallet,
+          data,
+          gas: ERC1271_GAS_LIMIT + intrinsicGas(data),
         });
-        return result === "0x1626ba7e";
+        return result !== undefined && result.slice(0, 66) === ERC1271_MAGIC_WORD;
       } catch (error) {
-        if (isRevert(error)) return false;
-        throw error;
+        if (isChainUnavailable(error)) throw error;
+        return false;
       }
     },
   };
+}
+
+/** The escrow's `ERC1271_GAS_LIMIT`: the most gas a contract buyer's signature check gets in a debit. */
+export const ERC1271_GAS_LIMIT = 500_000n;
+
+/** The word the escrow compares an ERC-1271 answer with: the selector `0x1626ba7e`, left-aligned in 32 bytes. */
+const ERC1271_MAGIC_WORD = `0x1626ba7e${"0".repeat(56)}`;
+
+/** Gas a transaction with calldata `data` pays before it executes (21,000 plus 4 per zero byte, 16 per other byte). */
+function intrinsicGas(data: Hex): bigint {
+  let gas = 21_000n;
+  for (let i = 2; i < data.length; i += 2) gas += data.slice(i, i + 2) === "00" ? 4n : 16n;
+  return gas;
 }
 
 const erc1271Abi = [
@@ -195,4 +212,4 @@ export function isRevert(error: unknown): boolean {
   return false;
 }
 
-export { isChainUnavailable } from "../protocol/chain.ts";
+export { isChainUnavailable };

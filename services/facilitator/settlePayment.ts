@@ -122,6 +122,7 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
     },
     amount: r.amount!,
     signature: r.payload.signature,
+    signedByContract: r.payload.signedBy === "contract",
   });
 }
 

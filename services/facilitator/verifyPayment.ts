@@ -114,7 +114,12 @@ export async function verifyPayment(
       buyer: a.payer,
       resourceId: p.resourceId,
       cap: reserved,
-      payload: { scheme, authorization: p.payload.authorization, signature: p.payload.signature },
+      payload: {
+        scheme,
+        authorization: p.payload.authorization,
+        signature: p.payload.signature,
+        ...(signedBy === "contract" ? { signedBy } : {}),
+      },
       validBefore: expiresAt,
     },
     { now, ...chain },

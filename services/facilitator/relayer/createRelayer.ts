@@ -3,6 +3,7 @@ import { createPublicClient, decodeEventLog, encodeFunctionData, http } from "vi
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
+import { ERC1271_GAS_LIMIT, isChainUnavailable } from "../chain.ts";
 import { compactDebit } from "./compactDebit.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { createNonceManager } from "./nonceManager.ts";
@@ -22,6 +23,8 @@ export type DebitItem = {
   };
   amount: bigint;
   signature: Hex;
+  /** Verify accepted the signature through the buyer's ERC-1271 contract: its check may use ERC1271_GAS_LIMIT. */
+  signedByContract?: boolean;
 };
 
 /** An `exact` payment for the escrow's `settleExact`. */
@@ -66,7 +69,8 @@ export type Relayer = ReturnType<typeof createRelayer>;
 
 /** One signer: its nonce lane, and whether a batch of its is being broadcast (the next one is cut after it). */
 type Lane = { account: ReturnType<typeof privateKeyToAccount>; nonces: NonceManager; broadcasting: boolean };
-type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void };
+/** A queued debit; `alone` once a batch it was in reverted: it then goes out in a batch of its own. */
+type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void; alone?: boolean };
 
 /**
  * The relayer: a pool of signers, each with its own nonce lane, that batches debits arriving within
@@ -141,8 +145,7 @@ export function createRelayer(p: RelayerParameters) {
       const lane = idleLane();
       // Every signer is broadcasting: the first to finish cuts the next batch from everything queued by then.
       if (!lane) return;
-      const batch = queue.slice(0, p.batchMaxItems);
-      queue = queue.slice(p.batchMaxItems);
+      const batch = cutBatch();
       lane.broadcasting = true;
       let released = false;
       const broadcast = () => {
@@ -159,6 +162,30 @@ export function createRelayer(p: RelayerParameters) {
     }
   }
 
+  /**
+   * The next batch from the head of the queue: at most `batchMaxItems` items and MAX_BATCH_GAS of budgeted gas, and
+   * an item marked `alone` by itself.
+   */
+  function cutBatch(): Pending[] {
+    const batch: Pending[] = [];
+    let gas = BATCH_BASE_GAS;
+    for (const next of queue) {
+      const first = batch[0];
+      if (first && (first.alone || next.alone || batch.length >= p.batchMaxItems)) break;
+      if (first && gas + itemGas(next.item) > MAX_BATCH_GAS) break;
+      batch.push(next);
+      gas += itemGas(next.item);
+    }
+    queue = queue.slice(batch.length);
+    return batch;
+  }
+
+  /** No item can sink the others: after a failed batch each goes out again on its own, and fails only for itself. */
+  function isolate(batch: Pending[]): void {
+    queue = [...batch.map((b) => ({ ...b, alone: true })), ...queue];
+    flush();
+  }
+
   function idleLane(): Lane | undefined {
     for (let i = 0; i < debitLanes.length; i++) {
       const lane = debitLanes[nextLane++ % debitLanes.length]!;
@@ -170,8 +197,17 @@ export function createRelayer(p: RelayerParameters) {
   async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
       const data = encodeBatch(batch.map((b) => b.item));
-      const gas = 150_000n + 70_000n * BigInt(batch.length);
-      const receipt = await send(lane, p.escrow, data, gas, onBroadcast);
+      const gas = batch.reduce((sum, b) => sum + itemGas(b.item), BATCH_BASE_GAS);
+      let receipt: TransactionReceipt;
+      try {
+        receipt = await send(lane, p.escrow, data, gas, onBroadcast);
+      } catch (error) {
+        // A node that refuses a failing transaction at send (as Hardhat's does) answers, so the chain is reachable.
+        if (isChainUnavailable(error)) throw error;
+        if (batch.length > 1) return isolate(batch);
+        return await classifyRevert(lane, p.escrow, data, gas, "batch refused at send");
+      }
+      if (receipt.status !== "success" && batch.length > 1) return isolate(batch);
       if (receipt.status !== "success")
         await classifyRevert(lane, p.escrow, data, gas, `batch ${receipt.transactionHash}`);
       p.onBatch?.(batch.length, receipt.gasUsed);
@@ -282,8 +318,28 @@ export function createRelayer(p: RelayerParameters) {
   };
 }
 
-/** Gas of a `settleExact` transaction (130k measured in docs/gas.md, with room for a token that costs more). */
-const EXACT_GAS = 250_000n;
+/** Gas budgeted for a batch transaction itself, before its items. */
+const BATCH_BASE_GAS = 150_000n;
+/** Gas budgeted per batch item signed by a key (docs/gas.md measures 34–41k; the rest is headroom). */
+const ITEM_GAS = 70_000n;
+/**
+ * Extra gas budgeted for an item whose signature a contract checks (ERC-1271): the escrow forwards at most
+ * ERC1271_GAS_LIMIT (500k), which the call only gets while 64/63 of it is left, plus the call and its calldata copy.
+ */
+const ERC1271_ITEM_GAS = (ERC1271_GAS_LIMIT * 64n) / 63n + 30_000n;
+/** Most gas one batch transaction is budgeted: well below a block's gas limit. */
+const MAX_BATCH_GAS = 12_000_000n;
+/** Gas of a `settleExact` transaction: 130k measured (docs/gas.md), plus the token's ERC-1271 check of a contract payer. */
+const EXACT_GAS = 250_000n + ERC1271_ITEM_GAS;
+
+/**
+ * The gas an item is budgeted in a batch: a key-signed item its measured cost with headroom, an item a contract
+ * must check (or that has no compact encoding, such as a contract wallet's signature) also the most that check may
+ * use on chain, so that no item can make its batch run out of gas.
+ */
+function itemGas(item: DebitItem): bigint {
+  return item.signedByContract || compactDebit(item) === null ? ITEM_GAS + ERC1271_ITEM_GAS : ITEM_GAS;
+}
 /** Gas of a `recordStrike` transaction. */
 const STRIKE_GAS = 200_000n;
 

@@ -19,8 +19,16 @@ export type Reservation = {
   txHash: Hex | null;
 };
 
-/** The normalised payment as reserved: enough to submit the debit later, even after a restart. */
-export type StoredPayload = { scheme: string; authorization: Record<string, string>; signature: Hex };
+/**
+ * The normalised payment as reserved: enough to submit the debit later, even after a restart. `signedBy` is
+ * `"contract"` when verify accepted the signature through ERC-1271 (the relayer budgets that check's gas).
+ */
+export type StoredPayload = {
+  scheme: string;
+  authorization: Record<string, string>;
+  signature: Hex;
+  signedBy?: "contract";
+};
 
 /** The handler's response as the gate validated it; persisted so a retry gets the same bytes. */
 export type StoredResponse = { status: number; contentType: string; body: unknown };
