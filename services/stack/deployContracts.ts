@@ -13,7 +13,8 @@ export type DeployContractsParameters = {
   rpcUrl: string;
   /** Ignition deployment id; its folder under ignition/deployments holds deployed_addresses.json. */
   deploymentId: string;
-  roles: { admin: Address; treasury: Address; relayer: Address; facilitator: Address };
+  /** Who administers, receives fees, relays debits, records strikes and submits `registerFor` (the marketplace). */
+  roles: { admin: Address; treasury: Address; relayer: Address; facilitator: Address; publisher: Address };
   /** Deployer key for a remote chain; the local node's unlocked accounts are used when absent. */
   deployerKey?: Hex;
   /** Existing stablecoin and ERC-8004 registry (test network): only the registry and escrow are deployed. */

@@ -103,6 +103,7 @@ async function main() {
       treasury: keys.treasury,
       relayer: relayers[0]!,
       facilitator: privateKeyToAccount(keys.facilitator).address,
+      publisher: privateKeyToAccount(keys.publisher).address,
     },
     existing:
       external && env.TOKEN_ADDRESS && env.IDENTITY_ADDRESS

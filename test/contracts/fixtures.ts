@@ -28,6 +28,7 @@ export async function deployStack() {
         treasury: treasury!.account.address,
         relayer: relayer!.account.address,
         facilitator: facilitator!.account.address,
+        publisher: other!.account.address,
       },
     },
   });
