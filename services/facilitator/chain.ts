@@ -30,6 +30,8 @@ export type ChainReaderParameters = {
   token: Address;
   /** How long resource terms are cached (ms). */
   resourceTtlMs?: number;
+  /** Most blocks one `eth_getLogs` request spans (public RPCs cap the range); longer searches are paged. */
+  logRangeBlocks?: number;
 };
 
 /** Reads of escrow, registry and token state, against one RPC endpoint. */
@@ -39,7 +41,14 @@ export type ChainReader = ReturnType<typeof createChainReader>;
  * Creates the facilitator's view of the chain. Every read is a plain eth_call; nothing here signs.
  * @example const chain = createChainReader({ rpcUrl, escrow, registry, token })
  */
-export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtlMs = 2_000 }: ChainReaderParameters) {
+export function createChainReader({
+  rpcUrl,
+  escrow,
+  registry,
+  token,
+  resourceTtlMs = 2_000,
+  logRangeBlocks = 1_000,
+}: ChainReaderParameters) {
   const publicClient = createPublicClient({
     chain: serviceChain(rpcUrl),
     transport: http(rpcUrl, { retryCount: 0, timeout: 5_000, batch: { wait: 0 } }),
@@ -48,6 +57,21 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
   const registryAbi = abiOf("ResourceRegistry");
   const tokenAbi = abiOf("TestStablecoin");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
+  type DebitedLog = {
+    transactionHash: Hex;
+    blockNumber: bigint;
+    args: { resourceId: Hex; buyer: Address; amount: bigint; treasuryAmount: bigint };
+  };
+  const debitOf = (log: DebitedLog) => ({
+    transaction: log.transactionHash,
+    block: log.blockNumber,
+    payer: log.args.buyer,
+    resourceId: log.args.resourceId,
+    buyer: log.args.buyer,
+    amount: log.args.amount,
+    creatorAmount: log.args.amount - log.args.treasuryAmount,
+    treasuryAmount: log.args.treasuryAmount,
+  });
 
   return {
     publicClient,
@@ -118,26 +142,29 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
       return terms;
     },
 
-    /** Every `Debited` log carrying `nonce` (the idemKey): how a debit from an earlier attempt is found again. */
-    async debitedLogs(nonce: Hex) {
-      const logs = await publicClient.getContractEvents({
-        address: escrow,
-        abi: escrowAbi,
-        eventName: "Debited",
-        args: { nonce },
-        fromBlock: "earliest",
-        strict: true,
-      });
-      return logs.map((log) => ({
-        transaction: log.transactionHash,
-        block: log.blockNumber,
-        payer: log.args.buyer,
-        resourceId: log.args.resourceId,
-        buyer: log.args.buyer,
-        amount: log.args.amount,
-        creatorAmount: log.args.amount - log.args.treasuryAmount,
-        treasuryAmount: log.args.treasuryAmount,
-      }));
+    /**
+     * Every `Debited` log carrying `nonce` (the idemKey) from `fromBlock` to the latest block: how a debit from an
+     * earlier attempt is found again. Paged in ranges of `logRangeBlocks`, newest first; stops at the first page
+     * that holds one.
+     */
+    async debitedLogs(nonce: Hex, fromBlock: bigint) {
+      const latest = await publicClient.getBlockNumber({ cacheTime: 0 });
+      const span = BigInt(Math.max(1, logRangeBlocks));
+      for (let to = latest; to >= fromBlock; to -= span) {
+        const from = to - span + 1n > fromBlock ? to - span + 1n : fromBlock;
+        const logs = await publicClient.getContractEvents({
+          address: escrow,
+          abi: escrowAbi,
+          eventName: "Debited",
+          args: { nonce },
+          fromBlock: from,
+          toBlock: to,
+          strict: true,
+        });
+        if (logs.length > 0) return logs.map(debitOf);
+        if (from === 0n) break;
+      }
+      return [];
     },
 
     strikeRecorded: (idemKey: Hex) =>

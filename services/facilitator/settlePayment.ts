@@ -18,6 +18,9 @@ export type SettlePaymentReturnType =
   | { kind: "settlement_failed"; message: string }
   | { kind: "pending"; retryAfterSeconds: number };
 
+/** Blocks searched back for the debit of a reservation that predates `from_block` (about a day at 2 s blocks). */
+const LEGACY_SEARCH_BLOCKS = 50_000n;
+
 /** Seconds a settle holds the right to drive its debit before the retrier may take it over. */
 export const SETTLE_LEASE_SECONDS = 60;
 
@@ -131,7 +134,9 @@ export async function findDebit(
   ctx: FacilitatorContext,
   r: Reservation,
 ): Promise<Extract<DebitOutcome, { kind: "debited" }> | null> {
-  const logs = await ctx.chain.debitedLogs(r.idemKey);
+  // A reservation made before from_block was kept has no block of its own: search the last LEGACY_SEARCH_BLOCKS.
+  const fromBlock = r.fromBlock ?? (await ctx.chain.publicClient.getBlockNumber()) - LEGACY_SEARCH_BLOCKS;
+  const logs = await ctx.chain.debitedLogs(r.idemKey, fromBlock > 0n ? fromBlock : 0n);
   const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer)?.toLowerCase();
   const log = logs.find((l) => l.buyer.toLowerCase() === payer && l.resourceId === r.resourceId);
   return log ? { kind: "debited", ...log } : null;

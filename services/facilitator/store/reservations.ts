@@ -17,6 +17,8 @@ export type Reservation = {
   amount: bigint | null;
   response: StoredResponse | null;
   txHash: Hex | null;
+  /** The block verify read the chain at: no debit of this reservation is mined before it (null: reserved before it was kept). */
+  fromBlock: bigint | null;
 };
 
 /**
@@ -45,10 +47,11 @@ type Row = {
   amount: string | null;
   response: StoredResponse | string | null;
   tx_hash: string | null;
+  from_block: string | number | null;
 };
 
 const columns =
-  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash";
+  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block";
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -67,6 +70,7 @@ function toReservation(row: Row): Reservation {
     amount: row.amount === null ? null : BigInt(row.amount),
     response: row.response === null ? null : json(row.response),
     txHash: row.tx_hash as Hex | null,
+    fromBlock: row.from_block === null ? null : BigInt(row.from_block),
   };
 }
 
