@@ -101,7 +101,7 @@ async function main() {
     roles: {
       admin: privateKeyToAccount(keys.deployer).address,
       treasury: keys.treasury,
-      relayer: relayers[0]!,
+      relayers,
       facilitator: privateKeyToAccount(keys.facilitator).address,
       publisher: privateKeyToAccount(keys.publisher).address,
     },
