@@ -29,7 +29,7 @@ describe("settlement retries behind an RPC that caps eth_getLogs ranges", functi
     await chain.fundBuyer(ROLE.buyer, 10_000_000n);
     rpc = await serveRangeLimitedRpc(chain.connection.provider, MAX_LOG_BLOCKS);
     // The chain is longer than the cap: a search from genesis is refused.
-    expect(await chain.publicClient.getBlockNumber()).to.be.greaterThan(MAX_LOG_BLOCKS * 2n);
+    expect(await chain.publicClient.getBlockNumber() > MAX_LOG_BLOCKS * 2n).to.equal(true);
   });
 
   after(async function () {

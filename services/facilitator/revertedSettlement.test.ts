@@ -6,7 +6,7 @@ import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
 import { signExactPayment } from "../buyer/signPayment.ts";
-import { tokenDomain } from "../protocol/typedData.ts";
+import { cancelAuthorizationTypes, tokenDomain } from "../protocol/typedData.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
@@ -101,12 +101,7 @@ describe("a settlement the chain refuses for good", function () {
       const payload = await verifiedExactPayment(facilitator.url);
       const signature = await buyer.signTypedData({
         domain: tokenDomain(chain.addresses.token),
-        types: {
-          CancelAuthorization: [
-            { name: "authorizer", type: "address" },
-            { name: "nonce", type: "bytes32" },
-          ],
-        },
+        types: cancelAuthorizationTypes,
         primaryType: "CancelAuthorization",
         message: { authorizer: buyer.address, nonce: payload.authorization.nonce },
       });

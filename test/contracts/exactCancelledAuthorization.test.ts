@@ -12,6 +12,7 @@ import {
   registerResource,
   signCancelAuthorization,
   signExactPayment,
+  submitTransferToToken,
   USDC,
   viem,
 } from "./fixtures.ts";
@@ -32,24 +33,6 @@ describe("exact payment attacks: cancelled authorizations, stray funds, replay a
     await mintTokens(stack, buyer.account.address, USDC);
     await mintTokens(stack, other.account.address, USDC);
     return { ...stack, relayerAccount: { account: relayer.account } };
-  }
-
-  async function frontRun(stack: Stack, payment: ExactPayment, by: Signer) {
-    await mined(
-      stack,
-      stack.token.write.transferWithAuthorization(
-        [
-          payment.from,
-          stack.escrow.address,
-          payment.value,
-          payment.validAfter,
-          payment.validBefore,
-          payment.nonce,
-          payment.signature,
-        ],
-        { account: by.account },
-      ),
-    );
   }
 
   async function cancel(stack: Stack, signer: Signer, nonce: ExactPayment["nonce"]) {
@@ -76,7 +59,7 @@ describe("exact payment attacks: cancelled authorizations, stray funds, replay a
       nonce: nonceOf("attacker"),
     });
     // The victim's transfer lands in the escrow outside a settlement (anyone may submit an EIP-3009 transfer) ...
-    await frontRun(stack, victimPayment, attacker);
+    await submitTransferToToken(stack, victimPayment, attacker);
     // ... and the attacker, whose payment was verified and whose call ran, cancels his own authorization.
     await cancel(stack, attacker, attackerPayment.nonce);
 
@@ -134,7 +117,7 @@ describe("exact payment attacks: cancelled authorizations, stray funds, replay a
       const stack = await setup();
       const { buyer, admin } = stack.accounts;
       const payment = await signExactPayment(stack, buyer, { resourceId: stack.resourceId, value: 50_000n });
-      await frontRun(stack, payment, stack.accounts.other);
+      await submitTransferToToken(stack, payment, stack.accounts.other);
       const before = await stack.token.read.balanceOf([buyer.account.address]);
       await viem.assertions.emitWithArgs(
         stack.escrow.write.recoverSurplus([buyer.account.address, 50_000n], { account: admin.account }),

@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import { getAddress } from "viem";
-import type { ExactPayment, Signer, Stack } from "./fixtures.ts";
 import {
   deployFundedEscrow,
   escrowHoldings,
@@ -10,6 +9,7 @@ import {
   nonceOf,
   signCancelAuthorization,
   signExactPayment,
+  submitTransferToToken,
   USDC,
   viem,
 } from "./fixtures.ts";
@@ -33,28 +33,10 @@ describe("exact payment front-run at the token", function () {
     return { ...stack, buyer, other, payout, treasury, payment, relayerAccount: { account: relayer.account } };
   }
 
-  async function frontRun(stack: Stack, payment: ExactPayment, by: Signer) {
-    return mined(
-      stack,
-      stack.token.write.transferWithAuthorization(
-        [
-          payment.from,
-          stack.escrow.address,
-          payment.value,
-          payment.validAfter,
-          payment.validBefore,
-          payment.nonce,
-          payment.signature,
-        ],
-        { account: by.account },
-      ),
-    );
-  }
-
   describe("when someone submits the buyer's authorization to the token first", function () {
     it("leaves the funds in the escrow as surplus: held minus owed", async function () {
       const stack = await setup();
-      await frontRun(stack, stack.payment, stack.other);
+      await submitTransferToToken(stack, stack.payment, stack.other);
       const { held, owed } = await escrowHoldings(stack);
       expect(held - owed).to.equal(50_000n);
       expect(await stack.token.read.authorizationState([stack.buyer.account.address, stack.payment.nonce])).to.equal(
@@ -64,7 +46,7 @@ describe("exact payment front-run at the token", function () {
 
     it("refuses to settle it: AuthorizationAlreadyUsed(from, nonce), nothing credited, the nonce left unspent", async function () {
       const stack = await setup();
-      await frontRun(stack, stack.payment, stack.other);
+      await submitTransferToToken(stack, stack.payment, stack.other);
       await viem.assertions.revertWithCustomErrorWithArgs(
         stack.escrow.write.settleExact([stack.payment], stack.relayerAccount),
         stack.escrow,
@@ -78,7 +60,7 @@ describe("exact payment front-run at the token", function () {
     it("lets the admin return the funds to the buyer: nothing is stranded", async function () {
       const stack = await setup();
       const before = await stack.token.read.balanceOf([stack.buyer.account.address]);
-      await frontRun(stack, stack.payment, stack.other);
+      await submitTransferToToken(stack, stack.payment, stack.other);
       await mined(
         stack,
         stack.escrow.write.recoverSurplus([stack.buyer.account.address, 50_000n], {
