@@ -2,14 +2,12 @@
 pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
-import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {IERC3009} from "./interfaces/IERC3009.sol";
 import {IPaymentEscrow} from "./interfaces/IPaymentEscrow.sol";
 import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
@@ -29,9 +27,9 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     bytes32 public constant DEBIT_AUTHORIZATION_TYPEHASH = keccak256(
         "DebitAuthorization(address buyer,bytes32 resourceId,uint256 maxAmount,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
-    bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
-        "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
-    );
+    /// @notice First four bytes of an `exact` nonce bound to a resource (`bytes4(keccak256("ServiceEscrow.exact.resource"))`);
+    /// the next twelve are then the first twelve bytes of the only resource id it may pay.
+    bytes4 public constant EXACT_NONCE_TAG = bytes4(keccak256("ServiceEscrow.exact.resource"));
     /// @inheritdoc IPaymentEscrow
     uint256 public constant WITHDRAWAL_DELAY = 1 days;
     uint16 public constant BPS = 10_000;
@@ -249,31 +247,28 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     function settleExact(ExactPayment calldata p) external onlyRole(RELAYER_ROLE) whenNotPaused nonReentrant {
         if (nonceUsed[p.from][p.nonce]) revert NonceAlreadyUsed(p.from, p.nonce);
         if (p.value == 0) revert ZeroAmount();
+        if (bytes4(p.nonce) == EXACT_NONCE_TAG && bytes12(p.nonce << 32) != bytes12(p.resourceId)) {
+            revert NonceBoundToOtherResource(p.nonce, p.resourceId);
+        }
+        // A used authorization was cancelled, spent on a transfer elsewhere, or submitted to the token by someone else:
+        // the chain cannot tell these apart, so none of them is credited from funds held here (recoverSurplus).
+        if (IERC3009(address(token)).authorizationState(p.from, p.nonce)) {
+            revert AuthorizationAlreadyUsed(p.from, p.nonce);
+        }
         (address payout, bool active) = registry.paymentTarget(p.resourceId);
         if (!active) revert ResourceInactive(p.resourceId);
         nonceUsed[p.from][p.nonce] = true;
-
-        if (IERC3009(address(token)).authorizationState(p.from, p.nonce)) {
-            // Front-run: someone already submitted the buyer's transfer to this escrow. Count it only if the
-            // buyer signed exactly this transfer and its value sits here unaccounted for; nonceUsed
-            // above makes sure the same funds are never counted twice.
-            (uint8 v, bytes32 r, bytes32 sigS) = _splitSignature(p.signature);
-            if (!_isValidSignature(p.from, _hashExactTransfer(p), v, r, sigS, false, p.signature)) {
-                revert InvalidSignature(p.from);
-            }
-            uint256 unaccounted = token.balanceOf(address(this)) - totalLiabilities;
-            if (unaccounted < p.value) revert UnaccountedFundsMissing(unaccounted, p.value);
-        } else {
-            IERC3009(address(token)).transferWithAuthorization(
-                p.from,
-                address(this),
-                p.value,
-                p.validAfter,
-                p.validBefore,
-                p.nonce,
-                p.signature
-            );
-        }
+        // The token moves exactly `value` from `from` to this escrow, or reverts: the payment is credited only from
+        // its own transfer.
+        IERC3009(address(token)).transferWithAuthorization(
+            p.from,
+            address(this),
+            p.value,
+            p.validAfter,
+            p.validBefore,
+            p.nonce,
+            p.signature
+        );
         totalLiabilities += p.value;
         uint256 treasuryAmount = (p.value * feeBps) / BPS;
         uint256 creatorAmount = p.value - treasuryAmount;
@@ -313,6 +308,16 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @notice Sets where future fees are credited; earnings already credited stay with the old treasury.
     function setTreasury(address treasury_) external onlyRole(DEFAULT_ADMIN_ROLE) {
         _setTreasury(treasury_);
+    }
+
+    /// @inheritdoc IPaymentEscrow
+    function recoverSurplus(address to, uint256 amount) external onlyRole(DEFAULT_ADMIN_ROLE) nonReentrant {
+        if (to == address(0)) revert ZeroAddress();
+        // totalLiabilities never exceeds the balance: every increase of it follows tokens arriving here.
+        uint256 surplus = token.balanceOf(address(this)) - totalLiabilities;
+        if (amount > surplus) revert SurplusTooLow(surplus, amount);
+        emit SurplusRecovered(to, amount);
+        token.safeTransfer(to, amount);
     }
 
     /// @notice Stops debits and exact settlements. Pauser only.
@@ -584,21 +589,6 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     function _windowExpired(SpendLimit storage s) private view returns (bool) {
         return block.timestamp >= uint256(s.windowStart) + s.period;
-    }
-
-    function _hashExactTransfer(ExactPayment calldata p) private view returns (bytes32) {
-        bytes32 structHash = keccak256(
-            abi.encode(
-                TRANSFER_WITH_AUTHORIZATION_TYPEHASH,
-                p.from,
-                address(this),
-                p.value,
-                p.validAfter,
-                p.validBefore,
-                p.nonce
-            )
-        );
-        return MessageHashUtils.toTypedDataHash(IERC20Permit(address(token)).DOMAIN_SEPARATOR(), structHash);
     }
 
     function _pullDeposit(address buyer, uint256 amount) private {

@@ -21,6 +21,9 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     using SafeERC20 for IERC20;
 
     bytes32 public constant FACILITATOR_ROLE = keccak256("FACILITATOR_ROLE");
+    /// @notice May submit `registerFor`: the marketplaces the registry admin designates. The creator's signature cannot
+    /// cover the agent id and card (they do not exist when it signs), so only a designated publisher may supply them.
+    bytes32 public constant PUBLISHER_ROLE = keccak256("PUBLISHER_ROLE");
     bytes32 public constant REGISTER_RESOURCE_TYPEHASH = keccak256(
         "RegisterResource(address creator,string slug,address payout,string category,uint128 base,uint128 perKB,uint128 max,uint256 deadline)"
     );
@@ -74,8 +77,13 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     // ---------------------------------------------------------------- registration
 
     /// @inheritdoc IResourceRegistry
-    function register(Registration calldata registration) external returns (bytes32) {
-        return _register(msg.sender, registration);
+    function register(Registration calldata registration) external nonReentrant returns (bytes32 resourceId) {
+        resourceId = _register(msg.sender, registration);
+        uint256 bond = minBond;
+        if (bond == 0) return resourceId;
+        _creditBond(resourceId, msg.sender, bond);
+        // Interaction last: the immutable stablecoin, under nonReentrant; without the allowance nothing registers.
+        token.safeTransferFrom(msg.sender, address(this), bond);
     }
 
     /// @inheritdoc IResourceRegistry
@@ -85,7 +93,7 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         uint256 deadline,
         bytes calldata signature,
         BondAuthorization calldata bond
-    ) external nonReentrant returns (bytes32 resourceId) {
+    ) external onlyRole(PUBLISHER_ROLE) nonReentrant returns (bytes32 resourceId) {
         if (block.timestamp > deadline) revert SignatureExpired(deadline);
         if (
             !SignatureChecker.isValidSignatureNow(creator, hashRegistration(creator, registration, deadline), signature)
@@ -210,10 +218,12 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         _deactivate(resourceId, res, msg.sender);
     }
 
-    /// @notice Allows debits again; the bond must be at least `minBond`. Creator only.
+    /// @notice Allows debits again; the bond must be at least `minBond`, and the bond must never have been withdrawn.
+    /// Creator only.
     function reactivate(bytes32 resourceId) external {
         Resource storage res = _onlyCreator(resourceId);
         if (res.active) revert ResourceActive(resourceId);
+        if (res.retired) revert ResourceRetired(resourceId);
         if (res.bond < minBond) revert BondTooLow(resourceId, res.bond, minBond);
         res.active = true;
         res.deactivatedAt = 0;
@@ -258,7 +268,8 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         _creditBond(resourceId, from, value);
     }
 
-    /// @notice Returns the whole bond to the creator once the resource has been inactive for the delay.
+    /// @notice Returns the whole bond to the creator once the resource has been inactive for the delay, and retires
+    /// the resource: it can never be reactivated, so no resource serves again without the bond it was listed with.
     function withdrawBond(bytes32 resourceId) external nonReentrant returns (uint256 amount) {
         Resource storage res = _onlyCreator(resourceId);
         if (res.active) revert ResourceActive(resourceId);
@@ -267,6 +278,7 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         amount = res.bond;
         if (amount == 0) revert ZeroAmount();
         res.bond = 0;
+        res.retired = true;
         emit BondWithdrawn(resourceId, res.creator, amount);
         token.safeTransfer(res.creator, amount);
     }

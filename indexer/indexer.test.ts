@@ -86,7 +86,7 @@ async function driveHistory(chain: LocalChain) {
       consent,
       { value: bondAuth.value, validAfter: 0n, validBefore: deadline, nonce: bondAuth.nonce, signature: bondSignature },
     ],
-    { account: account(ROLE.admin) },
+    { account: account(ROLE.publisher) },
   );
   const translate = (await registry.read.resourceIdOf([other.address, "translate"])) as Hex;
 

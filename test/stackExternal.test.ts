@@ -34,6 +34,7 @@ describe("npm start in external mode, against a separately started chain and Pos
   const keys = {
     deployer: generatePrivateKey(),
     relayer: generatePrivateKey(),
+    relayer2: generatePrivateKey(),
     facilitator: generatePrivateKey(),
     publisher: generatePrivateKey(),
   };
@@ -48,6 +49,8 @@ describe("npm start in external mode, against a separately started chain and Pos
   const admin = async () => (await connection.viem.getWalletClients())[0]!;
   const publicClient = () => connection.viem.getPublicClient();
   const deployer = privateKeyToAccount(keys.deployer).address;
+  /** The relayer pool `RELAYER_KEYS` names: two keys, each with its own nonce lane. */
+  const relayers = [keys.relayer, keys.relayer2].map((key) => privateKeyToAccount(key).address);
 
   async function adminQuery(sql: string) {
     const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
@@ -87,7 +90,7 @@ describe("npm start in external mode, against a separately started chain and Pos
       RPC_URL: rpc.url,
       DATABASE_URL: databaseUrl.toString(),
       DEPLOYER_KEY: keys.deployer,
-      RELAYER_KEYS: keys.relayer,
+      RELAYER_KEYS: `${keys.relayer},${keys.relayer2}`,
       FACILITATOR_KEY: keys.facilitator,
       PUBLISHER_KEY: keys.publisher,
       TREASURY_ADDRESS: treasury,
@@ -133,8 +136,10 @@ describe("npm start in external mode, against a separately started chain and Pos
     expect(getAddress(await escrow.read.token())).to.equal(existing.token);
     expect(getAddress(await escrow.read.registry())).to.equal(stack.contracts.registry);
     expect(getAddress(await escrow.read.treasury())).to.equal(treasury);
+    for (const relayer of relayers)
+      expect(await escrow.read.hasRole([await escrow.read.RELAYER_ROLE(), relayer]), relayer).to.equal(true);
     expect(
-      await escrow.read.hasRole([await escrow.read.RELAYER_ROLE(), privateKeyToAccount(keys.relayer).address]),
+      await registry.read.hasRole([await registry.read.PUBLISHER_ROLE(), privateKeyToAccount(keys.publisher).address]),
     ).to.equal(true);
     expect(await escrow.read.hasRole([await escrow.read.DEFAULT_ADMIN_ROLE(), deployer])).to.equal(true);
     const facilitatorRole = await registry.read.FACILITATOR_ROLE();
@@ -154,7 +159,10 @@ describe("npm start in external mode, against a separately started chain and Pos
     expect(((await r.json()) as { error: { code: string } }).error.code).to.equal("unauthorized");
   });
 
-  /** Pays echo as `buyerKey` and checks its debit on chain: relayed by the operator's relayer, once, for echo. */
+  /**
+   * Pays echo as `buyerKey` and checks its debit on chain: relayed by one of the operator's relayers, once, for echo.
+   * Returns the relayer that sent it.
+   */
   async function payEcho(resources: { slug: string; resourceId: Hex; resourceUrl: string }[], buyerKey: Hex) {
     const { stack } = running!;
     const echo = resources.find((r) => r.slug === "echo")!;
@@ -166,15 +174,13 @@ describe("npm start in external mode, against a separately started chain and Pos
     });
     expect(result.body).to.deep.equal({ echo: { hello: "test network" } });
     const receipt = await (await publicClient()).getTransactionReceipt({ hash: result.receipt.transaction });
-    expect(getAddress(receipt.from), "debits are relayed by the configured relayer").to.equal(
-      privateKeyToAccount(keys.relayer).address,
-    );
+    expect(relayers, "debits are relayed by the configured relayer pool").to.include(getAddress(receipt.from));
     const debited = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
       (l) => l.args.nonce === result.idemKey,
     );
     expect(debited).to.have.length(1);
     expect(debited[0]!.args.resourceId).to.equal(echo.resourceId);
-    return result;
+    return getAddress(receipt.from);
   }
 
   const creator = privateKeyToAccount(generatePrivateKey());
@@ -222,6 +228,13 @@ describe("npm start in external mode, against a separately started chain and Pos
     });
 
     await payEcho(published, buyerKey);
+  });
+
+  it("settles through every key of a two-key relayer pool: no key lacks the relayer role", async function () {
+    // Before the pool was granted in full, every batch of the second key reverted: paid calls alternated 200 / 503.
+    const senders = new Set<Address>();
+    for (let call = 0; call < 4; call++) senders.add(await payEcho(published, buyerKey));
+    expect([...senders]).to.have.members(relayers);
   });
 
   it("stops cleanly, and a second start deploys nothing new and keeps the listing and the service", async function () {

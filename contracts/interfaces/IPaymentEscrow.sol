@@ -127,6 +127,11 @@ interface IPaymentEscrow {
     /// @param treasury The new treasury.
     event TreasuryChanged(address treasury);
 
+    /// @notice Surplus stablecoin (held beyond what the escrow owes) was returned.
+    /// @param to Who received it.
+    /// @param amount How much.
+    event SurplusRecovered(address indexed to, uint256 amount);
+
     /// @notice A zero address where one is required.
     error ZeroAddress();
     /// @notice A zero amount where a positive one is required.
@@ -166,9 +171,15 @@ interface IPaymentEscrow {
     /// @param buyer The buyer.
     /// @param unlocksAt When the withdrawal may happen (0 when none was requested).
     error WithdrawalLocked(address buyer, uint256 unlocksAt);
-    /// @param available Stablecoin held but not yet accounted for.
-    /// @param needed The value of the front-run authorization being settled.
-    error UnaccountedFundsMissing(uint256 available, uint256 needed);
+    /// @param from The payer of the `exact` payment.
+    /// @param nonce Its EIP-3009 nonce, already used at the token (cancelled, or transferred without this escrow).
+    error AuthorizationAlreadyUsed(address from, bytes32 nonce);
+    /// @param nonce An `exact` nonce tagged with EXACT_NONCE_TAG, which names another resource.
+    /// @param resourceId The resource it was presented for.
+    error NonceBoundToOtherResource(bytes32 nonce, bytes32 resourceId);
+    /// @param surplus Stablecoin held beyond what the escrow owes.
+    /// @param amount The amount asked for.
+    error SurplusTooLow(uint256 surplus, uint256 amount);
 
     /// @notice Longest a buyer must wait between `requestWithdrawal` and `withdraw`.
     function WITHDRAWAL_DELAY() external view returns (uint256);
@@ -209,8 +220,15 @@ interface IPaymentEscrow {
     /// @return settled How many items were debited.
     function debitBatchCompact(CompactDebit[] calldata debits) external returns (uint256 settled);
 
-    /// @notice Settles an `exact` payment: pulls the EIP-3009 transfer (or accounts a front-run one) and splits it.
+    /// @notice Settles an `exact` payment: pulls its EIP-3009 transfer into the escrow and splits it. An authorization
+    /// already used at the token (cancelled, front-run or spent elsewhere) is refused; a nonce tagged with
+    /// EXACT_NONCE_TAG pays only the resource it names.
     function settleExact(ExactPayment calldata payment) external;
+
+    /// @notice Sends `amount` of the stablecoin held beyond `totalLiabilities` (funds that reached the escrow outside
+    /// a deposit or settlement: a plain transfer, a front-run `exact` transfer) to `to`, their owner as the token's
+    /// `Transfer` logs show. Admin only; never touches what the escrow owes.
+    function recoverSurplus(address to, uint256 amount) external;
 
     /// @notice Sends the caller's earnings (creator shares or treasury fees) to `to`.
     function claim(address to) external returns (uint256 amount);

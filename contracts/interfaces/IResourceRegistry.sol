@@ -34,12 +34,14 @@ interface IResourceRegistry {
     }
 
     /// @notice A registered resource.
-    /// @dev payout, active, strikes and deactivatedAt share one slot: a debit reads one slot.
+    /// @dev payout, active, strikes, deactivatedAt and retired share one slot: a debit reads one slot. `retired`: the
+    /// bond was withdrawn, so the resource can never be reactivated.
     struct Resource {
         address payout;
         bool active;
         uint32 strikes;
         uint40 deactivatedAt;
+        bool retired;
         address creator;
         uint256 agentId;
         uint256 bond;
@@ -165,8 +167,11 @@ interface IResourceRegistry {
     /// @param strikeThreshold The threshold (must be >= 1).
     /// @param slashBps The share (must be <= 10000).
     error InvalidStrikePolicy(uint32 strikeThreshold, uint16 slashBps);
+    /// @param resourceId A resource whose bond was withdrawn: it cannot be reactivated.
+    error ResourceRetired(bytes32 resourceId);
 
-    /// @notice Registers a resource for `msg.sender`, who must own `registration.agentId`.
+    /// @notice Registers a resource for `msg.sender`, who must own `registration.agentId`, and posts `minBond` of the
+    /// caller's stablecoin (approved beforehand) as its bond when `minBond` is not 0.
     function register(Registration calldata registration) external returns (bytes32 resourceId);
 
     /// @notice Registers a resource for `creator` and posts its bond, in one transaction, on the creator's consent.
@@ -174,7 +179,9 @@ interface IResourceRegistry {
     /// max, deadline). The submitter (the marketplace) supplies `agentId`, `cardURI` and `cardHash`, which exist only
     /// after it has minted the identity and finalized the card; `agentId` must be owned by `creator`. The bond is pulled
     /// from the creator with `bond` (a ReceiveWithAuthorization to this registry), never from the submitter, and must
-    /// be at least `minBond`: when either part fails, nothing is registered and nothing is posted.
+    /// be at least `minBond`: when either part fails, nothing is registered and nothing is posted. Only a holder of
+    /// PUBLISHER_ROLE may submit it, so nobody who copies a pending registration from the mempool can register the
+    /// slug first with a card (or identity) of their choosing.
     /// @param creator The creator, who signed `signature` and `bond`.
     /// @param registration The registration; its agentId, cardURI and cardHash are the submitter's.
     /// @param deadline Last second at which `signature` is accepted.

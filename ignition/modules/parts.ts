@@ -40,7 +40,10 @@ export function deployPaymentEscrow(m: IgnitionModuleBuilder, token: Contract, r
   ]);
 }
 
-/** Grants the relayer the right to debit and the facilitator the right to record strikes. */
+/**
+ * Grants the relayer the right to debit, the facilitator the right to record strikes and the publisher (the
+ * marketplace's operator) the right to submit `registerFor`.
+ */
 export function grantServiceRoles(
   m: IgnitionModuleBuilder,
   escrow: CallableContractFuture<"PaymentEscrow">,
@@ -51,5 +54,9 @@ export function grantServiceRoles(
   m.call(escrow, "grantRole", [relayerRole, m.getParameter("relayer", m.getAccount(0))], { id: "grantRelayer" });
   m.call(registry, "grantRole", [facilitatorRole, m.getParameter("facilitator", m.getAccount(0))], {
     id: "grantFacilitator",
+  });
+  const publisherRole = m.staticCall(registry, "PUBLISHER_ROLE");
+  m.call(registry, "grantRole", [publisherRole, m.getParameter("publisher", m.getAccount(0))], {
+    id: "grantPublisher",
   });
 }

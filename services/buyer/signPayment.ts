@@ -1,5 +1,6 @@
 import type { Address, Hex, LocalAccount } from "viem";
 import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT, X402_VERSION } from "../protocol/constants.ts";
+import { resourceBoundNonce } from "../protocol/exactNonce.ts";
 import { randomNonce } from "../protocol/resourceId.ts";
 import { debitTypedData, transferTypedData } from "../protocol/typedData.ts";
 
@@ -41,12 +42,15 @@ export type SignExactPaymentParameters = {
   value: bigint;
   validBefore: bigint;
   validAfter?: bigint;
+  /** The resource paid for (the quote's `extra.resourceId`): the nonce is then bound to it (see exactNonce.ts). */
+  resourceId?: Hex;
   nonce?: Hex;
 };
 
 /**
  * Signs an `exact` payment: an EIP-3009 TransferWithAuthorization of `value` to the escrow, under the token's domain.
- * @example const payload = await signExactPayment({ account, token, escrow, value: 50000n, validBefore })
+ * Given `resourceId`, its nonce is bound to that resource, so an intercepted payment pays no other resource.
+ * @example const payload = await signExactPayment({ account, token, escrow, value: 50000n, validBefore, resourceId })
  */
 export async function signExactPayment(p: SignExactPaymentParameters) {
   const authorization = {
@@ -55,7 +59,7 @@ export async function signExactPayment(p: SignExactPaymentParameters) {
     value: p.value.toString(),
     validAfter: (p.validAfter ?? 0n).toString(),
     validBefore: p.validBefore.toString(),
-    nonce: p.nonce ?? randomNonce(),
+    nonce: p.nonce ?? (p.resourceId ? resourceBoundNonce(p.resourceId) : randomNonce()),
   };
   const signature = await p.account.signTypedData(transferTypedData(authorization, p.token));
   return { x402Version: X402_VERSION, scheme: SCHEME_EXACT, network: NETWORK, authorization, signature } as const;

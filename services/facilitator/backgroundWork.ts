@@ -1,6 +1,8 @@
 import type { FacilitatorContext } from "./context.ts";
+import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import { driveSettlement, finalize, findDebit, SETTLE_LEASE_SECONDS } from "./settlePayment.ts";
-import { claimStaleSettling, expireReservations, updateReservation } from "./store/reservations.ts";
+import type { Reservation } from "./store/reservations.ts";
+import { backOffSettlement, claimStaleSettling, expireReservations, updateReservation } from "./store/reservations.ts";
 import { purgeResults } from "./store/results.ts";
 import { claimStrikes, finishStrike } from "./store/strikes.ts";
 
@@ -12,40 +14,38 @@ const RETRY_BACKOFF_SECONDS = 2;
 /**
  * One pass of the facilitator's background work: expire unsettled reservations (no strike), retry settlements
  * the chain did not confirm, send queued strikes, drop results past retention. Safe on many instances at once.
+ * Settlement retries and strikes run side by side, each item on its own, so one payment the chain keeps failing
+ * holds up neither the other settlements nor the strikes.
  */
 export async function runBackgroundPass(ctx: FacilitatorContext): Promise<void> {
   const now = ctx.clock.now();
   await ctx.store.transaction((tx) => expireReservations(tx, now));
   await ctx.store.transaction((tx) => purgeResults(tx, now));
-  await retrySettlements(ctx, now);
-  await sendStrikes(ctx, now);
+  await Promise.all([retrySettlements(ctx, now), sendStrikes(ctx, now)]);
 }
 
 async function retrySettlements(ctx: FacilitatorContext, now: number): Promise<void> {
   const stale = await ctx.store.transaction((tx) => claimStaleSettling(tx, now, SETTLE_LEASE_SECONDS));
-  for (const r of stale) {
-    try {
-      const landed = await findDebit(ctx, r);
-      // The signed window, not the (shorter) reservation: a debit already sent can land until it closes.
-      const signedValidBefore = Number(r.payload.authorization.validBefore);
-      if (landed) {
-        await finalize(ctx, r, landed);
-      } else if (signedValidBefore > now) {
-        await driveSettlement(ctx, r);
-      } else if (now > signedValidBefore + GIVE_UP_MARGIN_SECONDS) {
-        await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released" }, now));
-        ctx.logger.warn(
-          { idemKey: r.idemKey },
-          "settlement window closed before the chain confirmed; released, nothing debited",
-        );
-      }
-    } catch (error) {
-      ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement retry failed; will try again");
-      await ctx.store.query("UPDATE reservation SET lease_until = $2 WHERE idem_key = $1 AND status = 'settling'", [
-        r.idemKey,
-        now + RETRY_BACKOFF_SECONDS,
-      ]);
+  await Promise.all(stale.map((r) => retrySettlement(ctx, r, now)));
+}
+
+async function retrySettlement(ctx: FacilitatorContext, r: Reservation, now: number): Promise<void> {
+  try {
+    const landed = await findDebit(ctx, r);
+    // The signed window, not the (shorter) reservation: a debit already sent can land until it closes.
+    const signedValidBefore = Number(r.payload.authorization.validBefore);
+    if (landed) {
+      await finalize(ctx, r, landed);
+    } else if (signedValidBefore > now) {
+      await driveSettlement(ctx, r);
+    } else if (now > signedValidBefore + GIVE_UP_MARGIN_SECONDS) {
+      const failure = "the authorization expired before the chain confirmed the debit";
+      await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released", failure }, now));
+      ctx.logger.warn({ idemKey: r.idemKey }, "settlement window closed before the chain confirmed; released");
     }
+  } catch (error) {
+    ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement retry failed; will try again");
+    await backOffSettlement(ctx.store, r.idemKey, now);
   }
 }
 
@@ -65,7 +65,8 @@ async function sendStrikes(ctx: FacilitatorContext, now: number): Promise<void> 
       await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status: "recorded", txHash }));
       ctx.metrics.strikes.inc();
     } catch (error) {
-      const status = strike.attempts >= STRIKE_ATTEMPTS ? "failed" : "queued";
+      const status =
+        strike.attempts >= STRIKE_ATTEMPTS || error instanceof TransactionRevertedError ? "failed" : "queued";
       const retryAt = now + RETRY_BACKOFF_SECONDS * 2 ** Math.min(strike.attempts, 5);
       await ctx.store.transaction((tx) =>
         finishStrike(tx, strike.idemKey, { status, error: (error as Error).message.slice(0, 500), retryAt }),

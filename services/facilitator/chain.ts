@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, http } from "viem";
+import { createPublicClient, encodeFunctionData, http } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
-import { serviceChain } from "../protocol/chain.ts";
+import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
@@ -30,6 +30,8 @@ export type ChainReaderParameters = {
   token: Address;
   /** How long resource terms are cached (ms). */
   resourceTtlMs?: number;
+  /** Most blocks one `eth_getLogs` request spans (public RPCs cap the range); longer searches are paged. */
+  logRangeBlocks?: number;
 };
 
 /** Reads of escrow, registry and token state, against one RPC endpoint. */
@@ -39,7 +41,14 @@ export type ChainReader = ReturnType<typeof createChainReader>;
  * Creates the facilitator's view of the chain. Every read is a plain eth_call; nothing here signs.
  * @example const chain = createChainReader({ rpcUrl, escrow, registry, token })
  */
-export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtlMs = 2_000 }: ChainReaderParameters) {
+export function createChainReader({
+  rpcUrl,
+  escrow,
+  registry,
+  token,
+  resourceTtlMs = 2_000,
+  logRangeBlocks = 1_000,
+}: ChainReaderParameters) {
   const publicClient = createPublicClient({
     chain: serviceChain(rpcUrl),
     transport: http(rpcUrl, { retryCount: 0, timeout: 5_000, batch: { wait: 0 } }),
@@ -48,6 +57,21 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
   const registryAbi = abiOf("ResourceRegistry");
   const tokenAbi = abiOf("TestStablecoin");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
+  type DebitedLog = {
+    transactionHash: Hex;
+    blockNumber: bigint;
+    args: { resourceId: Hex; buyer: Address; amount: bigint; treasuryAmount: bigint };
+  };
+  const debitOf = (log: DebitedLog) => ({
+    transaction: log.transactionHash,
+    block: log.blockNumber,
+    payer: log.args.buyer,
+    resourceId: log.args.resourceId,
+    buyer: log.args.buyer,
+    amount: log.args.amount,
+    creatorAmount: log.args.amount - log.args.treasuryAmount,
+    treasuryAmount: log.args.treasuryAmount,
+  });
 
   return {
     publicClient,
@@ -118,26 +142,29 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
       return terms;
     },
 
-    /** Every `Debited` log carrying `nonce` (the idemKey): how a debit from an earlier attempt is found again. */
-    async debitedLogs(nonce: Hex) {
-      const logs = await publicClient.getContractEvents({
-        address: escrow,
-        abi: escrowAbi,
-        eventName: "Debited",
-        args: { nonce },
-        fromBlock: "earliest",
-        strict: true,
-      });
-      return logs.map((log) => ({
-        transaction: log.transactionHash,
-        block: log.blockNumber,
-        payer: log.args.buyer,
-        resourceId: log.args.resourceId,
-        buyer: log.args.buyer,
-        amount: log.args.amount,
-        creatorAmount: log.args.amount - log.args.treasuryAmount,
-        treasuryAmount: log.args.treasuryAmount,
-      }));
+    /**
+     * Every `Debited` log carrying `nonce` (the idemKey) from `fromBlock` to the latest block: how a debit from an
+     * earlier attempt is found again. Paged in ranges of `logRangeBlocks`, newest first; stops at the first page
+     * that holds one.
+     */
+    async debitedLogs(nonce: Hex, fromBlock: bigint) {
+      const latest = await publicClient.getBlockNumber({ cacheTime: 0 });
+      const span = BigInt(Math.max(1, logRangeBlocks));
+      for (let to = latest; to >= fromBlock; to -= span) {
+        const from = to - span + 1n > fromBlock ? to - span + 1n : fromBlock;
+        const logs = await publicClient.getContractEvents({
+          address: escrow,
+          abi: escrowAbi,
+          eventName: "Debited",
+          args: { nonce },
+          fromBlock: from,
+          toBlock: to,
+          strict: true,
+        });
+        if (logs.length > 0) return logs.map(debitOf);
+        if (from === 0n) break;
+      }
+      return [];
     },
 
     strikeRecorded: (idemKey: Hex) =>
@@ -153,21 +180,38 @@ export function createChainReader({ rpcUrl, escrow, registry, token, resourceTtl
       return code !== undefined && code !== "0x";
     },
 
+    /**
+     * The wallet's ERC-1271 answer, with exactly the gas the escrow gives the check (ERC1271_GAS_LIMIT): a wallet
+     * that needs more fails here as it would on chain, instead of passing verify and being skipped in a batch.
+     */
     async isValidErc1271(wallet: Address, hash: Hex, signature: Hex): Promise<boolean> {
       try {
-        const result = await publicClient.readContract({
-          address: wallet,
-          abi: erc1271Abi,
-          functionName: "isValidSignature",
-          args: [hash, signature],
+        const data = encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [hash, signature] });
+        const { data: result } = await publicClient.call({
+          to: wallet,
+          data,
+          gas: ERC1271_GAS_LIMIT + intrinsicGas(data),
         });
-        return result === "0x1626ba7e";
+        return result !== undefined && result.slice(0, 66) === ERC1271_MAGIC_WORD;
       } catch (error) {
-        if (isRevert(error)) return false;
-        throw error;
+        if (isChainUnavailable(error)) throw error;
+        return false;
       }
     },
   };
+}
+
+/** The escrow's `ERC1271_GAS_LIMIT`: the most gas a contract buyer's signature check gets in a debit. */
+export const ERC1271_GAS_LIMIT = 500_000n;
+
+/** The word the escrow compares an ERC-1271 answer with: the selector `0x1626ba7e`, left-aligned in 32 bytes. */
+const ERC1271_MAGIC_WORD = `0x1626ba7e${"0".repeat(56)}`;
+
+/** Gas a transaction with calldata `data` pays before it executes (21,000 plus 4 per zero byte, 16 per other byte). */
+function intrinsicGas(data: Hex): bigint {
+  let gas = 21_000n;
+  for (let i = 2; i < data.length; i += 2) gas += data.slice(i, i + 2) === "00" ? 4n : 16n;
+  return gas;
 }
 
 const erc1271Abi = [
@@ -195,4 +239,4 @@ export function isRevert(error: unknown): boolean {
   return false;
 }
 
-export { isChainUnavailable } from "../protocol/chain.ts";
+export { isChainUnavailable };

@@ -33,7 +33,7 @@ describe("checkSignature", function () {
   it("accepts an account's own key without asking the chain, under either rule", async function () {
     for (const rule of ["key-first", "code-first"] as const) {
       const { chain, asked } = chainWith(null, false);
-      expect(await checkSignature({ chain, signer: account.address, digest, signature, rule }), rule).to.equal(true);
+      expect(await checkSignature({ chain, signer: account.address, digest, signature, rule }), rule).to.equal("key");
       expect(asked, rule).to.deep.equal(rule === "key-first" ? [] : ["isContract"]);
     }
   });
@@ -41,7 +41,7 @@ describe("checkSignature", function () {
   it("key-first (the escrow): accepts the key of an account that delegates to code (EIP-7702)", async function () {
     const { chain } = chainWith(account.address, false);
     expect(await checkSignature({ chain, signer: account.address, digest, signature, rule: "key-first" })).to.equal(
-      true,
+      "key",
     );
   });
 
@@ -63,7 +63,7 @@ describe("checkSignature", function () {
         signature,
         rule: "code-first",
       }),
-    ).to.equal(true);
+    ).to.equal("contract");
   });
 
   it("refuses another key's signature for an account without code, under either rule", async function () {

@@ -42,6 +42,8 @@ export const facilitatorEnvSchema = z.object({
   RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   SETTLE_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
   LOW_GAS_WEI: z.coerce.bigint().default(10n ** 16n),
+  /** Most blocks one `eth_getLogs` request spans; public RPCs cap the range, so longer searches are paged. */
+  LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(1_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

@@ -39,6 +39,7 @@ export async function createFacilitator(
     escrow: config.ESCROW_ADDRESS,
     registry: config.REGISTRY_ADDRESS,
     token: config.TOKEN_ADDRESS,
+    logRangeBlocks: config.LOG_RANGE_BLOCKS,
   });
   let metrics: FacilitatorContext["metrics"];
   const relayer = createRelayer({

@@ -103,13 +103,15 @@ describe("facilitator", function () {
       expect(result.body.receipt).to.equal(first.body.receipt);
     });
 
-    it("holds a reservation at most an hour, whatever window the buyer signed", async function () {
-      const payload = await pay({ validBefore: BigInt(Math.floor(Date.now() / 1000) + 10 * 3600) });
+    it("holds a reservation at most an hour: a longer signed window is refused", async function () {
+      const payload = await pay({ validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600) });
       const verified = await verify(payload);
       expect(verified.body.isValid).to.equal(true);
       const held = (Date.parse(verified.body.expiresAt) - Date.now()) / 1000;
       expect(held).to.be.within(3590, 3601);
       await postJson(`${facilitator.url}/release`, { idemKey: payload.authorization.nonce, resourceId });
+      const longer = await verify(await pay({ validBefore: BigInt(Math.floor(Date.now() / 1000) + 10 * 3600) }));
+      expect(longer.body).to.include({ isValid: false, invalidReason: "invalid_payload" });
     });
 
     it("never debits more than the reserved cap", async function () {

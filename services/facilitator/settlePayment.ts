@@ -5,8 +5,9 @@ import { defined } from "../protocol/defined.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import type { FacilitatorContext } from "./context.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
+import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import type { Reservation, StoredResponse } from "./store/reservations.ts";
-import { claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
+import { backOffSettlement, claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
 import { findResult, recordSettlement } from "./store/results.ts";
 
 export type SettlePaymentParameters = { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse };
@@ -17,6 +18,9 @@ export type SettlePaymentReturnType =
   | { kind: "no_reservation"; message: string }
   | { kind: "settlement_failed"; message: string }
   | { kind: "pending"; retryAfterSeconds: number };
+
+/** Blocks searched back for the debit of a reservation that predates `from_block` (about a day at 2 s blocks). */
+const LEGACY_SEARCH_BLOCKS = 50_000n;
 
 /** Seconds a settle holds the right to drive its debit before the retrier may take it over. */
 export const SETTLE_LEASE_SECONDS = 60;
@@ -70,27 +74,32 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
   try {
     outcome = await submit(ctx, r);
   } catch (error) {
+    if (error instanceof TransactionRevertedError) return giveUp(ctx, r, error.reason);
     ctx.logger.warn(
       { idemKey: r.idemKey, err: (error as Error).message },
       "settlement pending: the chain did not confirm the debit",
     );
     ctx.metrics.settle.inc({ outcome: "pending" });
-    await ctx.store.query("UPDATE reservation SET lease_until = 0 WHERE idem_key = $1 AND status = 'settling'", [
-      r.idemKey,
-    ]);
+    await backOffSettlement(ctx.store, r.idemKey, ctx.clock.now());
     return { kind: "pending", retryAfterSeconds: 2 };
   }
-  if (outcome.kind === "skipped") {
-    const found = await findDebit(ctx, r);
-    if (found) return finalize(ctx, r, found);
-    await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released" }, ctx.clock.now()));
-    ctx.metrics.settle.inc({ outcome: "failed" });
-    return {
-      kind: "settlement_failed",
-      message: `the escrow refused the debit (${outcome.reason.slice(0, 10)}); nothing was debited`,
-    };
-  }
+  if (outcome.kind === "skipped") return giveUp(ctx, r, `skipped in the batch: ${outcome.reason.slice(0, 10)}`);
   return finalize(ctx, r, outcome);
+}
+
+/**
+ * Releases a settlement the chain refuses for good (nothing is resent), recording why, unless an earlier attempt's
+ * debit landed after all: then that debit is the result.
+ */
+async function giveUp(ctx: FacilitatorContext, r: Reservation, reason: string): Promise<SettlePaymentReturnType> {
+  const found = await findDebit(ctx, r);
+  if (found) return finalize(ctx, r, found);
+  await ctx.store.transaction((tx) =>
+    updateReservation(tx, r.idemKey, { status: "released", failure: reason }, ctx.clock.now()),
+  );
+  ctx.logger.warn({ idemKey: r.idemKey, reason }, "settlement refused by the chain; released, nothing debited");
+  ctx.metrics.settle.inc({ outcome: "failed" });
+  return { kind: "settlement_failed", message: `the chain refused the debit (${reason}); nothing was debited` };
 }
 
 async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOutcome> {
@@ -119,6 +128,7 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
     },
     amount: defined(r.amount, "the settling amount"),
     signature: r.payload.signature,
+    signedByContract: r.payload.signedBy === "contract",
   });
 }
 
@@ -127,7 +137,9 @@ export async function findDebit(
   ctx: FacilitatorContext,
   r: Reservation,
 ): Promise<Extract<DebitOutcome, { kind: "debited" }> | null> {
-  const logs = await ctx.chain.debitedLogs(r.idemKey);
+  // A reservation made before from_block was kept has no block of its own: search the last LEGACY_SEARCH_BLOCKS.
+  const fromBlock = r.fromBlock ?? (await ctx.chain.publicClient.getBlockNumber()) - LEGACY_SEARCH_BLOCKS;
+  const logs = await ctx.chain.debitedLogs(r.idemKey, fromBlock > 0n ? fromBlock : 0n);
   const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer)?.toLowerCase();
   const log = logs.find((l) => l.buyer.toLowerCase() === payer && l.resourceId === r.resourceId);
   return log ? { kind: "debited", ...log } : null;

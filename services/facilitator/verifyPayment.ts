@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
 import { debitDigest } from "../protocol/debitDigest.ts";
+import { exactNonceAllows } from "../protocol/exactNonce.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
@@ -20,6 +21,12 @@ export type VerifyPaymentReturnType =
  * withdrawal delay, so funds can never leave from under a live reservation.
  */
 export const MAX_RESERVATION_SECONDS = 3_600;
+
+/**
+ * Longest an authorization may stay valid when it is verified. A settlement the chain does not confirm is retried
+ * until its `validBefore` (a debit already sent may land until then), so this bounds the retries of every payment.
+ */
+export const MAX_AUTHORIZATION_SECONDS = MAX_RESERVATION_SECONDS;
 
 const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage: string): VerifyPaymentReturnType => ({
   isValid: false,
@@ -44,10 +51,16 @@ export async function verifyPayment(
   if (a.resourceId !== undefined && a.resourceId !== p.resourceId) {
     return refuse("invalid_payload", "the authorization is bound to another resource");
   }
+  if (p.payload.scheme === "exact" && !exactNonceAllows(a.nonce, p.resourceId)) {
+    return refuse("invalid_payload", "the exact payment's nonce is bound to another resource");
+  }
   if (a.validBefore < BigInt(now + p.maxTimeoutSeconds)) {
     return refuse("expired", `validBefore must be at least ${p.maxTimeoutSeconds}s in the future`);
   }
   if (a.validAfter > BigInt(now)) return refuse("expired", "the authorization is not valid yet");
+  if (a.validBefore > BigInt(now + MAX_AUTHORIZATION_SECONDS)) {
+    return refuse("invalid_payload", `validBefore must be at most ${MAX_AUTHORIZATION_SECONDS}s in the future`);
+  }
 
   const terms = await ctx.chain.resourceTerms(p.resourceId);
   if (!terms?.active) return refuse("invalid_payload", "the resource is unknown or inactive");
@@ -60,9 +73,14 @@ export async function verifyPayment(
       : hashTypedData(transferTypedData(p.payload.authorization, ctx.token));
   // Checked by the rule of the contract that will check it: the escrow for debits, the token for EIP-3009.
   const rule = p.payload.scheme === "service-escrow" ? "key-first" : "code-first";
-  if (!(await checkSignature({ chain: ctx.chain, signer: a.payer, digest, signature: p.payload.signature, rule }))) {
-    return refuse("bad_signature", "the signature is not the payer's over this authorization");
-  }
+  const signedBy = await checkSignature({
+    chain: ctx.chain,
+    signer: a.payer,
+    digest,
+    signature: p.payload.signature,
+    rule,
+  });
+  if (!signedBy) return refuse("bad_signature", "the signature is not the payer's over this authorization");
 
   // The chain is read first, outside any lock, at a block it names; reserving then counts as held every debit
   // mined at or after that block, so a debit landing in between is counted twice (safe), never missed.
@@ -87,7 +105,7 @@ export async function verifyPayment(
 
   const scheme = p.payload.scheme;
   const reserved = scheme === "exact" ? a.maxAmount : cap;
-  const expiresAt = Math.min(Number(a.validBefore), now + MAX_RESERVATION_SECONDS);
+  const expiresAt = Number(a.validBefore);
   const outcome = await reserve(
     ctx.store,
     {
@@ -96,7 +114,12 @@ export async function verifyPayment(
       buyer: a.payer,
       resourceId: p.resourceId,
       cap: reserved,
-      payload: { scheme, authorization: p.payload.authorization, signature: p.payload.signature },
+      payload: {
+        scheme,
+        authorization: p.payload.authorization,
+        signature: p.payload.signature,
+        ...(signedBy === "contract" ? { signedBy } : {}),
+      },
       validBefore: expiresAt,
     },
     { now, ...chain },

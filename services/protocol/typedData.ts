@@ -39,6 +39,14 @@ export const transferWithAuthorizationTypes = { TransferWithAuthorization: eip30
 /** EIP-712 types of EIP-3009 `ReceiveWithAuthorization`. */
 export const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: eip3009Fields } as const;
 
+/** EIP-712 types of EIP-3009 `CancelAuthorization`: the payer voids an unused authorization at the token. */
+export const cancelAuthorizationTypes = {
+  CancelAuthorization: [
+    { name: "authorizer", type: "address" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
 /**
  * The EIP-712 domain of the PaymentEscrow contract.
  * @example escrowDomain('0x5FbDB2315678afecb367f032d93F642f64180aa3')

@@ -13,7 +13,11 @@ export type DeployContractsParameters = {
   rpcUrl: string;
   /** Ignition deployment id; its folder under ignition/deployments holds deployed_addresses.json. */
   deploymentId: string;
-  roles: { admin: Address; treasury: Address; relayer: Address; facilitator: Address };
+  /**
+   * Who administers, receives fees, relays debits (every key of the pool), records strikes and submits `registerFor`
+   * (the marketplace).
+   */
+  roles: { admin: Address; treasury: Address; relayers: readonly Address[]; facilitator: Address; publisher: Address };
   /** Deployer key for a remote chain; the local node's unlocked accounts are used when absent. */
   deployerKey?: Hex;
   /** Existing stablecoin and ERC-8004 registry (test network): only the registry and escrow are deployed. */
@@ -21,6 +25,28 @@ export type DeployContractsParameters = {
   /** Start from scratch (the local chain is new on every start). */
   fresh?: boolean;
 };
+
+/**
+ * Grants RELAYER_ROLE to the pool's keys beyond the first (Ignition's module grants the first): each is checked first,
+ * so a rerun sends nothing, and a key added to `RELAYER_KEYS` later is granted on the next start. Sent by the deployer.
+ */
+async function grantRelayerPool(
+  connection: Awaited<ReturnType<typeof network.create>>,
+  escrowAddress: Address,
+  relayers: readonly Address[],
+): Promise<void> {
+  if (relayers.length === 0) return;
+  const escrow = await connection.viem.getContractAt("PaymentEscrow", escrowAddress);
+  const publicClient = await connection.viem.getPublicClient();
+  const role = await escrow.read.RELAYER_ROLE();
+  for (const relayer of relayers) {
+    if (await escrow.read.hasRole([role, relayer])) continue;
+    const receipt = await publicClient.waitForTransactionReceipt({
+      hash: await escrow.write.grantRole([role, relayer]),
+    });
+    if (receipt.status !== "success") throw new Error(`granting RELAYER_ROLE to ${relayer} reverted`);
+  }
+}
 
 /** Where Ignition keeps a deployment's record, which the indexer reads. */
 export function deploymentDir(deploymentId: string): string {
@@ -39,7 +65,14 @@ export async function deployContracts(p: DeployContractsParameters): Promise<Con
     override: { url: p.rpcUrl, ...(p.deployerKey ? { accounts: [p.deployerKey] } : {}) },
   });
   try {
-    const $global = { ...p.roles, admin: p.deployerKey ? privateKeyToAccount(p.deployerKey).address : p.roles.admin };
+    const [relayer, ...moreRelayers] = p.roles.relayers;
+    if (!relayer) throw new Error("deployContracts needs at least one relayer");
+    const { relayers: _pool, ...roles } = p.roles;
+    const $global = {
+      ...roles,
+      relayer,
+      admin: p.deployerKey ? privateKeyToAccount(p.deployerKey).address : p.roles.admin,
+    };
     const options = { deploymentId: p.deploymentId, displayUi: false } as const;
     const deployed = p.existing
       ? await connection.ignition.deploy(ExternalStackModule, {
@@ -50,6 +83,7 @@ export async function deployContracts(p: DeployContractsParameters): Promise<Con
           },
         })
       : await connection.ignition.deploy(StackModule, { ...options, parameters: { $global } });
+    await grantRelayerPool(connection, getAddress(deployed.escrow.address), moreRelayers);
     return {
       token: getAddress(deployed.token.address),
       identity: getAddress(deployed.identity.address),

@@ -111,8 +111,9 @@ async function main() {
     roles: {
       admin: privateKeyToAccount(keys.deployer).address,
       treasury: keys.treasury,
-      relayer: defined(relayers[0], "the first relayer key"),
+      relayers,
       facilitator: privateKeyToAccount(keys.facilitator).address,
+      publisher: privateKeyToAccount(keys.publisher).address,
     },
     existing:
       external && env.TOKEN_ADDRESS && env.IDENTITY_ADDRESS

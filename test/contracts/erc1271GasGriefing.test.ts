@@ -101,4 +101,49 @@ describe("ERC-1271 gas griefing of a batch", function () {
       );
     });
   });
+
+  describe("when a wallet's honest check is expensive (CostlyERC1271Wallet)", function () {
+    async function costly(burn: bigint) {
+      const stack = await setup();
+      const wallet = await viem.deployContract("CostlyERC1271Wallet", [stack.accounts.buyer.account.address, burn]);
+      const { admin, buyer } = stack.accounts;
+      await mined(stack, stack.token.write.mint([buyer.account.address, 1_000n], { account: admin.account }));
+      await mined(stack, stack.token.write.approve([stack.escrow.address, 1_000n], { account: buyer.account }));
+      await mined(stack, stack.escrow.write.depositFor([wallet.address, 1_000n], { account: buyer.account }));
+      const item = await signedDebit(stack, {
+        resourceId: stack.resourceId,
+        buyer: getAddress(wallet.address),
+        nonce: nonceOf(`costly ${burn}`),
+        amount: 1_000n,
+      });
+      return { stack, wallet, item };
+    }
+
+    it("debits a wallet whose check costs just under ERC1271_GAS_LIMIT, in a batch with honest items", async function () {
+      const { stack, wallet, item } = await costly(480_000n);
+      const receipt = await mined(
+        stack,
+        stack.escrow.write.debitBatch([[item, ...stack.honest.slice(0, 3)]], {
+          account: stack.relayer.account,
+          gas: 3_000_000n,
+        }),
+      );
+      expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs })).to.have.length(4);
+      expect(await stack.escrow.read.balanceOf([wallet.address])).to.equal(0n);
+    });
+
+    it("skips a wallet whose check costs more than ERC1271_GAS_LIMIT with InvalidSignature(wallet)", async function () {
+      const { stack, wallet, item } = await costly(520_000n);
+      const receipt = await mined(
+        stack,
+        stack.escrow.write.debitBatch([[item, ...stack.honest.slice(0, 3)]], {
+          account: stack.relayer.account,
+          gas: 3_000_000n,
+        }),
+      );
+      const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs });
+      expect(skipped.map((l) => l.args.buyer)).to.deep.equal([getAddress(wallet.address)]);
+      expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs })).to.have.length(3);
+    });
+  });
 });

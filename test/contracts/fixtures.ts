@@ -3,6 +3,7 @@ import type { Address, Hex } from "viem";
 import { encodeAbiParameters, getAddress, keccak256, parseEventLogs, parseUnits, toHex } from "viem";
 import StackModule from "../../ignition/modules/Stack.ts";
 import {
+  cancelAuthorizationTypes,
   debitAuthorizationTypes,
   escrowDomain,
   receiveWithAuthorizationTypes,
@@ -28,6 +29,7 @@ export async function deployStack() {
         treasury: treasury!.account.address,
         relayer: relayer!.account.address,
         facilitator: facilitator!.account.address,
+        publisher: other!.account.address,
       },
     },
   });
@@ -440,15 +442,33 @@ export async function signDepositAuthorization(
 export async function signCancelAuthorization(stack: Stack, signer: Signer, nonce: Hex): Promise<Hex> {
   return signer.signTypedData({
     domain: tokenDomain(stack.token.address),
-    types: {
-      CancelAuthorization: [
-        { name: "authorizer", type: "address" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: cancelAuthorizationTypes,
     primaryType: "CancelAuthorization",
     message: { authorizer: signer.account.address, nonce },
   });
+}
+
+/**
+ * Submits `payment`'s EIP-3009 transfer to the escrow straight to the token, as anyone may (a front-run of the relayer):
+ * the funds arrive at the escrow outside a settlement.
+ * @example await submitTransferToToken(stack, payment, stack.accounts.other)
+ */
+export async function submitTransferToToken(stack: Stack, payment: ExactPayment, by: Signer) {
+  return mined(
+    stack,
+    stack.token.write.transferWithAuthorization(
+      [
+        payment.from,
+        stack.escrow.address,
+        payment.value,
+        payment.validAfter,
+        payment.validBefore,
+        payment.nonce,
+        payment.signature,
+      ],
+      { account: by.account },
+    ),
+  );
 }
 
 /**

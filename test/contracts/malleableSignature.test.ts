@@ -126,38 +126,6 @@ describe("malleable (high-s) signatures", function () {
   });
 
   describe("on the exact path", function () {
-    it("refuses a high-s transfer signature when accounting a front-run transfer: InvalidSignature(from)", async function () {
-      const stack = await setup();
-      await mintTokens(stack, stack.buyer.account.address, USDC);
-      const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n });
-      await mined(
-        stack,
-        stack.token.write.transferWithAuthorization(
-          [
-            payment.from,
-            stack.escrow.address,
-            payment.value,
-            payment.validAfter,
-            payment.validBefore,
-            payment.nonce,
-            payment.signature,
-          ],
-          { account: stack.accounts.other.account },
-        ),
-      );
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.escrow.write.settleExact([{ ...payment, signature: highS(payment.signature) }], stack.relayerAccount),
-        stack.escrow,
-        "InvalidSignature",
-        [stack.buyer.account.address],
-      );
-      await viem.assertions.emit(
-        stack.escrow.write.settleExact([payment], stack.relayerAccount),
-        stack.escrow,
-        "Debited",
-      );
-    });
-
     it("lets the token refuse a high-s transfer signature: InvalidAuthorizationSignature(from)", async function () {
       const stack = await setup();
       await mintTokens(stack, stack.buyer.account.address, USDC);

@@ -415,14 +415,13 @@ describe("ResourceRegistry: bonds", function () {
         );
       });
 
-      it("leaves the bond below minBond, so reactivation then reverts with BondTooLow", async function () {
+      it("retires the resource, so reactivation then reverts with ResourceRetired", async function () {
         await stack.registry.write.withdrawBond([resourceId], asCreator());
-        await stack.registry.write.setStrikePolicy([3, 5_000, 1n], { account: stack.accounts.admin.account });
         await viem.assertions.revertWithCustomErrorWithArgs(
           stack.registry.write.reactivate([resourceId], asCreator()),
           stack.registry,
-          "BondTooLow",
-          [resourceId, 0n, 1n],
+          "ResourceRetired",
+          [resourceId],
         );
       });
     });

@@ -21,6 +21,7 @@ type IndexedResource = {
   active: boolean;
   strikes: number;
   deactivatedAt: number;
+  retired: boolean;
   creator: Address;
   agentId: bigint;
   bond: bigint;
@@ -50,6 +51,7 @@ async function indexFromLogs(stack: Stack): Promise<Map<Hex, IndexedResource>> {
           active: true,
           strikes: 0,
           deactivatedAt: 0,
+          retired: false,
           creator: a.creator!,
           agentId: a.agentId!,
           bond: 0n,
@@ -82,7 +84,10 @@ async function indexFromLogs(stack: Stack): Promise<Map<Hex, IndexedResource>> {
         row(log.args.resourceId!).bond = log.args.bond!;
         break;
       case "BondWithdrawn":
-        row(log.args.resourceId!).bond -= log.args.amount!;
+        Object.assign(row(log.args.resourceId!), {
+          bond: row(log.args.resourceId!).bond - log.args.amount!,
+          retired: true,
+        });
         break;
       case "StrikeRecorded":
         row(log.args.resourceId!).strikes = log.args.strikes!;
@@ -138,7 +143,7 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
     );
     await registry.write.registerFor(
       [accounts.other.account.address, translate, deadline, signature, NO_BOND],
-      asAdmin,
+      asOther,
     );
     const translateId = resourceIdFor(accounts.other.account.address, "translate");
 

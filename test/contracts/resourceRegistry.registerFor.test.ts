@@ -380,7 +380,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const deadline = await deadlineIn(3600);
       const signature = await signRegisterResource(stack, stack.accounts.other, other, registration, deadline);
       await viem.assertions.revertWithCustomErrorWithArgs(
-        submit({ by: stack.accounts.admin, who: other, deadline, signature }),
+        submit({ who: other, deadline, signature }),
         stack.registry,
         "NotAgentOwner",
         [agentId, other, creator],

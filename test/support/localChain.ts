@@ -16,6 +16,8 @@ export const ROLE = {
   buyer: 5,
   other: 6,
   relayer2: 7,
+  /** The marketplace operator: holds PUBLISHER_ROLE on the registry (submits `registerFor`). */
+  publisher: 8,
 } as const;
 
 /**
@@ -35,6 +37,7 @@ export async function startLocalChain() {
         treasury: address(ROLE.treasury),
         relayer: address(ROLE.relayer),
         facilitator: address(ROLE.facilitator),
+        publisher: address(ROLE.publisher),
       },
     },
   });

@@ -2,11 +2,11 @@ import { loadMarketplaceConfig } from "../../services/marketplace/config.ts";
 import type { CreateMarketplaceOptions } from "../../services/marketplace/createMarketplace.ts";
 import { createMarketplace } from "../../services/marketplace/createMarketplace.ts";
 import type { LocalChain } from "./localChain.ts";
-import { devKey } from "./localChain.ts";
+import { devKey, ROLE } from "./localChain.ts";
 import type { Indexer } from "./startIndexer.ts";
 
 /** The development account the marketplace operator uses in tests (it only mints and submits; it never bonds). */
-export const OPERATOR_INDEX = 8;
+export const OPERATOR_INDEX = ROLE.publisher;
 
 /** The publish token of test marketplaces. */
 export const PUBLISH_TOKEN = "test-publish-token-0123456789";

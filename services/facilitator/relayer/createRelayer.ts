@@ -4,11 +4,13 @@ import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
 import { defined } from "../../protocol/defined.ts";
+import { ERC1271_GAS_LIMIT, isChainUnavailable } from "../chain.ts";
 import { compactDebit } from "./compactDebit.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import type { Fees } from "./sendTransaction.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
+import { simulateTransaction } from "./simulateTransaction.ts";
 
 /** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
 export type DebitItem = {
@@ -22,6 +24,8 @@ export type DebitItem = {
   };
   amount: bigint;
   signature: Hex;
+  /** Verify accepted the signature through the buyer's ERC-1271 contract: its check may use ERC1271_GAS_LIMIT. */
+  signedByContract?: boolean;
 };
 
 /** An `exact` payment for the escrow's `settleExact`. */
@@ -66,7 +70,8 @@ export type Relayer = ReturnType<typeof createRelayer>;
 
 /** One signer: its nonce lane, and whether a batch of its is being broadcast (the next one is cut after it). */
 type Lane = { account: ReturnType<typeof privateKeyToAccount>; nonces: NonceManager; broadcasting: boolean };
-type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void };
+/** A queued debit; `alone` once a batch it was in reverted: it then goes out in a batch of its own. */
+type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void; alone?: boolean };
 
 /**
  * The relayer: a pool of signers, each with its own nonce lane, that batches debits arriving within
@@ -83,6 +88,7 @@ export function createRelayer(p: RelayerParameters) {
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
+  const errorAbis = [escrowAbi, registryAbi, abiOf("TestStablecoin")];
   const lanesByAddress = new Map<Address, Lane>();
   const laneFor = (key: Hex): Lane => {
     const account = privateKeyToAccount(key);
@@ -123,6 +129,16 @@ export function createRelayer(p: RelayerParameters) {
       onBroadcast,
     });
 
+  /** Throws TransactionRevertedError if the chain refuses `data` for good, ChainUnavailableError if it cannot say. */
+  const simulate = (lane: Lane, to: Address, data: Hex, gas: bigint) =>
+    simulateTransaction({ publicClient, from: lane.account.address, to, data, gas, abis: errorAbis });
+
+  /** A mined revert: refused for good if it still reverts when simulated, else worth another try. */
+  async function classifyRevert(lane: Lane, to: Address, data: Hex, gas: bigint, what: string): Promise<never> {
+    await simulate(lane, to, data, gas);
+    throw new ChainUnavailableError(`${what} reverted on chain but would succeed now`);
+  }
+
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -130,8 +146,7 @@ export function createRelayer(p: RelayerParameters) {
       const lane = idleLane();
       // Every signer is broadcasting: the first to finish cuts the next batch from everything queued by then.
       if (!lane) return;
-      const batch = queue.slice(0, p.batchMaxItems);
-      queue = queue.slice(p.batchMaxItems);
+      const batch = cutBatch();
       lane.broadcasting = true;
       let released = false;
       const broadcast = () => {
@@ -148,6 +163,30 @@ export function createRelayer(p: RelayerParameters) {
     }
   }
 
+  /**
+   * The next batch from the head of the queue: at most `batchMaxItems` items and MAX_BATCH_GAS of budgeted gas, and
+   * an item marked `alone` by itself.
+   */
+  function cutBatch(): Pending[] {
+    const batch: Pending[] = [];
+    let gas = BATCH_BASE_GAS;
+    for (const next of queue) {
+      const first = batch[0];
+      if (first && (first.alone || next.alone || batch.length >= p.batchMaxItems)) break;
+      if (first && gas + itemGas(next.item) > MAX_BATCH_GAS) break;
+      batch.push(next);
+      gas += itemGas(next.item);
+    }
+    queue = queue.slice(batch.length);
+    return batch;
+  }
+
+  /** No item can sink the others: after a failed batch each goes out again on its own, and fails only for itself. */
+  function isolate(batch: Pending[]): void {
+    queue = [...batch.map((b) => ({ ...b, alone: true })), ...queue];
+    flush();
+  }
+
   function idleLane(): Lane | undefined {
     for (let i = 0; i < debitLanes.length; i++) {
       const lane = debitLanes[nextLane++ % debitLanes.length];
@@ -159,8 +198,19 @@ export function createRelayer(p: RelayerParameters) {
   async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
       const data = encodeBatch(batch.map((b) => b.item));
-      const receipt = await send(lane, p.escrow, data, 150_000n + 70_000n * BigInt(batch.length), onBroadcast);
-      if (receipt.status !== "success") throw new ChainUnavailableError(`batch ${receipt.transactionHash} reverted`);
+      const gas = batch.reduce((sum, b) => sum + itemGas(b.item), BATCH_BASE_GAS);
+      let receipt: TransactionReceipt;
+      try {
+        receipt = await send(lane, p.escrow, data, gas, onBroadcast);
+      } catch (error) {
+        // A node that refuses a failing transaction at send (as Hardhat's does) answers, so the chain is reachable.
+        if (isChainUnavailable(error)) throw error;
+        if (batch.length > 1) return isolate(batch);
+        return await classifyRevert(lane, p.escrow, data, gas, "batch refused at send");
+      }
+      if (receipt.status !== "success" && batch.length > 1) return isolate(batch);
+      if (receipt.status !== "success")
+        await classifyRevert(lane, p.escrow, data, gas, `batch ${receipt.transactionHash}`);
       p.onBatch?.(batch.length, receipt.gasUsed);
       const outcomes = outcomesOf(receipt);
       for (const { item, resolve, reject } of batch) {
@@ -228,9 +278,10 @@ export function createRelayer(p: RelayerParameters) {
     async settleExact(item: ExactItem): Promise<DebitOutcome> {
       const lane = defined(debitLanes[nextLane++ % debitLanes.length], "a debit lane");
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
-      const receipt = await send(lane, p.escrow, data, 250_000n);
+      await simulate(lane, p.escrow, data, EXACT_GAS);
+      const receipt = await send(lane, p.escrow, data, EXACT_GAS);
       if (receipt.status !== "success")
-        throw new ChainUnavailableError(`settleExact ${receipt.transactionHash} reverted`);
+        await classifyRevert(lane, p.escrow, data, EXACT_GAS, `settleExact ${receipt.transactionHash}`);
       const outcome = outcomesOf(receipt).get(key(item.from, item.nonce));
       if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
       return outcome;
@@ -243,8 +294,10 @@ export function createRelayer(p: RelayerParameters) {
         functionName: "recordStrike",
         args: [resourceId, idemKey, reason],
       });
-      const receipt = await send(strikeLane, p.registry, data, 200_000n);
-      if (receipt.status !== "success") throw new Error(`recordStrike ${receipt.transactionHash} reverted`);
+      await simulate(strikeLane, p.registry, data, STRIKE_GAS);
+      const receipt = await send(strikeLane, p.registry, data, STRIKE_GAS);
+      if (receipt.status !== "success")
+        await classifyRevert(strikeLane, p.registry, data, STRIKE_GAS, `recordStrike ${receipt.transactionHash}`);
       return receipt.transactionHash;
     },
 
@@ -265,6 +318,31 @@ export function createRelayer(p: RelayerParameters) {
     },
   };
 }
+
+/** Gas budgeted for a batch transaction itself, before its items. */
+const BATCH_BASE_GAS = 150_000n;
+/** Gas budgeted per batch item signed by a key (docs/gas.md measures 34–41k; the rest is headroom). */
+const ITEM_GAS = 70_000n;
+/**
+ * Extra gas budgeted for an item whose signature a contract checks (ERC-1271): the escrow forwards at most
+ * ERC1271_GAS_LIMIT (500k), which the call only gets while 64/63 of it is left, plus the call and its calldata copy.
+ */
+const ERC1271_ITEM_GAS = (ERC1271_GAS_LIMIT * 64n) / 63n + 30_000n;
+/** Most gas one batch transaction is budgeted: well below a block's gas limit. */
+const MAX_BATCH_GAS = 12_000_000n;
+/** Gas of a `settleExact` transaction: 130k measured (docs/gas.md), plus the token's ERC-1271 check of a contract payer. */
+const EXACT_GAS = 250_000n + ERC1271_ITEM_GAS;
+
+/**
+ * The gas an item is budgeted in a batch: a key-signed item its measured cost with headroom, an item a contract
+ * must check (or that has no compact encoding, such as a contract wallet's signature) also the most that check may
+ * use on chain, so that no item can make its batch run out of gas.
+ */
+function itemGas(item: DebitItem): bigint {
+  return item.signedByContract || compactDebit(item) === null ? ITEM_GAS + ERC1271_ITEM_GAS : ITEM_GAS;
+}
+/** Gas of a `recordStrike` transaction. */
+const STRIKE_GAS = 200_000n;
 
 function key(buyer: string, nonce: string): string {
   return `${buyer.toLowerCase()}:${nonce.toLowerCase()}`;

@@ -22,9 +22,24 @@ export type SendTransactionParameters = {
 
 export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 
-/** A transaction that could not be confirmed: the chain was unreachable or it stayed stuck. */
+/** A transaction that could not be confirmed: the chain was unreachable or it stayed stuck. Worth retrying. */
 export class ChainUnavailableError extends Error {
   override name = "ChainUnavailableError";
+}
+
+/**
+ * A transaction the chain refuses for good: simulating it reverts with `data` (an ABI-encoded custom error, or
+ * empty), so sending it again would revert again. Never retried; `reason` names the error where it decodes.
+ */
+export class TransactionRevertedError extends Error {
+  override name = "TransactionRevertedError";
+  readonly data: Hex;
+  readonly reason: string;
+  constructor(reason: string, data: Hex) {
+    super(`the chain refuses the transaction: ${reason}`);
+    this.reason = reason;
+    this.data = data;
+  }
 }
 
 /**

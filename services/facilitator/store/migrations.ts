@@ -1,8 +1,5 @@
-/**
- * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
- * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
- */
-export const MIGRATIONS: readonly string[] = [
+/** Schema versions 1 to 3, as applied; later versions are appended to MIGRATIONS below. */
+const MIGRATIONS_1_TO_3 = [
   `CREATE TABLE reservation (
      idem_key     TEXT PRIMARY KEY,
      scheme       TEXT NOT NULL,
@@ -83,4 +80,31 @@ export const MIGRATIONS: readonly string[] = [
      END IF;
      RETURN QUERY SELECT 'reserved'::TEXT, v_held;
    END $$;`,
+  // 3: why a reservation was given up (the escrow's or token's decoded revert), and how many times its settlement
+  // was attempted without an answer from the chain (the retrier backs off exponentially on it).
+  `ALTER TABLE reservation ADD COLUMN failure TEXT;
+   ALTER TABLE reservation ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
 ];
+
+/**
+ * 4: each reservation remembers the block verify read the chain at (`from_block`): a debit of it can only be mined at or
+ * after that block, so the search for an earlier attempt's `Debited` log starts there, never at genesis (public RPCs
+ * cap `eth_getLogs` ranges). The same reserve_payment, now also storing p_at_block.
+ */
+function migration4(): string {
+  const v2 = MIGRATIONS_1_TO_3[1] ?? "";
+  const next = v2
+    .slice(v2.indexOf("CREATE FUNCTION reserve_payment"))
+    .replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION")
+    .replace("status, created_at, updated_at)", "status, created_at, updated_at, from_block)")
+    .replace("'reserved', p_now, p_now)", "'reserved', p_now, p_now, p_at_block)");
+  if (!next.startsWith("CREATE OR REPLACE FUNCTION") || !next.includes("p_now, p_now, p_at_block)"))
+    throw new Error("migration 4 could not be derived from migration 2's reserve_payment");
+  return `ALTER TABLE reservation ADD COLUMN from_block BIGINT;\n   ${next}`;
+}
+
+/**
+ * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
+ * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
+ */
+export const MIGRATIONS: readonly string[] = [...MIGRATIONS_1_TO_3, migration4()];

@@ -17,10 +17,20 @@ export type Reservation = {
   amount: bigint | null;
   response: StoredResponse | null;
   txHash: Hex | null;
+  /** The block verify read the chain at: no debit of this reservation is mined before it (null: reserved before it was kept). */
+  fromBlock: bigint | null;
 };
 
-/** The normalised payment as reserved: enough to submit the debit later, even after a restart. */
-export type StoredPayload = { scheme: string; authorization: Record<string, string>; signature: Hex };
+/**
+ * The normalised payment as reserved: enough to submit the debit later, even after a restart. `signedBy` is
+ * `"contract"` when verify accepted the signature through ERC-1271 (the relayer budgets that check's gas).
+ */
+export type StoredPayload = {
+  scheme: string;
+  authorization: Record<string, string>;
+  signature: Hex;
+  signedBy?: "contract";
+};
 
 /** The handler's response as the gate validated it; persisted so a retry gets the same bytes. */
 export type StoredResponse = { status: number; contentType: string; body: unknown };
@@ -37,10 +47,11 @@ type Row = {
   amount: string | null;
   response: StoredResponse | string | null;
   tx_hash: string | null;
+  from_block: string | number | null;
 };
 
 const columns =
-  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash";
+  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block";
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -59,6 +70,7 @@ function toReservation(row: Row): Reservation {
     amount: row.amount === null ? null : BigInt(row.amount),
     response: row.response === null ? null : json(row.response),
     txHash: row.tx_hash as Hex | null,
+    fromBlock: row.from_block === null ? null : BigInt(row.from_block),
   };
 }
 
@@ -138,13 +150,16 @@ export async function updateReservation(
     response?: StoredResponse;
     txHash?: string;
     leaseUntil?: number;
+    /** Why the reservation was given up (a release by the facilitator itself). */
+    failure?: string;
   },
   now: number,
 ): Promise<void> {
   await tx.query(
     `UPDATE reservation SET status = $2,
         amount = COALESCE($3::numeric, amount), response = COALESCE($4::jsonb, response),
-        tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7
+        tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7,
+        failure = COALESCE($8, failure)
       WHERE idem_key = $1`,
     [
       idemKey,
@@ -154,7 +169,25 @@ export async function updateReservation(
       change.txHash ?? null,
       change.leaseUntil ?? null,
       now,
+      change.failure?.slice(0, 500) ?? null,
     ],
+  );
+}
+
+/** Most seconds the retrier waits between two attempts at a settlement the chain did not answer. */
+export const MAX_RETRY_BACKOFF_SECONDS = 30;
+
+/**
+ * Counts a settlement attempt the chain did not answer and leases the reservation to no one until its next try:
+ * 1, 2, 4 … seconds later, at most MAX_RETRY_BACKOFF_SECONDS, so one payment that keeps failing costs a bounded
+ * number of attempts within its (bounded) window.
+ */
+export async function backOffSettlement(sql: Sql, idemKey: string, now: number): Promise<void> {
+  await sql.query(
+    `UPDATE reservation SET attempts = attempts + 1,
+        lease_until = $2 + LEAST(power(2, LEAST(attempts, 16))::bigint, $3)
+      WHERE idem_key = $1 AND status = 'settling'`,
+    [idemKey, now, MAX_RETRY_BACKOFF_SECONDS],
   );
 }
 
