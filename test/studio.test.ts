@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
@@ -17,7 +14,7 @@ import { localCreator } from "../services/studio/creator.ts";
 import { StudioError } from "../services/studio/studioError.ts";
 import type { StudioTarget } from "../services/studio/studioTarget.ts";
 import type { StackFile } from "./support/runStack.ts";
-import { runStack, stackPorts } from "./support/runStack.ts";
+import { studioStack } from "./support/studioStack.ts";
 
 /** Twelve sentences for twelve different recipes, each to reach "listed" and be paid for. */
 const SENTENCES = [
@@ -51,8 +48,6 @@ const FORBIDDEN = [
 
 describe("studio on the real stack: one sentence becomes a verified, paid, listed endpoint", function () {
   this.timeout(900_000);
-  const stackDir = mkdtempSync(join(tmpdir(), "studio-stack-"));
-  let running: Awaited<ReturnType<typeof runStack>>;
   let stack: StackFile & StudioTarget;
   let creator: ReturnType<typeof localCreator>;
   const writer = catalogWriter();
@@ -81,17 +76,11 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
   };
 
   before(async function () {
-    running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
-    stack = running.stack as unknown as StackFile & StudioTarget;
+    ({ stack } = await studioStack());
     creator = localCreator(privateKeyToAccount(devKey(DEV_ROLE.creator)), {
       rpcUrl: stack.rpcUrl,
       registry: stack.contracts.registry,
     });
-  });
-
-  after(function () {
-    running?.kill();
-    rmSync(stackDir, { recursive: true, force: true });
   });
 
   it("takes 12 catalog sentences to listed; each is paid for by its self-test and once more by a buyer", async function () {

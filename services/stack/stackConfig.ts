@@ -12,6 +12,7 @@ export const stackEnvSchema = z.object({
   HOST_PORT: port(4030),
   MARKETPLACE_PORT: port(4000),
   INDEXER_PORT: port(42069),
+  STUDIO_PORT: port(4040),
   /** External mode: a remote chain; the embedded chain is not started. */
   RPC_URL: z.url().optional(),
   /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */
@@ -30,6 +31,10 @@ export const stackEnvSchema = z.object({
     .optional(),
   PUBLISH_TOKEN: z.string().min(16).optional(),
   HOST_TOKEN: z.string().min(16).optional(),
+  /** Bearer token of the studio's HTTP service (random per start when unset). */
+  STUDIO_TOKEN: z.string().min(16).optional(),
+  /** Who pays the studio's self-tests: the first demo buyer locally; in external mode the studio starts only with it. */
+  STUDIO_BUYER_KEY: key.optional(),
   CALLER_AUTH: z.enum(["on", "off"]).optional(),
   CALLER_AUTH_SECRET: z.string().min(32).optional(),
 });
