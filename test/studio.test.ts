@@ -8,6 +8,11 @@ import { abiOf } from "../services/protocol/artifacts.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { DEV_ROLE, devKey } from "../services/stack/devAccounts.ts";
 import { catalogWriter } from "../services/studio/catalog/catalogWriter.ts";
+import {
+  CATALOG_SENTENCES,
+  FORBIDDEN_SENTENCES,
+  OUTSIDE_SENTENCES,
+} from "../services/studio/catalog/sampleSentences.ts";
 import type { CodeWriter } from "../services/studio/contract.ts";
 import { createEndpoint, draftEndpoint, launchEndpoint } from "../services/studio/createEndpoint.ts";
 import { localCreator } from "../services/studio/creator.ts";
@@ -15,36 +20,6 @@ import { StudioError } from "../services/studio/studioError.ts";
 import type { StudioTarget } from "../services/studio/studioTarget.ts";
 import type { StackFile } from "./support/runStack.ts";
 import { studioStack } from "./support/studioStack.ts";
-
-/** Twelve sentences for twelve different recipes, each to reach "listed" and be paid for. */
-const SENTENCES = [
-  "Return the SHA-256 hex digest of a text",
-  "Compute an HMAC-SHA512 of a message with a key",
-  "Encode text as base64",
-  "Convert a distance in miles to kilometres",
-  "Count the words, lines and sentences in a text",
-  "Turn a blog post title into a URL slug",
-  "Extract all email addresses from a text",
-  "Evaluate an arithmetic expression like (2+3)*4",
-  "Check a credit card number with the Luhn algorithm",
-  "Convert a number to Roman numerals",
-  "Compute the Levenshtein edit distance between two strings",
-  "Convert CSV to JSON",
-];
-
-const OUTSIDE = [
-  "Translate English text into French",
-  "Generate a photo of a cat from a description",
-  "Summarize a long article in three bullet points",
-  "Play a game of chess against the caller",
-  "Tell a joke about programmers",
-];
-
-const FORBIDDEN = [
-  "Fetch the current weather for a city",
-  "Read a file from the server disk and return it",
-  "Mine bitcoin with the spare cycles of each call",
-];
 
 describe("studio on the real stack: one sentence becomes a verified, paid, listed endpoint", function () {
   this.timeout(900_000);
@@ -87,7 +62,7 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
     const buyer = privateKeyToAccount(stack.buyers[0]!.privateKey);
     const other = privateKeyToAccount(stack.buyers[1]!.privateKey);
     const results = [];
-    for (const sentence of SENTENCES) {
+    for (const sentence of CATALOG_SENTENCES) {
       const events: string[] = [];
       const result = await createEndpoint({
         sentence,
@@ -150,8 +125,8 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
     const before = { host: await deployments(), index: (await listed()).length };
     const buyer = privateKeyToAccount(stack.buyers[0]!.privateKey);
     for (const [sentence, code] of [
-      ...OUTSIDE.map((s) => [s, "no_match"]),
-      ...FORBIDDEN.map((s) => [s, /^forbidden_/]),
+      ...OUTSIDE_SENTENCES.map((s) => [s, "no_match"]),
+      ...FORBIDDEN_SENTENCES.map((s) => [s, /^forbidden_/]),
     ] as [string, string | RegExp][]) {
       const error = await createEndpoint({ sentence, writer, target: stack, creator, buyer }).catch((e: unknown) => e);
       expect(error, sentence).to.be.instanceOf(StudioError);

@@ -4,6 +4,7 @@ import { StudioError } from "../studioError.ts";
 import { verifyHandler } from "../verify/verifyHandler.ts";
 import { catalogWriter, MATCH_THRESHOLD } from "./catalogWriter.ts";
 import { RECIPES } from "./recipes.ts";
+import { OUTSIDE_SENTENCES } from "./sampleSentences.ts";
 
 /** Sentences a creator might write, the recipe they must reach, and parameters read from them. */
 const SENTENCES: [string, string, Record<string, string>?][] = [
@@ -21,14 +22,6 @@ const SENTENCES: [string, string, Record<string, string>?][] = [
   ["Convert a number to binary", "number-base", { to: "2" }],
   ["Sort a list of strings in descending order", "sort-list", { order: "descending", dedupe: "no" }],
   ["Convert Roman numerals to a number", "roman-numerals", { mode: "parse" }],
-];
-
-const OUTSIDE = [
-  "Translate English text into French",
-  "Generate a photo of a cat from a description",
-  "Summarize a long article in three bullet points",
-  "Play a game of chess against the caller",
-  "Tell a joke about programmers",
 ];
 
 describe("the catalog provider", function () {
@@ -49,7 +42,7 @@ describe("the catalog provider", function () {
       if (parameters) expect(contract.origin.parameters).to.deep.equal(parameters);
     });
 
-  for (const sentence of OUTSIDE)
+  for (const sentence of OUTSIDE_SENTENCES)
     it(`answers "${sentence}" with no_match, the three closest recipes and how to configure a model`, async function () {
       const error = await specify(sentence, writer).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(StudioError);

@@ -1,21 +1,12 @@
 import { expect } from "chai";
+import { GENERATE_ASK, SOURCE_SCHEMA, TEST_RETRIES } from "../testing/generateAsk.ts";
 import type { RecordedAnswer } from "../testing/wireServer.ts";
 import { startWireServer } from "../testing/wireServer.ts";
 import { anthropicProvider } from "./anthropicProvider.ts";
 import type { ProviderError } from "./modelProvider.ts";
 
-const schema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["source"],
-  properties: { source: { type: "string" } },
-};
-const ask = {
-  system: "You write handlers.",
-  messages: [{ role: "user" as const, content: "Echo." }],
-  schema,
-  name: "handler_source",
-};
+const schema = SOURCE_SCHEMA;
+const ask = GENERATE_ASK;
 
 const toolUse = (input: unknown, extra: Record<string, unknown> = {}): RecordedAnswer => ({
   json: {
@@ -45,9 +36,7 @@ describe("anthropic wire adapter (a local server speaking the Messages API)", fu
         url: wire.url,
         model: "claude-sonnet-4-5",
         key: "sk-ant-test",
-        timeoutMs: 500,
-        retries: 2,
-        maxWaitMs: 2_000,
+        ...TEST_RETRIES,
       }),
     };
   };

@@ -1,21 +1,12 @@
 import { expect } from "chai";
+import { GENERATE_ASK, SOURCE_SCHEMA, TEST_RETRIES } from "../testing/generateAsk.ts";
 import type { RecordedAnswer } from "../testing/wireServer.ts";
 import { startWireServer } from "../testing/wireServer.ts";
 import { ProviderError } from "./modelProvider.ts";
 import { openaiProvider } from "./openaiProvider.ts";
 
-const schema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["source"],
-  properties: { source: { type: "string" } },
-};
-const ask = {
-  system: "You write handlers.",
-  messages: [{ role: "user" as const, content: "Echo." }],
-  schema,
-  name: "handler_source",
-};
+const schema = SOURCE_SCHEMA;
+const ask = GENERATE_ASK;
 
 const content = (text: string, extra: Record<string, unknown> = {}): RecordedAnswer => ({
   json: {
@@ -53,9 +44,7 @@ describe("openai wire adapter (a local server speaking chat completions)", funct
         url: `${wire.url}/v1`,
         model: "qwen2.5-coder",
         key: "sk-test",
-        timeoutMs: 500,
-        retries: 2,
-        maxWaitMs: 2_000,
+        ...TEST_RETRIES,
       }),
     };
   };
