@@ -44,4 +44,9 @@ describe("specify refuses before any code exists", function () {
     const contract = await specify("Convert a CSV file to JSON", writer);
     expect(contract.origin.recipe).to.equal("csv-to-json");
   });
+
+  it("does not mistake the caller's HMAC key for a secret the handler holds", async function () {
+    const contract = await specify("Compute the HMAC-SHA256 of a message with a secret key", writer);
+    expect(contract.origin.recipe).to.equal("hmac");
+  });
 });

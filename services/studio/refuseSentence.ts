@@ -14,7 +14,7 @@ const FORBIDDEN: { pattern: RegExp; code: string; reason: string }[] = [
   },
   {
     pattern:
-      /\b(?:environment variables?|env vars?|credentials?|passwords?|private keys?|api keys?|access tokens?|secrets?)\b/i,
+      /\b(?:environment variables?|env vars?|credentials?|passwords?|private keys?|api keys?|access tokens?|secrets?(?! keys?\b))\b/i,
     code: "forbidden_secrets",
     reason: "a handler holds no secrets: its environment is empty and nothing it is given is kept",
   },
