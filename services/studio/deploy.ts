@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import { cardTemplate } from "../marketplace/testing/publishFixture.ts";
 import type { EndpointContract } from "./contract.ts";
-import { errorText, requestJson } from "./postJson.ts";
+import { errorText, requestJson } from "./requestJson.ts";
 import { StudioError } from "./studioError.ts";
 import type { StudioTarget } from "./studioTarget.ts";
 

@@ -8,7 +8,7 @@ import type { EndpointContract } from "./contract.ts";
 import type { Creator, TypedDataToSign } from "./creator.ts";
 import type { Deployed } from "./deploy.ts";
 import { cardOf } from "./deploy.ts";
-import { errorText, requestJson } from "./postJson.ts";
+import { errorText, requestJson } from "./requestJson.ts";
 import { StudioError } from "./studioError.ts";
 import type { StudioTarget } from "./studioTarget.ts";
 
