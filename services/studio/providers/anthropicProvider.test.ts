@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { GENERATE_ASK, SOURCE_SCHEMA, TEST_RETRIES } from "../testing/generateAsk.ts";
 import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { startWireServer } from "../testing/wireServer.ts";
+import { wireProviders } from "../testing/wireServer.ts";
 import { anthropicProvider } from "./anthropicProvider.ts";
 import type { ProviderError } from "./modelProvider.ts";
 
@@ -26,23 +26,11 @@ const toolUse = (input: unknown, extra: Record<string, unknown> = {}): RecordedA
 
 describe("anthropic wire adapter (a local server speaking the Messages API)", function () {
   this.timeout(30_000);
-  const servers: { close(): Promise<void> }[] = [];
-  const serve = async (answers: RecordedAnswer[]) => {
-    const wire = await startWireServer(answers);
-    servers.push(wire);
-    return {
-      wire,
-      provider: anthropicProvider({
-        url: wire.url,
-        model: "claude-sonnet-4-5",
-        key: "sk-ant-test",
-        ...TEST_RETRIES,
-      }),
-    };
-  };
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const wires = wireProviders((url) =>
+    anthropicProvider({ url, model: "claude-sonnet-4-5", key: "sk-ant-test", ...TEST_RETRIES }),
+  );
+  const serve = wires.serve;
+  afterEach(() => wires.closeAll());
 
   it("POSTs /v1/messages with x-api-key, anthropic-version, max_tokens and a forced tool with input_schema", async function () {
     const { wire, provider } = await serve([toolUse({ source: "export default {}" })]);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { GENERATE_ASK, SOURCE_SCHEMA, TEST_RETRIES } from "../testing/generateAsk.ts";
 import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { startWireServer } from "../testing/wireServer.ts";
+import { wireProviders } from "../testing/wireServer.ts";
 import { ProviderError } from "./modelProvider.ts";
 import { openaiProvider } from "./openaiProvider.ts";
 
@@ -34,23 +34,11 @@ const toolCall = (args: string): RecordedAnswer => ({
 
 describe("openai wire adapter (a local server speaking chat completions)", function () {
   this.timeout(30_000);
-  const servers: { close(): Promise<void> }[] = [];
-  const serve = async (answers: RecordedAnswer[]) => {
-    const wire = await startWireServer(answers);
-    servers.push(wire);
-    return {
-      wire,
-      provider: openaiProvider({
-        url: `${wire.url}/v1`,
-        model: "qwen2.5-coder",
-        key: "sk-test",
-        ...TEST_RETRIES,
-      }),
-    };
-  };
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const wires = wireProviders((url) =>
+    openaiProvider({ url: `${url}/v1`, model: "qwen2.5-coder", key: "sk-test", ...TEST_RETRIES }),
+  );
+  const serve = wires.serve;
+  afterEach(() => wires.closeAll());
 
   it("POSTs /v1/chat/completions with the bearer key, system + messages and response_format json_schema", async function () {
     const { wire, provider } = await serve([content('{"source":"export default {}"}')]);

@@ -56,3 +56,21 @@ export async function startWireServer(answers: RecordedAnswer[]) {
     },
   };
 }
+
+/**
+ * Wire servers for one test file, each with the provider built on it; `closeAll` (in `afterEach`) stops them.
+ * @example const wires = wireProviders((url) => openaiProvider({ url })); const { wire, provider } = await wires.serve(answers)
+ */
+export function wireProviders<P>(build: (url: string) => P) {
+  const servers: { close(): Promise<void> }[] = [];
+  return {
+    async serve(answers: RecordedAnswer[]) {
+      const wire = await startWireServer(answers);
+      servers.push(wire);
+      return { wire, provider: build(wire.url) };
+    },
+    async closeAll() {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    },
+  };
+}
