@@ -9,7 +9,13 @@ import { createStudioApp } from "./server/createStudioApp.ts";
 import { loadStudioConfig } from "./studioConfig.ts";
 
 /** The studio's HTTP service: `node services/studio/main.ts`, configured by the environment (see README). */
-const config = loadStudioConfig(process.env);
+let config: ReturnType<typeof loadStudioConfig>;
+try {
+  config = loadStudioConfig(process.env);
+} catch (error) {
+  process.stderr.write(`[studio] ${(error as Error).message}\n`);
+  process.exit(1);
+}
 const logger = pino({ name: "studio", level: config.LOG_LEVEL });
 const app = createStudioApp({
   target: {
