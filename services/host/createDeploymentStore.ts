@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { DeploymentRequest } from "./deploymentSchema.ts";
@@ -15,6 +15,7 @@ export type Deployment = DeploymentRequest & {
 export type DeploymentStore = {
   list(): Promise<{ deployments: Deployment[]; unreadable: string[] }>;
   put(deployment: Deployment): Promise<void>;
+  remove(slug: string): Promise<void>;
 };
 
 /**
@@ -42,6 +43,9 @@ export async function createDeploymentStore(dataDir: string): Promise<Deployment
       const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
       await writeFile(temporary, JSON.stringify(deployment, null, 2), { mode: 0o600 });
       await rename(temporary, file);
+    },
+    async remove(slug) {
+      await rm(join(dir, `${slug}.json`), { force: true });
     },
   };
 }

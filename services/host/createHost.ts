@@ -123,6 +123,16 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
         resource.card = card;
         return { kind: "updated", deployment, card } as const;
       }),
+    remove: (slug) =>
+      serial(async () => {
+        const resource = resources.get(slug);
+        if (!resource) return { kind: "unknown" } as const;
+        await store.remove(slug);
+        resources.delete(slug);
+        retire(resource);
+        logger.info({ slug, resourceId: resource.deployment.resourceId }, "removed");
+        return { kind: "removed", deployment: resource.deployment } as const;
+      }),
     list: () => [...resources.values()].map((r) => ({ deployment: r.deployment, restarts: r.sandbox.restarts() })),
     ready: () => loaded,
   };

@@ -28,6 +28,7 @@ export type HostOperations = {
     | { kind: "unknown" }
     | { kind: "refused"; message: string }
   >;
+  remove(slug: string): Promise<{ kind: "removed"; deployment: Deployment } | { kind: "unknown" }>;
   list(): { deployment: Deployment; restarts: number }[];
   ready(): boolean;
 };
@@ -82,6 +83,11 @@ export function createHostApp(ctx: HostContext, operations: HostOperations): Koa
     if (outcome.kind === "refused") throw new HttpError(outcome.status, outcome.code, outcome.message);
     koa.status = outcome.created ? 201 : 200;
     koa.body = describe(ctx, outcome.deployment);
+  });
+  router.delete("/deployments/:slug", auth, async (koa) => {
+    const outcome = await operations.remove(String(koa.params.slug));
+    if (outcome.kind === "unknown") throw new HttpError(404, "not_found", "no deployment with this slug");
+    koa.body = { ...describe(ctx, outcome.deployment), removed: true };
   });
   router.post("/deployments/:slug/identity", auth, json, async (koa) => {
     const { agentId } = parse(identityRequestSchema, koa.request.body);

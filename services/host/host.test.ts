@@ -260,6 +260,21 @@ describe("host", function () {
       const list = await getJson(`${host.url}/deployments`, bearer);
       expect(list.body.map((d: { slug: string }) => d.slug)).to.deep.equal(["echo"]);
     });
+
+    it("removes a deployment with DELETE /deployments/:slug (bearer): its gate and file are gone", async function () {
+      expect((await deploy(sample("echo", { slug: "short-lived" }))).status).to.equal(201);
+      expect((await getJson(`${host.url}/r/short-lived/health`)).status).to.equal(200);
+      const unauthorized = await fetch(`${host.url}/deployments/short-lived`, { method: "DELETE" });
+      expect(unauthorized.status).to.equal(401);
+      const removed = await fetch(`${host.url}/deployments/short-lived`, { method: "DELETE", headers: bearer });
+      expect(removed.status).to.equal(200);
+      expect(((await removed.json()) as { removed: boolean }).removed).to.equal(true);
+      expect((await getJson(`${host.url}/r/short-lived/health`)).status).to.equal(404);
+      const again = await fetch(`${host.url}/deployments/short-lived`, { method: "DELETE", headers: bearer });
+      expect(again.status).to.equal(404);
+      const list = await getJson(`${host.url}/deployments`, bearer);
+      expect(list.body.map((d: { slug: string }) => d.slug)).to.deep.equal(["echo"]);
+    });
   });
 
   describe("the sample handlers", function () {

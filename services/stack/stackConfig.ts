@@ -14,6 +14,7 @@ export const stackEnvSchema = z.object({
   INDEXER_PORT: port(42069),
   /** The embedded chain mines a block per transaction (`auto`) or every 500 ms, the test network's block time. */
   CHAIN_MINING: z.enum(["auto", "interval"]).default("auto"),
+  STUDIO_PORT: port(4040),
   /** External mode: a remote chain; the embedded chain is not started. */
   RPC_URL: z.url().optional(),
   /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */
@@ -32,6 +33,10 @@ export const stackEnvSchema = z.object({
     .optional(),
   PUBLISH_TOKEN: z.string().min(16).optional(),
   HOST_TOKEN: z.string().min(16).optional(),
+  /** Bearer token of the studio's HTTP service (random per start when unset). */
+  STUDIO_TOKEN: z.string().min(16).optional(),
+  /** Who pays the studio's self-tests: the first demo buyer locally; in external mode the studio starts only with it. */
+  STUDIO_BUYER_KEY: key.optional(),
   CALLER_AUTH: z.enum(["on", "off"]).optional(),
   CALLER_AUTH_SECRET: z.string().min(32).optional(),
 });

@@ -68,6 +68,7 @@ async function main() {
     [env.HOST_PORT, "HOST_PORT"],
     [env.MARKETPLACE_PORT, "MARKETPLACE_PORT"],
     [env.INDEXER_PORT, "INDEXER_PORT"],
+    [env.STUDIO_PORT, "STUDIO_PORT"],
     ...(external ? [] : ([[env.CHAIN_PORT, "CHAIN_PORT"]] as [number, string][])),
   ];
   for (const [port, setting] of ports) await assertPortFree(port, setting);
@@ -261,6 +262,37 @@ async function main() {
   const buyers = external ? [] : await fundDemoBuyers(rpcUrl, contracts.token, contracts.escrow);
   if (buyers.length) say(`funded ${buyers.length} demo buyers (development keys, local chain only)`);
 
+  const studioUrl = `http://127.0.0.1:${env.STUDIO_PORT}`;
+  const studioToken = env.STUDIO_TOKEN ?? randomBytes(24).toString("hex");
+  const studioBuyer = env.STUDIO_BUYER_KEY ?? buyers[0]?.privateKey;
+  if (studioBuyer) {
+    say(`starting the studio on ${studioUrl}`);
+    parts.push(
+      await startPart({
+        name: "studio",
+        command: process.execPath,
+        args: ["services/studio/main.ts"],
+        cwd: root,
+        env: {
+          PORT: String(env.STUDIO_PORT),
+          STUDIO_TOKEN: studioToken,
+          HOST_URL: hostUrl,
+          HOST_TOKEN: hostToken,
+          MARKETPLACE_URL: marketplaceUrl,
+          PUBLISH_TOKEN: publishToken,
+          FACILITATOR_URL: facilitatorUrl,
+          RPC_URL: rpcUrl,
+          TOKEN_ADDRESS: contracts.token,
+          ESCROW_ADDRESS: contracts.escrow,
+          REGISTRY_ADDRESS: contracts.registry,
+          STUDIO_BUYER_KEY: studioBuyer,
+        },
+        ready: () => answers(`${studioUrl}/health`),
+        log: logFile("studio"),
+      }),
+    );
+  } else say("studio not started: external mode needs STUDIO_BUYER_KEY to pay its self-tests");
+
   const stack = {
     chainId: CHAIN_ID,
     rpcUrl,
@@ -268,6 +300,7 @@ async function main() {
     facilitatorUrl,
     hostUrl,
     indexerUrl,
+    ...(studioBuyer ? { studioUrl, studioToken } : {}),
     publishToken,
     hostToken,
     contracts,
@@ -285,10 +318,12 @@ async function main() {
       `  indexer      ${indexerUrl}`,
       `  facilitator  ${facilitatorUrl}`,
       `  host         ${hostUrl}  (resources at ${hostUrl}/r/<slug>)`,
+      ...(studioBuyer ? [`  studio       ${studioUrl}  (bearer studioToken in stack.json)`] : []),
       "",
       `  resources    ${resources.map((r) => r.slug).join(", ") || "(none published)"}`,
       "",
       "  Pay for a call:  npm run demo",
+      '  New endpoint:    npm run studio -- "Return the SHA-256 hex digest of a text"',
       "  Ctrl-C stops everything.",
       "",
     ].join("\n"),

@@ -15,6 +15,8 @@ export type StackFile = {
   hostUrl: string;
   hostToken: string;
   publishToken: string;
+  studioUrl?: string;
+  studioToken?: string;
   contracts: { token: Address; identity: Address; registry: Address; escrow: Address };
   buyers: { address: Address; privateKey: Hex }[];
   resources: { slug: string; resourceId: Hex; resourceUrl: string }[];
@@ -27,6 +29,7 @@ export async function stackPorts({ external = false } = {}): Promise<Record<stri
     "HOST_PORT",
     "MARKETPLACE_PORT",
     "INDEXER_PORT",
+    "STUDIO_PORT",
     ...(external ? [] : ["CHAIN_PORT"]),
   ];
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));

@@ -1,0 +1,90 @@
+import { expect } from "chai";
+import { writeAndVerify } from "../repair.ts";
+import { specify } from "../specify.ts";
+import { StudioError } from "../studioError.ts";
+import type { RecordedAnswer } from "../testing/wireServer.ts";
+import { startWireServer } from "../testing/wireServer.ts";
+import { modelWriter } from "./modelWriter.ts";
+import { openaiProvider } from "./openaiProvider.ts";
+
+const answer = (value: unknown): RecordedAnswer => ({
+  json: {
+    choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(value) }, finish_reason: "stop" }],
+  },
+});
+
+const CONTRACT = {
+  slug: "reverse-text",
+  name: "Reverse text",
+  description: "Reverses the characters of a text.",
+  category: "text",
+  tags: ["text", "reverse"],
+  requestSchema: {
+    type: "object",
+    additionalProperties: false,
+    required: ["text"],
+    properties: { text: { type: "string", maxLength: 1000 } },
+  },
+  responseSchema: {
+    type: "object",
+    additionalProperties: false,
+    required: ["reversed"],
+    properties: { reversed: { type: "string" } },
+  },
+  examples: [
+    { input: { text: "abc" }, output: { reversed: "cba" } },
+    { input: { text: "" }, output: { reversed: "" } },
+    { input: { text: "héllo" }, output: { reversed: "olléh" } },
+  ],
+  edgeCases: [{ input: { text: "☃x" }, note: "code points" }],
+  maxResponseBytes: 8192,
+};
+
+const BROKEN =
+  "export default { async fetch(request) { const { text } = await request.json(); return Response.json({ reversed: text }); } };";
+const FIXED =
+  "export default { async fetch(request) { const { text } = await request.json(); return Response.json({ reversed: Array.from(text).reverse().join('') }); } };";
+
+describe("a model-backed writer over the openai wire format, through specify, verify and repair", function () {
+  this.timeout(120_000);
+
+  it("specifies from the model's contract, and repairs a first handler that fails verification", async function () {
+    const wire = await startWireServer([answer(CONTRACT), answer({ source: BROKEN }), answer({ source: FIXED })]);
+    try {
+      const writer = modelWriter(openaiProvider({ url: `${wire.url}/v1`, model: "local-model" }));
+      const contract = await specify("Reverse the characters of a text", writer);
+      expect(contract.slug).to.match(/^reverse-text-[0-9a-f]{6}$/);
+      expect(contract.origin).to.deep.equal({ provider: "openai" });
+      expect(wire.requests[0]?.body.messages[1]).to.deep.equal({
+        role: "user",
+        content: "Reverse the characters of a text",
+      });
+
+      const verified = await writeAndVerify({ contract, writer });
+      expect(verified.attempts.map((a) => a.passed)).to.deep.equal([false, true]);
+      expect(verified.source).to.equal(FIXED);
+      const repair = wire.requests[2]?.body.messages as { role: string; content: string }[];
+      expect(repair[2]).to.deep.equal({ role: "assistant", content: JSON.stringify({ source: BROKEN }) });
+      expect(repair[3]?.content).to.match(/failed verification/);
+      expect(repair[3]?.content).to.include('"check":"examples"');
+      expect(repair[3]?.content).to.include('"expected":{"reversed":"cba"}');
+    } finally {
+      await wire.close();
+    }
+  });
+
+  it("turns a provider refusal into a specify error with the provider's reason", async function () {
+    const wire = await startWireServer([
+      { json: { choices: [{ index: 0, message: { role: "assistant", content: null, refusal: "No." } }] } },
+    ]);
+    try {
+      const writer = modelWriter(openaiProvider({ url: `${wire.url}/v1`, model: "local-model" }));
+      const error = await specify("Reverse the characters of a text", writer).catch((e: unknown) => e);
+      expect((error as StudioError).stage).to.equal("specify");
+      expect((error as StudioError).code).to.equal("provider_refusal");
+      expect(error).to.be.instanceOf(StudioError);
+    } finally {
+      await wire.close();
+    }
+  });
+});

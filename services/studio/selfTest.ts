@@ -1,0 +1,77 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Hex, LocalAccount } from "viem";
+import { createPublicClient, http, parseEventLogs } from "viem";
+import { payForCall } from "../buyer/payForCall.ts";
+import { buyerChain } from "../buyer/pinPaymentTerms.ts";
+import { abiOf } from "../protocol/artifacts.ts";
+import { serviceChain } from "../protocol/chain.ts";
+import type { Receipt } from "../protocol/schemas/receipt.ts";
+import type { EndpointContract } from "./contract.ts";
+import type { Deployed } from "./deploy.ts";
+import { StudioError } from "./studioError.ts";
+import type { StudioTarget } from "./studioTarget.ts";
+
+/** What the paid self-test saw: the cap quoted, the receipt, and the debit found on chain. */
+export type SelfTestResult = {
+  cap: string;
+  receipt: Receipt;
+  debit: { transaction: Hex; amount: string; block: string };
+};
+
+/**
+ * Stage 7: calls the live resource as a buyer would, with the buyer SDK: the 402 quote, its terms pinned against the
+ * chain, a signed payment for the first example; then checks the answer equals the example's expected output, the
+ * receipt is for this resource and payment, and the chain holds the `Debited` event of exactly that amount.
+ * @throws {StudioError} stage `self-test`: `payment_failed`, `wrong_answer`, `bad_receipt` or `no_debit`.
+ * @example const result = await selfTest({ contract, deployed, target, buyer })
+ */
+export async function selfTest(p: {
+  contract: EndpointContract;
+  deployed: Deployed;
+  target: StudioTarget;
+  buyer: LocalAccount;
+}): Promise<SelfTestResult> {
+  const example = p.contract.examples[0];
+  if (!example) throw new StudioError("self-test", "no_example", "the contract has no example to pay for");
+  let paid: Awaited<ReturnType<typeof payForCall>>;
+  try {
+    paid = await payForCall({
+      chain: buyerChain({ rpcUrl: p.target.rpcUrl, escrow: p.target.contracts.escrow }),
+      account: p.buyer,
+      callUrl: p.deployed.callUrl,
+      body: example.input,
+    });
+  } catch (error) {
+    throw new StudioError("self-test", "payment_failed", `the paid call failed: ${(error as Error).message}`);
+  }
+  if (!isDeepStrictEqual(paid.body, example.output))
+    throw new StudioError(
+      "self-test",
+      "wrong_answer",
+      "the live resource did not answer the example's expected output",
+      {
+        input: example.input,
+        expected: example.output,
+        actual: paid.body,
+      },
+    );
+  const { receipt } = paid;
+  if (receipt.payTo !== p.deployed.resourceId || receipt.payer !== p.buyer.address)
+    throw new StudioError("self-test", "bad_receipt", "the receipt names another resource or payer", { receipt });
+  const client = createPublicClient({ chain: serviceChain(p.target.rpcUrl), transport: http(p.target.rpcUrl) });
+  const mined = await client.getTransactionReceipt({ hash: receipt.transaction });
+  const debit = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: mined.logs, eventName: "Debited" }).find(
+    (log) => log.args.nonce === paid.idemKey && log.args.resourceId === p.deployed.resourceId,
+  );
+  if (mined.status !== "success" || !debit || debit.args.amount.toString() !== receipt.amount)
+    throw new StudioError(
+      "self-test",
+      "no_debit",
+      `no Debited event of ${receipt.amount} for this payment in ${receipt.transaction}`,
+    );
+  return {
+    cap: paid.terms.cap.toString(),
+    receipt,
+    debit: { transaction: receipt.transaction, amount: receipt.amount, block: mined.blockNumber.toString() },
+  };
+}

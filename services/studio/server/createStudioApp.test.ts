@@ -1,0 +1,98 @@
+import type { Server } from "node:http";
+import { expect } from "chai";
+import { pino } from "pino";
+import type { PublicClient } from "viem";
+import { createPublicClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { listen } from "../../http/listen.ts";
+import { catalogWriter } from "../catalog/catalogWriter.ts";
+import type { StudioTarget } from "../studioTarget.ts";
+import type { StudioAppParameters } from "./createStudioApp.ts";
+import { createStudioApp } from "./createStudioApp.ts";
+
+const TOKEN = "studio-token-0123456789abcdef";
+const target: StudioTarget = {
+  rpcUrl: "http://127.0.0.1:9",
+  hostUrl: "http://127.0.0.1:9",
+  hostToken: "unused-host-token-0123",
+  marketplaceUrl: "http://127.0.0.1:9",
+  publishToken: "unused-publish-token-0",
+  facilitatorUrl: "http://127.0.0.1:9",
+  contracts: {
+    token: "0x0000000000000000000000000000000000000001",
+    escrow: "0x0000000000000000000000000000000000000002",
+    registry: "0x0000000000000000000000000000000000000003",
+  },
+};
+const creator = privateKeyToAccount(generatePrivateKey()).address;
+
+describe("the studio's HTTP service: auth, input and availability", function () {
+  const servers: Server[] = [];
+  const start = async (overrides: Partial<StudioAppParameters> = {}) => {
+    const app = createStudioApp({
+      target,
+      writer: catalogWriter(),
+      buyer: privateKeyToAccount(generatePrivateKey()),
+      client: createPublicClient({ transport: http(target.rpcUrl) }) as PublicClient,
+      token: TOKEN,
+      logger: pino({ level: "silent" }),
+      ...overrides,
+    });
+    const server = await listen(app, 0, "127.0.0.1");
+    servers.push(server);
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    return async (method: string, path: string, body?: unknown, token: string | undefined = TOKEN) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return {
+        status: response.status,
+        body: (await response.json()) as { error?: { code: string; message: string } },
+      };
+    };
+  };
+  after(() => {
+    for (const server of servers) server.close();
+  });
+
+  it("refuses every request but /health when no token is configured (fail-closed)", async function () {
+    const call = await start({ token: undefined });
+    expect((await call("GET", "/health", undefined, "")).status).to.equal(200);
+    const refused = await call(
+      "POST",
+      "/drafts",
+      { sentence: "Encode text as base64", creator },
+      "anything-at-all-0123",
+    );
+    expect(refused.status).to.equal(401);
+    expect(refused.body.error?.message).to.match(/no STUDIO_TOKEN/);
+  });
+
+  it("refuses a missing or wrong token with 401", async function () {
+    const call = await start();
+    expect((await call("GET", "/drafts/x", undefined, "")).status).to.equal(401);
+    expect((await call("GET", "/drafts/x", undefined, `${TOKEN}x`)).status).to.equal(401);
+  });
+
+  it("answers 400 for a body it cannot take, 404 for an unknown draft", async function () {
+    const call = await start();
+    for (const body of [
+      {},
+      { sentence: 1, creator },
+      { sentence: "x", creator: "0x12" },
+      { sentence: "x", creator, more: 1 },
+    ])
+      expect((await call("POST", "/drafts", body)).body.error?.code).to.equal("invalid_request");
+    expect((await call("GET", "/drafts/unknown")).status).to.equal(404);
+    expect((await call("POST", "/drafts/unknown/publish", { signatures: {} })).status).to.equal(404);
+  });
+
+  it("answers 503 provider_unavailable when the code writer's model cannot be reached", async function () {
+    const call = await start({ writer: { ...catalogWriter(), name: "openai", available: async () => false } });
+    const answer = await call("POST", "/drafts", { sentence: "Encode text as base64", creator });
+    expect(answer.status).to.equal(503);
+    expect(answer.body.error?.code).to.equal("provider_unavailable");
+  });
+});

@@ -1,0 +1,254 @@
+import { timingSafeEqual } from "node:crypto";
+import { PassThrough } from "node:stream";
+import { bodyParser } from "@koa/bodyparser";
+import Router from "@koa/router";
+import Koa from "koa";
+import type { Logger } from "pino";
+import type { Hex, LocalAccount, PublicClient } from "viem";
+import { z } from "zod";
+import { errorBodies } from "../../http/errorBodies.ts";
+import { HttpError } from "../../http/httpError.ts";
+import { parseWith } from "../../http/parseWith.ts";
+import { resourceIdOf } from "../../protocol/resourceId.ts";
+import { addressSchema, signatureSchema } from "../../protocol/schemas/primitives.ts";
+import type { CodeWriter } from "../contract.ts";
+import { draftEndpoint, launchEndpoint } from "../createEndpoint.ts";
+import type { Creator } from "../creator.ts";
+import { publishTerms } from "../publish.ts";
+import { StudioError } from "../studioError.ts";
+import type { StudioTarget } from "../studioTarget.ts";
+import { checkDeactivation, deactivationTransaction } from "./deactivationTransaction.ts";
+import type { Draft, DraftStore } from "./draftStore.ts";
+import { createDraftStore } from "./draftStore.ts";
+
+/** What the studio service needs: where it deploys, who writes code, who pays the self-test, its bearer token. */
+export type StudioAppParameters = {
+  target: StudioTarget;
+  writer: CodeWriter & { available?(): Promise<boolean> };
+  buyer: LocalAccount;
+  client: PublicClient;
+  token: string | undefined;
+  logger: Logger;
+  drafts?: DraftStore;
+};
+
+const draftRequestSchema = z.strictObject({ sentence: z.string().max(10_000), creator: addressSchema });
+const publishRequestSchema = z.strictObject({
+  signatures: z.strictObject({
+    registration: signatureSchema,
+    bond: signatureSchema,
+    /** The creator's signed `deactivate(resourceId)` transaction, sent only if the self-test fails. */
+    deactivation: z.string().regex(/^0x[0-9a-fA-F]+$/),
+  }),
+});
+
+function jsonSafe(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v)));
+}
+
+function failure(error: unknown): Draft["error"] {
+  if (error instanceof StudioError)
+    return {
+      stage: error.stage,
+      code: error.code,
+      message: error.message,
+      details: jsonSafe(error.details) as Record<string, unknown>,
+    };
+  return { stage: "internal", code: "internal_error", message: (error as Error).message, details: {} };
+}
+
+/** The public view of a draft: stage, checks, failures, bundle, what to sign, and the result. */
+export function draftView(draft: Draft) {
+  const report = (draft.bundle?.report ?? draft.error?.details.report) as
+    | { checks?: { failures: unknown[] }[] }
+    | undefined;
+  return jsonSafe({
+    id: draft.id,
+    sentence: draft.sentence,
+    creator: draft.creator,
+    status: draft.status,
+    stage: draft.stage,
+    createdAt: draft.createdAt,
+    checks: report?.checks ?? [],
+    failures: (report?.checks ?? []).flatMap((c) => c.failures),
+    bundle: draft.bundle,
+    resourceId: draft.resourceId,
+    toSign: draft.terms
+      ? {
+          registration: draft.terms.typedData.registration,
+          bond: draft.terms.typedData.bond,
+          deactivation: draft.deactivation,
+        }
+      : undefined,
+    error: draft.error,
+    result: draft.result,
+    events: draft.events,
+  });
+}
+
+function requireToken(token: string | undefined): Koa.Middleware {
+  const expected = token ? Buffer.from(token) : undefined;
+  return async (koa, next) => {
+    if (!expected) throw new HttpError(401, "unauthorized", "the studio has no STUDIO_TOKEN: every request is refused");
+    const header = koa.get("authorization");
+    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new HttpError(401, "unauthorized", "a valid bearer token is required");
+    await next();
+  };
+}
+
+/**
+ * The studio's HTTP service (Koa): `POST /drafts` starts a draft (specify, write, verify, repair) and answers 202;
+ * `GET /drafts/:id` shows it (stage, checks, failures, bundle, the typed data the creator signs);
+ * `GET /drafts/:id/events` streams its progress as Server-Sent Events; `POST /drafts/:id/publish` takes the creator's
+ * signatures and deploys, publishes and self-tests. Bearer token on every route but `/health`, fail-closed.
+ * @example const app = createStudioApp({ target, writer, buyer, client, token, logger })
+ */
+export function createStudioApp(p: StudioAppParameters): Koa {
+  const drafts = p.drafts ?? createDraftStore();
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  const auth = requireToken(p.token);
+  const json = bodyParser({ enableTypes: ["json"], jsonLimit: "64kb", encoding: "utf-8" });
+  const draftOf = (id: string) => {
+    const draft = drafts.get(id);
+    if (!draft) throw new HttpError(404, "not_found", "no draft with this id");
+    return draft;
+  };
+
+  async function runDraft(draft: Draft) {
+    try {
+      const { bundle } = await draftEndpoint({
+        sentence: draft.sentence,
+        writer: p.writer,
+        target: p.target,
+        onEvent: (event) => drafts.emit(draft, event),
+      });
+      draft.bundle = bundle;
+      draft.resourceId = resourceIdOf(draft.creator, bundle.contract.slug);
+      draft.terms = publishTerms({ contract: bundle.contract, target: p.target, creator: draft.creator });
+      draft.deactivation = await deactivationTransaction(p.client, {
+        creator: draft.creator,
+        registry: p.target.contracts.registry,
+        resourceId: draft.resourceId,
+      });
+      drafts.setStatus(draft, "verified");
+    } catch (error) {
+      draft.error = failure(error);
+      drafts.setStatus(draft, "failed");
+    }
+  }
+
+  async function runPublish(draft: Draft, signatures: { registration: Hex; bond: Hex; deactivation: Hex }) {
+    const { bundle, terms } = draft;
+    if (!bundle || !terms) return;
+    const creator: Creator = {
+      address: draft.creator,
+      signTypedData: () => Promise.reject(new Error("the studio holds no creator key")),
+      async deactivate() {
+        const hash = await p.client.sendRawTransaction({ serializedTransaction: signatures.deactivation });
+        const receipt = await p.client.waitForTransactionReceipt({ hash });
+        if (receipt.status !== "success") throw new Error(`the creator's deactivation reverted in ${hash}`);
+        return hash;
+      },
+    };
+    try {
+      const listed = await launchEndpoint({
+        bundle,
+        target: p.target,
+        creator,
+        buyer: p.buyer,
+        signed: { terms, signatures: { registration: signatures.registration, bond: signatures.bond } },
+        onEvent: (event) => drafts.emit(draft, event),
+      });
+      draft.result = jsonSafe({
+        resourceId: listed.deployed.resourceId,
+        resourceUrl: listed.deployed.resourceUrl,
+        callUrl: listed.deployed.callUrl,
+        cardUrl: listed.published.cardUrl,
+        agentId: listed.published.agentId,
+        transactions: {
+          register: listed.published.transactions.register,
+          selfTestDebit: listed.selfTest.debit.transaction,
+        },
+        selfTest: listed.selfTest,
+        stages: listed.stages,
+      }) as Record<string, unknown>;
+      drafts.setStatus(draft, "listed");
+    } catch (error) {
+      draft.error = failure(error);
+      drafts.setStatus(draft, "failed");
+    }
+  }
+
+  router.get("/health", (koa) => {
+    koa.body = { ok: true, service: "studio" };
+  });
+  router.post("/drafts", auth, json, async (koa) => {
+    const { sentence, creator } = parseWith(draftRequestSchema, koa.request.body);
+    if (p.writer.available && !(await p.writer.available()))
+      throw new HttpError(503, "provider_unavailable", `the ${p.writer.name} code writer is not reachable`, {
+        "retry-after": "5",
+      });
+    const draft = drafts.create(sentence, creator);
+    void runDraft(draft);
+    koa.status = 202;
+    koa.body = { id: draft.id, status: draft.status };
+  });
+  router.get("/drafts/:id", auth, (koa) => {
+    koa.body = draftView(draftOf(String(koa.params.id)));
+  });
+  router.get("/drafts/:id/events", auth, (koa) => {
+    const draft = draftOf(String(koa.params.id));
+    const stream = new PassThrough();
+    const send = (kind: string, data: unknown) => stream.write(`event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
+    const terminal = () => draft.status === "failed" || draft.status === "listed";
+    for (const event of draft.events) send("progress", event);
+    send("state", { status: draft.status });
+    if (terminal()) stream.end();
+    else {
+      const unsubscribe = drafts.subscribe(draft, (kind, data) => {
+        send(kind, data);
+        if (terminal()) {
+          unsubscribe();
+          stream.end();
+        }
+      });
+      koa.req.on("close", unsubscribe);
+    }
+    koa.set({ "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" });
+    koa.status = 200;
+    koa.body = stream;
+  });
+  router.post("/drafts/:id/publish", auth, json, async (koa) => {
+    const draft = draftOf(String(koa.params.id));
+    const { signatures } = parseWith(publishRequestSchema, koa.request.body);
+    if (draft.status !== "verified" || !draft.resourceId)
+      throw new HttpError(
+        409,
+        "draft_not_verified",
+        `the draft is ${draft.status}; only a verified draft is published`,
+      );
+    const problem = await checkDeactivation(signatures.deactivation as Hex, {
+      creator: draft.creator,
+      registry: p.target.contracts.registry,
+      resourceId: draft.resourceId,
+    });
+    if (problem) throw new HttpError(400, "invalid_request", problem);
+    drafts.setStatus(draft, "publishing");
+    void runPublish(draft, {
+      registration: signatures.registration as Hex,
+      bond: signatures.bond as Hex,
+      deactivation: signatures.deactivation as Hex,
+    });
+    koa.status = 202;
+    koa.body = { id: draft.id, status: draft.status };
+  });
+
+  app.use(errorBodies({ logger: p.logger }));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StudioTarget } from "../../services/studio/studioTarget.ts";
+import type { StackFile } from "./runStack.ts";
+import { runStack, stackPorts } from "./runStack.ts";
+
+let started: Promise<{ stack: StackFile & StudioTarget; stackDir: string; kill(): void }> | undefined;
+
+/**
+ * One `npm start` stack shared by every studio test file of a run (started by the first that asks, stopped after the
+ * whole run), so the studio's end-to-end tests pay for one stack start.
+ * @example const { stack, stackDir } = await studioStack()
+ */
+export function studioStack() {
+  started ??= (async () => {
+    const stackDir = mkdtempSync(join(tmpdir(), "studio-stack-"));
+    const running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
+    return {
+      stack: running.stack as unknown as StackFile & StudioTarget,
+      stackDir,
+      kill() {
+        running.kill();
+        rmSync(stackDir, { recursive: true, force: true });
+      },
+    };
+  })();
+  return started;
+}
+
+after(async function () {
+  if (started !== undefined) (await started.catch(() => undefined))?.kill();
+});
