@@ -1,10 +1,10 @@
 import type { LocalAccount } from "viem";
-import { decodeBase64Json, encodeBase64Json } from "../protocol/base64.ts";
-import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../protocol/constants.ts";
-import type { Quote } from "../protocol/schemas/quote.ts";
-import { quoteSchema } from "../protocol/schemas/quote.ts";
-import type { Receipt } from "../protocol/schemas/receipt.ts";
-import { receiptSchema } from "../protocol/schemas/receipt.ts";
+import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
+import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../../../protocol/constants.ts";
+import type { Quote } from "../../../protocol/schemas/quote.ts";
+import { quoteSchema } from "../../../protocol/schemas/quote.ts";
+import type { Receipt } from "../../../protocol/schemas/receipt.ts";
+import { receiptSchema } from "../../../protocol/schemas/receipt.ts";
 import type { BuyerChain, PinnedTerms } from "./pinPaymentTerms.ts";
 import { pinPaymentTerms } from "./pinPaymentTerms.ts";
 import { signEscrowPayment } from "./signPayment.ts";

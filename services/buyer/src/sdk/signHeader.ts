@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { abiOf } from "../protocol/artifacts.ts";
-import { encodeBase64Json } from "../protocol/base64.ts";
+import { abiOf } from "../../../protocol/artifacts.ts";
+import { encodeBase64Json } from "../../../protocol/base64.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";
 import { signEscrowPayment } from "./signPayment.ts";
 

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { cardSchema } from "../protocol/schemas/card.ts";
-import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
+import { cardSchema } from "../../../protocol/schemas/card.ts";
+import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
 import { payForCall } from "./payForCall.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";
 

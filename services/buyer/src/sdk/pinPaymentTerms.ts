@@ -1,10 +1,10 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { createPublicClient, getAddress, http } from "viem";
-import { abiOf } from "../protocol/artifacts.ts";
-import { serviceChain } from "../protocol/chain.ts";
-import { CHAIN_ID, NETWORK, SCHEME_ESCROW } from "../protocol/constants.ts";
-import { cardSchema } from "../protocol/schemas/card.ts";
-import type { Quote } from "../protocol/schemas/quote.ts";
+import { abiOf } from "../../../protocol/artifacts.ts";
+import { serviceChain } from "../../../protocol/chain.ts";
+import { CHAIN_ID, NETWORK, SCHEME_ESCROW } from "../../../protocol/constants.ts";
+import { cardSchema } from "../../../protocol/schemas/card.ts";
+import type { Quote } from "../../../protocol/schemas/quote.ts";
 
 /** Terms a buyer signs: every money field re-derived from the chain and trusted constants, never from an index row. */
 export type PinnedTerms = { resourceId: Hex; escrow: Address; asset: Address; cap: bigint; maxTimeoutSeconds: number };

@@ -1,0 +1,61 @@
+import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/**
+ * Builds the publishable package into dist/: one ESM bundle per bin and the SDK entry, with the shared protocol
+ * code (schemas, typed data, constants) compiled in and the contract artifacts (ABIs, and the bytecode the demo
+ * deploys) inlined from Hardhat's build output, so the packed package needs nothing from this repository.
+ * Runtime dependencies (package.json `dependencies`) stay external. `node build.ts` or `npm run build`.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+const dist = join(here, "dist");
+const bins = ["service-buyer", "service-buyer-mcp", "service-plugins"];
+
+const inlineArtifacts = {
+  name: "inline-artifacts",
+  setup(b: import("esbuild").PluginBuild) {
+    b.onLoad({ filter: /services[\\/]protocol[\\/]artifacts\.ts$/ }, () => {
+      const names = ["PaymentEscrow", "ResourceRegistry", "IdentityRegistry", "TestStablecoin"];
+      const artifacts: Record<string, { abi: unknown; bytecode: string }> = {};
+      for (const name of names) {
+        const file = join(root, "artifacts", "contracts", `${name}.sol`, `${name}.json`);
+        let text: string;
+        try {
+          text = readFileSync(file, "utf8");
+        } catch {
+          throw new Error(`artifact of ${name} not found: run \`npm run compile\` first`);
+        }
+        const { abi, bytecode } = JSON.parse(text) as { abi: unknown; bytecode: string };
+        artifacts[name] = { abi, bytecode };
+      }
+      const contents = `const artifacts = ${JSON.stringify(artifacts)};
+export function abiOf(name) { return artifacts[name].abi; }
+export function bytecodeOf(name) { return artifacts[name].bytecode; }
+`;
+      return { contents, loader: "js" };
+    });
+  },
+};
+
+rmSync(dist, { recursive: true, force: true });
+await build({
+  entryPoints: [
+    ...bins.map((name) => ({ in: join(here, "bin", `${name}.ts`), out: `bin/${name}` })),
+    { in: join(here, "src", "index.ts"), out: "index" },
+  ],
+  outdir: dist,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  external: Object.keys(pkg.dependencies),
+  plugins: [inlineArtifacts],
+  logLevel: "warning",
+  legalComments: "none",
+});
+for (const name of bins) chmodSync(join(dist, "bin", `${name}.js`), 0o755);
