@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { BASE_PLUGIN_NAME } from "./assignPluginNames.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { type McpLaunch, mcpCommand } from "./mcpLaunch.ts";
+import { normaliseSlug } from "./normaliseSlug.ts";
 import { oneLine, priceText, renderBaseSkill, renderEndpointSkill, reputationText } from "./renderSkill.ts";
 import { pluginUserConfig } from "./userConfig.ts";
 
@@ -38,7 +39,14 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export function renderPlugins(parameters: RenderPluginsParameters): Map<string, string> {
   const files = new Map<string, string>();
   const entries: { name: string; description: string; category: string; keywords: string[] }[] = [];
-  const plugin = (name: string, description: string, scope: string | undefined, skill: string, readme: string) => {
+  const plugin = (
+    name: string,
+    description: string,
+    scope: string | undefined,
+    category: string,
+    skill: string,
+    readme: string,
+  ) => {
     const dir = `plugins/${name}`;
     const marketplaceUrl = scopeMarketplace(parameters, name);
     const config = pluginUserConfig({ marketplaceUrl, scoped: scope !== undefined });
@@ -58,12 +66,12 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
     const env = {
       ...config.env,
       ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}),
-      SERVICE_BUYER_DATA_DIR: "${CLAUDE_PLUGIN_DATA}",
+      SERVICE_BUYER_DATA_DIR: `\${CLAUDE_PLUGIN_DATA}`,
     };
     files.set(`${dir}/.mcp.json`, json({ mcpServers: { [MCP_SERVER_NAME]: { type: "stdio", command, args, env } } }));
     files.set(`${dir}/skills/${name}/SKILL.md`, skill);
     files.set(`${dir}/README.md`, readme);
-    entries.push({ name, description, category: "development", keywords });
+    entries.push({ name, description, category, keywords });
   };
 
   if (parameters.base) {
@@ -71,6 +79,7 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       BASE_PLUGIN_NAME,
       "Discover the marketplace's paid endpoints and pay for any of them per call from escrow. Demo mode by default: no configuration, nothing real paid.",
       undefined,
+      "development",
       renderBaseSkill(BASE_PLUGIN_NAME, parameters.marketplaceUrl),
       baseReadme(parameters.marketplaceUrl),
     );

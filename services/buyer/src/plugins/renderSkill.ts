@@ -10,7 +10,7 @@ export const MAX_QUOTED_TEXT = 600;
  */
 export function oneLine(text: string, max = MAX_QUOTED_TEXT): string {
   const flat = text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
+    .replace(/[\p{Cc}\u2028\u2029]/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
