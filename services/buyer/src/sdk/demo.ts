@@ -42,7 +42,11 @@ show(`index record of ${slug} (display only: nothing is signed against it)`, rec
 const card = cardSchema.parse(await (await fetch(record.cardUrl)).json());
 show("agent card", { name: card.name, url: card.url, x402: card.x402 });
 
-const buyer = stack.buyers[0]!;
+const buyer = stack.buyers[0];
+if (!buyer) {
+  process.stderr.write(`no demo buyer in ${stackFile}\n`);
+  process.exit(2);
+}
 const result = await payForCall({
   chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
   account: privateKeyToAccount(buyer.privateKey),

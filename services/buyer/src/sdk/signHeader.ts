@@ -24,6 +24,11 @@ if (!resource) {
   process.stderr.write(`no resource "${slug}" in stack.json\n`);
   process.exit(2);
 }
+const buyer = stack.buyers[0];
+if (!buyer) {
+  process.stderr.write("no demo buyer in stack.json\n");
+  process.exit(2);
+}
 const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
 const registry = await chain.publicClient.readContract({
   address: chain.escrow,
@@ -37,7 +42,7 @@ const onChain = await chain.publicClient.readContract({
   args: [resource.resourceId],
 });
 const payload = await signEscrowPayment({
-  account: privateKeyToAccount(stack.buyers[0]!.privateKey),
+  account: privateKeyToAccount(buyer.privateKey),
   escrow: chain.escrow,
   resourceId: resource.resourceId,
   maxAmount: onChain.pricing.max,
