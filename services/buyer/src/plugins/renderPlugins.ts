@@ -89,7 +89,15 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       `${oneLine(endpoint.title, 80)}: ${oneLine(endpoint.description, 200)} Paid per call: ${priceText(endpoint)}.`,
       400,
     );
-    plugin(name, description, endpoint.resourceId, renderEndpointSkill(name, endpoint), endpointReadme(name, endpoint));
+    const category = endpoint.category ? normaliseSlug(endpoint.category) : "development";
+    plugin(
+      name,
+      description,
+      endpoint.resourceId,
+      category,
+      renderEndpointSkill(name, endpoint),
+      endpointReadme(name, endpoint),
+    );
   }
   files.set(
     ".claude-plugin/marketplace.json",

@@ -61,6 +61,14 @@ export function pluginUserConfig(parameters: { marketplaceUrl: string; scoped: b
       optional("Marketplace URL", "Where endpoints and their agent cards are read.", parameters.marketplaceUrl),
     ],
     [
+      "facilitator_url",
+      "FACILITATOR_URL",
+      optional(
+        "Facilitator URL",
+        "Where paid results are kept for 24 hours, for recover_result. Empty: recovery is off.",
+      ),
+    ],
+    [
       "spend_max_per_call",
       "SPEND_MAX_PER_CALL",
       optional(
