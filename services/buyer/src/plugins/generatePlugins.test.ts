@@ -145,7 +145,7 @@ describe("service-plugins generate", function () {
       `\${CLAUDE_PLUGIN_ROOT}/${relative(plugin, join(repo, "services/buyer/dist/bin/service-buyer-mcp.js"))}`,
     ]);
     expect(server.env.SERVICE_RESOURCE_IDS).to.equal(id("weather"));
-    expect(server.env.BUYER_PRIVATE_KEY).to.equal("${user_config.buyer_private_key}");
+    expect(server.env.BUYER_PRIVATE_KEY).to.equal(`\${user_config.buyer_private_key}`);
     for (const [name, value] of Object.entries(server.env as Record<string, string>)) {
       const option = /^\$\{user_config\.([a-z_]+)\}$/.exec(value)?.[1];
       if (option) expect(manifest.userConfig, `${name} names an undeclared option`).to.have.property(option);
