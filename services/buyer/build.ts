@@ -1,17 +1,21 @@
-import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 /**
- * Builds the publishable package into dist/: one ESM bundle per bin and the SDK entry, with the shared protocol
- * code (schemas, typed data, constants) compiled in and the contract artifacts (ABIs, and the bytecode the demo
- * deploys) inlined from Hardhat's build output, so the packed package needs nothing from this repository.
- * Runtime dependencies (package.json `dependencies`) stay external. `node build.ts` or `npm run build`.
+ * Builds the publishable package into dist/: one ESM bundle per bin and the SDK entry, with everything they import
+ * compiled in (the protocol code, the facilitator and gate the demo runs, viem, zod, the MCP SDK, Koa, PGlite with
+ * its WebAssembly files copied beside the bundles) and the contract artifacts (ABIs, and the bytecode the demo
+ * deploys) inlined from Hardhat's build output. Only the native EVM of the demo (@nomicfoundation/edr, an optional
+ * dependency) stays external, so the packed package installs with nothing else. `node build.ts` or `npm run build`.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
-const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 const dist = join(here, "dist");
 const bins = ["service-buyer", "service-buyer-mcp", "service-plugins"];
 
@@ -53,9 +57,14 @@ await build({
   format: "esm",
   platform: "node",
   target: "node22",
-  external: Object.keys(pkg.dependencies),
+  external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}), "pg-native"],
   plugins: [inlineArtifacts],
   logLevel: "warning",
-  legalComments: "none",
+  legalComments: "eof",
+  banner: {
+    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+  },
 });
+const pglite = join(root, "node_modules", "@electric-sql", "pglite", "dist");
+for (const file of ["pglite.wasm", "pglite.data", "initdb.wasm"]) copyFileSync(join(pglite, file), join(dist, file));
 for (const name of bins) chmodSync(join(dist, "bin", `${name}.js`), 0o755);

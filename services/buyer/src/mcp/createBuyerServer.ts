@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Hex } from "viem";
 import { z } from "zod";
+import { isChainUnavailable } from "../../../protocol/chain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
 import { CallFailedError, payForCall } from "../sdk/payForCall.ts";
 import { readBalance } from "../sdk/readBalance.ts";
@@ -77,7 +78,8 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
       env = await source.get();
       return await work(env);
     } catch (error) {
-      if (!(error instanceof BuyerError)) process.stderr.write(`service-buyer: ${(error as Error).stack ?? error}\n`);
+      if (!(error instanceof BuyerError) && !isChainUnavailable(error))
+        process.stderr.write(`service-buyer: ${(error as Error).stack ?? error}\n`);
       return toolError(env?.mode ?? config.mode, error);
     }
   };

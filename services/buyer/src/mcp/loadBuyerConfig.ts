@@ -1,4 +1,4 @@
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex, LocalAccount } from "viem";
 import { getAddress, isAddress } from "viem";
@@ -152,8 +152,6 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     allowResources,
     allowCreators,
   };
-  const dataDir =
-    env.SERVICE_BUYER_DATA_DIR ??
-    (mode === "demo" ? join(tmpdir(), `service-buyer-demo-${process.pid}`) : defaultDataDir(env));
+  const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
   return { mode, rpcUrl, escrow, marketplaceUrl, facilitatorUrl, account, scope, policy, dataDir, problems };
 }
