@@ -255,7 +255,7 @@ describe("service-plugins generate", function () {
     expect(new Set(sameHex.values()).size).to.equal(2);
   });
 
-  it("skips a card that fails the strict schema and one whose payTo is another resource, naming each, and goes on", async function () {
+  it("a card whose x402.payTo names another resource is skipped, as is one failing the strict schema, each named; the rest is generated (without the payTo check its text would be advertised under a resource it does not pay; fails with the check removed)", async function () {
     const dir = out("bad-cards");
     const bad = [market.cardUrl(id("extra-field")), market.cardUrl(id("pays-other"))];
     const { code, stderr, stdout } = await cli(
@@ -345,7 +345,7 @@ describe("service-plugins generate", function () {
     expect(market.requests).to.include(`/${id("weather")}/.well-known/agent-card.json`);
   });
 
-  it("--enrich skips an endpoint whose card fails, naming the card", async function () {
+  it("--enrich skips an endpoint whose card pays another resource, naming the card (fails with the payTo check removed)", async function () {
     market.content.records.push(record("thief", market.cardUrl(id("pays-other"))));
     try {
       const dir = out("enrich-bad");

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,23 +27,19 @@ describe("service-plugins generate --published", function () {
   let close: (() => Promise<void>) | undefined;
 
   /** The `service-plugins` bin (its source, as node runs TypeScript) with npm pointed at the local registry. */
-  const generate = (out: string) => {
-    const result = spawnSync(
-      process.execPath,
-      [
-        "services/buyer/bin/service-plugins.ts",
-        "generate",
-        "--marketplace-url",
-        market.url,
-        "--out",
-        out,
-        "--published",
-        "--json",
-      ],
-      { cwd: repo, env: { ...process.env, ...registry.env }, encoding: "utf8" },
-    );
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const generate = (out: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const argv = ["generate", "--marketplace-url", market.url, "--out", out, "--published", "--json"];
+      const child = spawn(process.execPath, ["services/buyer/bin/service-plugins.ts", ...argv], {
+        cwd: repo,
+        env: { ...process.env, ...registry.env },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
 
   before(async function () {
     registry = await startLocalRegistry(join(work, "registry"));
@@ -63,7 +59,7 @@ describe("service-plugins generate --published", function () {
 
   it("refuses while the exact version is not on the configured registry, and writes nothing", async function () {
     const out = join(work, "refused");
-    const { code, stderr } = generate(out);
+    const { code, stderr } = await generate(out);
     expect(code).to.equal(1);
     expect(stderr).to.include(`${name}@${version} is not published on ${registry.url}`);
     expect(existsSync(out)).to.equal(false);
@@ -81,13 +77,13 @@ describe("service-plugins generate --published", function () {
     execFileSync("npm", ["publish", join(work, filename)], {
       cwd: work,
       env: { ...process.env, ...registry.env },
-      stdio: "inherit",
+      stdio: "pipe",
     });
     expect(readFileSync(join(work, "registry/.npmrc"), "utf8")).to.include(registry.token);
     expect(readdirSync(buyerDir)).to.not.include(".npmrc");
 
     const out = join(work, "published");
-    const { code, stderr, stdout } = generate(out);
+    const { code, stderr, stdout } = await generate(out);
     expect(code, stderr).to.equal(0);
     expect(JSON.parse(stdout).launch).to.equal("published");
     for (const plugin of ["service-buyer", "service-weather"]) {
