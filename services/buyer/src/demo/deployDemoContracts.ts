@@ -1,6 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { createPublicClient, createWalletClient, getAddress, http, keccak256, parseEventLogs, toBytes } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { DEFAULTS } from "../../../../ignition/modules/parts.ts";
 import type { ContractName } from "../../../protocol/artifacts.ts";
 import { abiOf, bytecodeOf } from "../../../protocol/artifacts.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
@@ -27,7 +28,7 @@ async function mined(publicClient: PublicClient, hash: Hex) {
 
 /**
  * Deploys the real contracts (the compiled bytecode from Hardhat's artifacts) onto the demo chain with the same
- * constructor settings as the Ignition modules, and grants the relayer its escrow and registry roles.
+ * constructor settings as the Ignition modules (their `DEFAULTS`), and grants the relayer its escrow and registry roles.
  * @example const contracts = await deployDemoContracts(rpcUrl, keys)
  */
 export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promise<DemoContracts> {
@@ -42,36 +43,31 @@ export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promi
   };
   const token = await deploy("TestStablecoin", [admin]);
   const identity = await deploy("IdentityRegistry", []);
-  const registry = await deploy("ResourceRegistry", [token, identity, admin, admin, 3, 5_000, 0n, 7n * 24n * 3600n]);
-  const escrow = await deploy("PaymentEscrow", [token, registry, admin, 500, admin]);
-  const relayerRole = await publicClient.readContract({
-    address: escrow,
-    abi: abiOf("PaymentEscrow"),
-    functionName: "RELAYER_ROLE",
-  });
-  const facilitatorRole = await publicClient.readContract({
-    address: registry,
-    abi: abiOf("ResourceRegistry"),
-    functionName: "FACILITATOR_ROLE",
-  });
-  await mined(
-    publicClient,
-    await wallet.writeContract({
-      address: escrow,
+  const registry = await deploy("ResourceRegistry", [
+    token,
+    identity,
+    admin,
+    admin,
+    DEFAULTS.strikeThreshold,
+    DEFAULTS.slashBps,
+    DEFAULTS.minBond,
+    DEFAULTS.bondWithdrawalDelay,
+  ]);
+  const escrow = await deploy("PaymentEscrow", [token, registry, admin, DEFAULTS.feeBps, admin]);
+  const grants = [
+    [escrow, "RELAYER_ROLE"],
+    [registry, "FACILITATOR_ROLE"],
+  ] as const;
+  for (const [address, role] of grants) {
+    const abi = abiOf(address === escrow ? "PaymentEscrow" : "ResourceRegistry");
+    const hash = await wallet.writeContract({
+      address,
       abi: abiOf("PaymentEscrow"),
       functionName: "grantRole",
-      args: [relayerRole, relayer],
-    }),
-  );
-  await mined(
-    publicClient,
-    await wallet.writeContract({
-      address: registry,
-      abi: abiOf("ResourceRegistry"),
-      functionName: "grantRole",
-      args: [facilitatorRole, relayer],
-    }),
-  );
+      args: [(await publicClient.readContract({ address, abi, functionName: role } as never)) as Hex, relayer],
+    });
+    await mined(publicClient, hash);
+  }
   return { token, identity, registry, escrow };
 }
 
