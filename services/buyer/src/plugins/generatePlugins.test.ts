@@ -280,10 +280,12 @@ describe("service-plugins generate", function () {
     expect(summary.plugins.map((p: { name: string }) => p.name)).to.deep.equal(["service-buyer", "service-text-stats"]);
   });
 
-  it("skips index records that fail the schema or are inactive, naming them", async function () {
+  it("reads only active endpoints and skips index records that fail the schema, with a warning", async function () {
     const { stderr } = await cli("generate", "--marketplace-url", market.url, "--out", out("records"), "--local");
-    expect(stderr).to.include("warning: skipped index record broken");
-    expect(stderr).to.include("warning: skipped index record struck");
+    expect(stderr).to.include(
+      "warning: skipped 1 index record(s) of rows 0-3: they fail the strict index-record schema",
+    );
+    expect(market.requests).to.include("/resources?active=true&limit=1000&offset=0");
     expect(pluginNames(out("records"))).to.not.include.members(["service-broken", "service-struck"]);
   });
 
@@ -384,7 +386,10 @@ describe("service-plugins generate", function () {
       const dir = out("pages");
       const { code, stdout } = await cli("generate", "--marketplace-url", many.url, "--out", dir, "--local", "--json");
       expect(code).to.equal(0);
-      expect(many.requests).to.deep.equal(["/resources?limit=1000&offset=0", "/resources?limit=1000&offset=1000"]);
+      expect(many.requests).to.deep.equal([
+        "/resources?active=true&limit=1000&offset=0",
+        "/resources?active=true&limit=1000&offset=1000",
+      ]);
       expect(JSON.parse(stdout).plugins).to.have.length(1004);
     } finally {
       await many.close();

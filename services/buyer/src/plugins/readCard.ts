@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { type Card, cardSchema } from "../../../protocol/schemas/card.ts";
-import { fetchJson } from "./fetchJson.ts";
+import { errorOf, fetchJson } from "../sdk/fetchJson.ts";
 import { firstIssue } from "./readIndex.ts";
 import type { Skipped } from "./skipped.ts";
 
@@ -34,9 +34,15 @@ export async function readCard(url: string, expectedResourceId?: Hex): Promise<R
   const resourceId = (expectedResourceId?.toLowerCase() as Hex | undefined) ?? resourceIdInCardUrl(url);
   if (!resourceId)
     return skip("its URL names no resource id (expected {base_url}/<resourceId>/.well-known/agent-card.json)");
-  const fetched = await fetchJson(url);
-  if (!fetched.ok) return skip(fetched.reason);
-  const parsed = cardSchema.safeParse(fetched.body);
+  let fetched: Awaited<ReturnType<typeof fetchJson>>;
+  try {
+    fetched = await fetchJson(url, {}, "card");
+  } catch (error) {
+    return skip(error instanceof Error ? error.message : String(error));
+  }
+  if (fetched.response.status !== 200)
+    return skip(`HTTP ${fetched.response.status}: ${errorOf(fetched.json, fetched.response.status).message}`);
+  const parsed = cardSchema.safeParse(fetched.json);
   if (!parsed.success) return skip(`fails the strict card schema: ${firstIssue(parsed.error)}`);
   if (parsed.data.x402.payTo !== resourceId)
     return skip(`x402.payTo ${parsed.data.x402.payTo} differs from its resource id ${resourceId}`);

@@ -1,18 +1,19 @@
 import type { z } from "zod";
-import { type IndexRecord, indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
+import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
+import { searchResources } from "../sdk/searchResources.ts";
 import { MarketplaceUnreachableError } from "./errors.ts";
-import { fetchJson } from "./fetchJson.ts";
 import type { Skipped } from "./skipped.ts";
 
 /** The largest page `GET /resources` serves (PROTOCOL.md). */
 export const INDEX_PAGE_LIMIT = 1000;
 
-/** What {@link readIndex} returns: every valid, active record and every record it left out. */
+/** What {@link readIndex} returns: every valid active record, and the rows it left out. */
 export type ReadIndexReturnType = { records: IndexRecord[]; skipped: Skipped[] };
 
 /**
- * Reads every page of a marketplace's `GET /resources` and validates each record against the strict index-record
- * schema. A record that fails it, or is inactive, is skipped with a reason; a page that cannot be read is an error.
+ * Reads every page of a marketplace's active endpoints (`GET /resources?active=true`, `limit`/`offset` until a
+ * short page or `X-Total-Count`) through the SDK's {@link searchResources}, which validates each row against the
+ * strict index-record schema; rows that fail it are counted in `skipped`. A page that cannot be read is an error.
  * @throws {MarketplaceUnreachableError} when any page cannot be fetched or is not a JSON array.
  * @example const { records, skipped } = await readIndex("http://127.0.0.1:4000")
  */
@@ -20,30 +21,26 @@ export async function readIndex(marketplaceUrl: string): Promise<ReadIndexReturn
   const records: IndexRecord[] = [];
   const skipped: Skipped[] = [];
   for (let offset = 0; ; offset += INDEX_PAGE_LIMIT) {
-    const url = `${marketplaceUrl}/resources?limit=${INDEX_PAGE_LIMIT}&offset=${offset}`;
-    const page = await fetchJson(url);
-    if (!page.ok) throw new MarketplaceUnreachableError(marketplaceUrl, `GET ${url}: ${page.reason}`, page.cause);
-    if (!Array.isArray(page.body))
-      throw new MarketplaceUnreachableError(marketplaceUrl, `GET ${url} did not answer a JSON array`);
-    for (const [i, raw] of page.body.entries()) {
-      const parsed = indexRecordSchema.safeParse(raw);
-      const name = nameOf(raw, offset + i);
-      if (!parsed.success)
-        skipped.push({ source: name, reason: `fails the index-record schema: ${firstIssue(parsed.error)}` });
-      else if (!parsed.data.active) skipped.push({ source: name, reason: "inactive in the index" });
-      else records.push(parsed.data);
+    let page: Awaited<ReturnType<typeof searchResources>>;
+    try {
+      page = await searchResources(marketplaceUrl, { active: true, limit: INDEX_PAGE_LIMIT, offset });
+    } catch (error) {
+      throw new MarketplaceUnreachableError(
+        marketplaceUrl,
+        error instanceof Error ? error.message : String(error),
+        error,
+      );
     }
-    const total = Number(page.headers.get("x-total-count"));
-    const done = Number.isSafeInteger(total) ? offset + page.body.length >= total : true;
-    if (page.body.length < INDEX_PAGE_LIMIT || done) break;
+    records.push(...page.resources);
+    const rows = page.resources.length + page.skipped;
+    if (page.skipped > 0)
+      skipped.push({
+        source: `${page.skipped} index record(s) of rows ${offset}-${offset + rows - 1}`,
+        reason: "they fail the strict index-record schema",
+      });
+    if (rows < INDEX_PAGE_LIMIT || offset + rows >= page.total) break;
   }
   return { records, skipped };
-}
-
-function nameOf(raw: unknown, position: number): string {
-  const record = (raw ?? {}) as { slug?: unknown; resourceId?: unknown };
-  const parts = [record.slug, record.resourceId].filter((part) => typeof part === "string");
-  return `index record ${parts.length ? parts.join(" ") : `#${position}`}`;
 }
 
 /** The first issue of a zod error, as `path: message`. */

@@ -70,8 +70,9 @@ local way when there is one.
 4. Keep the receipt it returns. If a call was paid but its answer was lost, \`recover_result\` fetches it again
    (for 24 hours) without paying twice. \`get_balance\` shows what is left in escrow.
 
-Without a buyer key configured, the server runs in demo mode: a local chain and nothing real is paid. To pay for
-real, set the plugin's buyer private key, RPC URL and escrow address (\`/plugin\` → manage → configure).
+Paying this endpoint needs the plugin's buyer private key, RPC URL and escrow address (\`/plugin\` → manage →
+configure). Without a key and an RPC URL the server runs in demo mode instead: an in-process chain with its own sample
+endpoint and a throwaway buyer, where nothing real is paid and this endpoint is not reachable.
 `;
 }
 

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 export type FixtureMarketplaceContent = { records: unknown[]; cards: Map<string, unknown> };
 
 /**
- * A marketplace's read routes over a real HTTP socket, serving given content: `GET /resources` with `limit`,
- * `offset` and `X-Total-Count` as PROTOCOL.md has them, and any card path. It stands in where a test needs records or
+ * A marketplace's read routes over a real HTTP socket, serving given content: `GET /resources` with `active`,
+ * `limit`, `offset` and `X-Total-Count` as PROTOCOL.md has them, and any card path. It stands in where a test needs records or
  * cards the real marketplace would never serve (a card failing the schema, a card paying another resource).
  * @example const market = await fixtureMarketplace({ records: [], cards: new Map() }); ...; await market.close()
  */
@@ -22,9 +22,11 @@ export async function fixtureMarketplace(content: FixtureMarketplaceContent) {
     if (url.pathname === "/resources") {
       const limit = Number(url.searchParams.get("limit") ?? 1000);
       const offset = Number(url.searchParams.get("offset") ?? 0);
-      return send(200, content.records.slice(offset, offset + limit), {
-        "x-total-count": String(content.records.length),
-      });
+      const active = url.searchParams.get("active");
+      const matching = content.records.filter(
+        (r) => active === null || (r as { active?: unknown }).active === (active === "true"),
+      );
+      return send(200, matching.slice(offset, offset + limit), { "x-total-count": String(matching.length) });
     }
     const card = content.cards.get(url.pathname);
     if (card !== undefined) return send(200, card);
