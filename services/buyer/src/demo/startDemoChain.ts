@@ -10,6 +10,18 @@ export type DemoChain = { rpcUrl: string; close(): Promise<void> };
 
 type EdrModule = typeof import("@nomicfoundation/edr");
 
+let context: Promise<import("@nomicfoundation/edr").EdrContext> | undefined;
+
+/** EDR allows one context per process: made once, with the L1 provider factory registered. */
+function edrContext(edr: EdrModule) {
+  context ??= (async () => {
+    const created = new edr.EdrContext();
+    await created.registerProviderFactory(edr.L1_CHAIN_TYPE, edr.l1ProviderFactory());
+    return created;
+  })();
+  return context;
+}
+
 /**
  * Starts an empty chain with id 5042002 in this process (EDR's native engine, no Hardhat), with `funded` accounts
  * holding gas, and serves it on 127.0.0.1 only. Blocks are mined on each transaction.
@@ -24,8 +36,6 @@ export async function startDemoChain(funded: Hex[]): Promise<DemoChain> {
       `the demo needs @nomicfoundation/edr (an optional dependency of service-buyer that did not install here: ${(error as Error).message.split("\n")[0]})`,
     );
   }
-  const context = new edr.EdrContext();
-  await context.registerProviderFactory(edr.L1_CHAIN_TYPE, edr.l1ProviderFactory());
   const hardfork = edr.l1HardforkToString(edr.l1HardforkLatest());
   const genesisState = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
@@ -35,7 +45,7 @@ export async function startDemoChain(funded: Hex[]): Promise<DemoChain> {
       code: new Uint8Array(),
     })),
   ];
-  const provider = await context.createProvider(
+  const provider = await (await edrContext(edr)).createProvider(
     edr.L1_CHAIN_TYPE,
     {
       allowBlocksWithSameTimestamp: false,
