@@ -4,7 +4,7 @@ import pg from "pg";
 import type { Address, Hex } from "viem";
 import { keccak256, parseEventLogs, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { signEscrowPayment, signExactPayment } from "../services/buyer/signPayment.ts";
+import { signEscrowPayment, signExactPayment } from "../services/buyer/src/sdk/signPayment.ts";
 import type { ProjectionsClient } from "../services/projections/createProjectionsClient.ts";
 import {
   createProjectionsClient,

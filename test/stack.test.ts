@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { createPublicClient, http, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { payForCall } from "../services/buyer/payForCall.ts";
-import { buyerChain } from "../services/buyer/pinPaymentTerms.ts";
+import { payForCall } from "../services/buyer/src/sdk/payForCall.ts";
+import { buyerChain } from "../services/buyer/src/sdk/pinPaymentTerms.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
 import { runStack, stackPorts } from "./support/runStack.ts";
 

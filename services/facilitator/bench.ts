@@ -4,7 +4,7 @@ import { parseEventLogs, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
 import { debitTypedData } from "../protocol/typedData.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";

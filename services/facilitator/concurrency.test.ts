@@ -5,7 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 /** PostgreSQL on this machine (trust auth); each run uses a schema of its own and drops it. */
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const CAP = 50_000n;

@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment, signExactPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
 

@@ -4,7 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 

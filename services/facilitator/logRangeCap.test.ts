@@ -6,7 +6,7 @@ import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts"
 import type { RangeLimitedRpc } from "../../test/support/rangeLimitedRpc.ts";
 import { serveRangeLimitedRpc } from "../../test/support/rangeLimitedRpc.ts";
 import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
 const MAX_LOG_BLOCKS = 5n;

@@ -11,7 +11,7 @@ import {
   postJson,
   startFacilitator,
 } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment, signExactPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { signCallerToken } from "../protocol/callerToken.ts";
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { loadFacilitatorConfig } from "./config.ts";

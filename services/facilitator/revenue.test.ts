@@ -6,7 +6,7 @@ import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts"
 import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
 import type { Indexer } from "../../test/support/startIndexer.ts";
 import { startIndexer } from "../../test/support/startIndexer.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { createProjectionsClient, waitForIndexedBlock } from "../projections/createProjectionsClient.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { revenueSchema } from "../protocol/schemas/revenue.ts";

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { signExactPayment } from "../buyer/signPayment.ts";
+import { signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { cancelAuthorizationTypes, tokenDomain } from "../protocol/typedData.ts";
 
 const CAP = 50_000n;

@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount, toAccount } from "viem/account
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };

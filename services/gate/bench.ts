@@ -13,7 +13,7 @@ import { parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { createSandbox } from "../host/createSandbox.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { encodeBase64Json } from "../protocol/base64.ts";

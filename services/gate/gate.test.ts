@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { meteredPrice } from "../protocol/price.ts";

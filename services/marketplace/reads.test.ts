@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import { keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devKey, ROLE } from "../../test/support/localChain.ts";
-import { signEscrowPayment } from "../buyer/signPayment.ts";
+import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
 import type { MarketplaceStack } from "./testing/marketplaceStack.ts";

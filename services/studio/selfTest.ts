@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Hex, LocalAccount } from "viem";
 import { createPublicClient, http, parseEventLogs } from "viem";
-import { payForCall } from "../buyer/payForCall.ts";
-import { buyerChain } from "../buyer/pinPaymentTerms.ts";
+import { payForCall } from "../buyer/src/sdk/payForCall.ts";
+import { buyerChain } from "../buyer/src/sdk/pinPaymentTerms.ts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";

@@ -7,7 +7,7 @@ import { decodeFunctionData } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
-import { signEscrowPayment } from "../../buyer/signPayment.ts";
+import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { abiOf } from "../../protocol/artifacts.ts";
 import type { DebitItem, DebitOutcome, RelayerParameters } from "./createRelayer.ts";
 import { createRelayer } from "./createRelayer.ts";

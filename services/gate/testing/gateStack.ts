@@ -7,7 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
 import { startFacilitator } from "../../../test/support/startFacilitator.ts";
-import { signEscrowPayment, signExactPayment } from "../../buyer/signPayment.ts";
+import { signEscrowPayment, signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
 import type { Sandbox } from "../../host/createSandbox.ts";
 import { createSandbox } from "../../host/createSandbox.ts";
 import { sampleDeployment } from "../../host/samples/sampleDeployment.ts";

@@ -2,9 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { defined } from "../protocol/defined.ts";
-import { cardSchema } from "../protocol/schemas/card.ts";
-import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
+import { cardSchema } from "../../../protocol/schemas/card.ts";
+import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
 import { payForCall } from "./payForCall.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";
 
@@ -43,7 +42,11 @@ show(`index record of ${slug} (display only: nothing is signed against it)`, rec
 const card = cardSchema.parse(await (await fetch(record.cardUrl)).json());
 show("agent card", { name: card.name, url: card.url, x402: card.x402 });
 
-const buyer = defined(stack.buyers[0], "the stack's first demo buyer");
+const buyer = stack.buyers[0];
+if (!buyer) {
+  process.stderr.write(`no demo buyer in ${stackFile}\n`);
+  process.exit(2);
+}
 const result = await payForCall({
   chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
   account: privateKeyToAccount(buyer.privateKey),

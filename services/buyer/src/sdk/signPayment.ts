@@ -1,8 +1,8 @@
 import type { Address, Hex, LocalAccount } from "viem";
-import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT, X402_VERSION } from "../protocol/constants.ts";
-import { resourceBoundNonce } from "../protocol/exactNonce.ts";
-import { randomNonce } from "../protocol/resourceId.ts";
-import { debitTypedData, transferTypedData } from "../protocol/typedData.ts";
+import { NETWORK, SCHEME_ESCROW, SCHEME_EXACT, X402_VERSION } from "../../../protocol/constants.ts";
+import { resourceBoundNonce } from "../../../protocol/exactNonce.ts";
+import { randomNonce } from "../../../protocol/resourceId.ts";
+import { debitTypedData, transferTypedData } from "../../../protocol/typedData.ts";
 
 export type SignEscrowPaymentParameters = {
   account: LocalAccount;

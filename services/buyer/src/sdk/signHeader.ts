@@ -2,9 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { abiOf } from "../protocol/artifacts.ts";
-import { encodeBase64Json } from "../protocol/base64.ts";
-import { defined } from "../protocol/defined.ts";
+import { abiOf } from "../../../protocol/artifacts.ts";
+import { encodeBase64Json } from "../../../protocol/base64.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";
 import { signEscrowPayment } from "./signPayment.ts";
 
@@ -25,6 +24,11 @@ if (!resource) {
   process.stderr.write(`no resource "${slug}" in stack.json\n`);
   process.exit(2);
 }
+const buyer = stack.buyers[0];
+if (!buyer) {
+  process.stderr.write("no demo buyer in stack.json\n");
+  process.exit(2);
+}
 const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
 const registry = await chain.publicClient.readContract({
   address: chain.escrow,
@@ -38,7 +42,7 @@ const onChain = await chain.publicClient.readContract({
   args: [resource.resourceId],
 });
 const payload = await signEscrowPayment({
-  account: privateKeyToAccount(defined(stack.buyers[0], "the stack's first demo buyer").privateKey),
+  account: privateKeyToAccount(buyer.privateKey),
   escrow: chain.escrow,
   resourceId: resource.resourceId,
   maxAmount: onChain.pricing.max,

@@ -1,0 +1,70 @@
+import { chmodSync, copyFileSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/**
+ * Builds the publishable package into dist/: one ESM bundle per bin and the SDK entry, with everything they import
+ * compiled in (the protocol code, the facilitator and gate the demo runs, viem, zod, the MCP SDK, Koa, PGlite with
+ * its WebAssembly files copied beside the bundles) and the contract artifacts (ABIs, and the bytecode the demo
+ * deploys) inlined from Hardhat's build output. Only the native EVM of the demo (@nomicfoundation/edr, an optional
+ * dependency) stays external, so the packed package installs with nothing else. `node build.ts` or `npm run build`.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
+const dist = join(here, "dist");
+const bins = ["service-buyer", "service-buyer-mcp", "service-plugins"];
+
+const inlineArtifacts = {
+  name: "inline-artifacts",
+  setup(b: import("esbuild").PluginBuild) {
+    b.onLoad({ filter: /services[\\/]protocol[\\/]artifacts\.ts$/ }, () => {
+      const names = ["PaymentEscrow", "ResourceRegistry", "IdentityRegistry", "TestStablecoin"];
+      const artifacts: Record<string, { abi: unknown; bytecode: string }> = {};
+      for (const name of names) {
+        const file = join(root, "artifacts", "contracts", `${name}.sol`, `${name}.json`);
+        let text: string;
+        try {
+          text = readFileSync(file, "utf8");
+        } catch {
+          throw new Error(`artifact of ${name} not found: run \`npm run compile\` first`);
+        }
+        const { abi, bytecode } = JSON.parse(text) as { abi: unknown; bytecode: string };
+        artifacts[name] = { abi, bytecode };
+      }
+      const contents = `const artifacts = ${JSON.stringify(artifacts)};
+export function abiOf(name) { return artifacts[name].abi; }
+export function bytecodeOf(name) { return artifacts[name].bytecode; }
+`;
+      return { contents, loader: "js" };
+    });
+  },
+};
+
+rmSync(dist, { recursive: true, force: true });
+await build({
+  entryPoints: [
+    ...bins.map((name) => ({ in: join(here, "bin", `${name}.ts`), out: `bin/${name}` })),
+    { in: join(here, "src", "index.ts"), out: "index" },
+  ],
+  outdir: dist,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {}), "pg-native"],
+  plugins: [inlineArtifacts],
+  logLevel: "warning",
+  legalComments: "eof",
+  banner: {
+    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+  },
+});
+const pglite = join(root, "node_modules", "@electric-sql", "pglite", "dist");
+for (const file of ["pglite.wasm", "pglite.data", "initdb.wasm"]) copyFileSync(join(pglite, file), join(dist, file));
+for (const name of bins) chmodSync(join(dist, "bin", `${name}.js`), 0o755);

@@ -1,0 +1,162 @@
+import type { Address, Hex, PublicClient } from "viem";
+import { createPublicClient, createWalletClient, getAddress, http, keccak256, parseEventLogs, toBytes } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DEFAULTS } from "../../../../ignition/modules/parts.ts";
+import type { ContractName } from "../../../protocol/artifacts.ts";
+import { abiOf, bytecodeOf } from "../../../protocol/artifacts.ts";
+import { serviceChain } from "../../../protocol/chain.ts";
+
+/** The demo's contract addresses. */
+export type DemoContracts = { token: Address; identity: Address; registry: Address; escrow: Address };
+
+/** The ephemeral keys the demo runs with (held in memory only, never shown). */
+export type DemoKeys = { admin: Hex; relayer: Hex; creator: Hex; buyer: Hex };
+
+function clients(rpcUrl: string, key: Hex) {
+  const chain = serviceChain(rpcUrl);
+  return {
+    wallet: createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(rpcUrl) }),
+    publicClient: createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient,
+  };
+}
+
+async function mined(publicClient: PublicClient, hash: Hex) {
+  const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== "success") throw new Error(`demo transaction ${hash} reverted`);
+  return receipt;
+}
+
+/**
+ * Deploys the real contracts (the compiled bytecode from Hardhat's artifacts) onto the demo chain with the same
+ * constructor settings as the Ignition modules (their `DEFAULTS`), and grants the relayer its escrow and registry roles.
+ * @example const contracts = await deployDemoContracts(rpcUrl, keys)
+ */
+export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promise<DemoContracts> {
+  const { wallet, publicClient } = clients(rpcUrl, keys.admin);
+  const admin = wallet.account.address;
+  const relayer = privateKeyToAccount(keys.relayer).address;
+  const deploy = async (name: ContractName, args: unknown[]) => {
+    const hash = await wallet.deployContract({ abi: abiOf(name), bytecode: bytecodeOf(name), args } as never);
+    const receipt = await mined(publicClient, hash);
+    if (!receipt.contractAddress) throw new Error(`${name} was not deployed`);
+    return getAddress(receipt.contractAddress);
+  };
+  const token = await deploy("TestStablecoin", [admin]);
+  const identity = await deploy("IdentityRegistry", []);
+  const registry = await deploy("ResourceRegistry", [
+    token,
+    identity,
+    admin,
+    admin,
+    DEFAULTS.strikeThreshold,
+    DEFAULTS.slashBps,
+    DEFAULTS.minBond,
+    DEFAULTS.bondWithdrawalDelay,
+  ]);
+  const escrow = await deploy("PaymentEscrow", [token, registry, admin, DEFAULTS.feeBps, admin]);
+  const grants = [
+    [escrow, "RELAYER_ROLE"],
+    [registry, "FACILITATOR_ROLE"],
+  ] as const;
+  for (const [address, role] of grants) {
+    const abi = abiOf(address === escrow ? "PaymentEscrow" : "ResourceRegistry");
+    const hash = await wallet.writeContract({
+      address,
+      abi: abiOf("PaymentEscrow"),
+      functionName: "grantRole",
+      args: [(await publicClient.readContract({ address, abi, functionName: role } as never)) as Hex, relayer],
+    });
+    await mined(publicClient, hash);
+  }
+  return { token, identity, registry, escrow };
+}
+
+/**
+ * Registers a resource on the demo chain for the creator: mints its ERC-8004 identity, then registers slug,
+ * pricing and the card URI (with the card's keccak256 as its hash). Returns the resource id and agent id.
+ * @example const { resourceId } = await registerDemoResource(rpcUrl, keys.creator, contracts, { slug, pricing, cardUri, card })
+ */
+export async function registerDemoResource(
+  rpcUrl: string,
+  creatorKey: Hex,
+  contracts: DemoContracts,
+  r: { slug: string; category: string; pricing: { base: bigint; perKB: bigint; max: bigint }; cardUri: string },
+): Promise<{ resourceId: Hex; agentId: bigint }> {
+  const { wallet, publicClient } = clients(rpcUrl, creatorKey);
+  const minted = await mined(
+    publicClient,
+    await wallet.writeContract({
+      address: contracts.identity,
+      abi: abiOf("IdentityRegistry"),
+      functionName: "register",
+      args: [`${r.cardUri}#identity`],
+    }),
+  );
+  const [registered] = parseEventLogs({ abi: abiOf("IdentityRegistry"), logs: minted.logs, eventName: "Registered" });
+  if (!registered) throw new Error("the identity registry minted no agent");
+  const agentId = registered.args.agentId;
+  await mined(
+    publicClient,
+    await wallet.writeContract({
+      address: contracts.registry,
+      abi: abiOf("ResourceRegistry"),
+      functionName: "register",
+      args: [
+        {
+          slug: r.slug,
+          agentId,
+          payout: wallet.account.address,
+          category: r.category,
+          pricing: r.pricing,
+          cardURI: r.cardUri,
+          cardHash: keccak256(toBytes(r.cardUri)),
+        },
+      ],
+    }),
+  );
+  const resourceId = (await publicClient.readContract({
+    address: contracts.registry,
+    abi: abiOf("ResourceRegistry"),
+    functionName: "resourceIdOf",
+    args: [wallet.account.address, r.slug],
+  })) as Hex;
+  return { resourceId, agentId };
+}
+
+/**
+ * Mints demo stablecoin to the buyer and deposits it into the escrow from the buyer's own account.
+ * @example await fundDemoBuyer(rpcUrl, keys, contracts, 10_000_000n)
+ */
+export async function fundDemoBuyer(rpcUrl: string, keys: DemoKeys, contracts: DemoContracts, amount: bigint) {
+  const admin = clients(rpcUrl, keys.admin);
+  const buyer = clients(rpcUrl, keys.buyer);
+  const buyerAddress = buyer.wallet.account.address;
+  const token = abiOf("TestStablecoin");
+  await mined(
+    admin.publicClient,
+    await admin.wallet.writeContract({
+      address: contracts.token,
+      abi: token,
+      functionName: "mint",
+      args: [buyerAddress, amount],
+    }),
+  );
+  await mined(
+    buyer.publicClient,
+    await buyer.wallet.writeContract({
+      address: contracts.token,
+      abi: token,
+      functionName: "approve",
+      args: [contracts.escrow, amount],
+    }),
+  );
+  await mined(
+    buyer.publicClient,
+    await buyer.wallet.writeContract({
+      address: contracts.escrow,
+      abi: abiOf("PaymentEscrow"),
+      functionName: "deposit",
+      args: [amount],
+    }),
+  );
+}

@@ -1,0 +1,217 @@
+import type { Server } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino } from "pino";
+import type { Hex } from "viem";
+import { createPublicClient, http } from "viem";
+import { generatePrivateKey } from "viem/accounts";
+import { loadFacilitatorConfig } from "../../../facilitator/config.ts";
+import type { Facilitator } from "../../../facilitator/createFacilitator.ts";
+import { createFacilitator } from "../../../facilitator/createFacilitator.ts";
+import type { Gate } from "../../../gate/createGate.ts";
+import { createGate } from "../../../gate/createGate.ts";
+import type { Handler } from "../../../gate/handler.ts";
+import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
+// @ts-expect-error the sample is plain JavaScript written for workerd, without declarations; its shape is asserted below
+import echoSample from "../../../host/samples/echo.mjs";
+import { abiOf } from "../../../protocol/artifacts.ts";
+import { serviceChain } from "../../../protocol/chain.ts";
+import { finalizeCard } from "../../../protocol/schemas/card.ts";
+import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
+import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
+import type { DemoContracts, DemoKeys } from "./deployDemoContracts.ts";
+import { deployDemoContracts, fundDemoBuyer, registerDemoResource } from "./deployDemoContracts.ts";
+import type { DemoChain } from "./startDemoChain.ts";
+import { startDemoChain } from "./startDemoChain.ts";
+
+/** The running demo: where the tools point, the ephemeral buyer's key (memory only), and `close`. */
+export type DemoSystem = {
+  rpcUrl: string;
+  escrow: Hex;
+  marketplaceUrl: string;
+  facilitatorUrl: string;
+  buyerKey: Hex;
+  resourceId: Hex;
+  contracts: DemoContracts;
+  close(): Promise<void>;
+};
+
+/** What the demo buyer gets in escrow: 10 test USDC. */
+export const DEMO_DEPOSIT = 10_000_000n;
+
+const echoModule = echoSample as { fetch(request: Request): Promise<Response> };
+
+/** The echo sample's own module, run in this process behind the real gate (see the README for why not workerd). */
+const echoHandler: Handler = async (call) => {
+  const response = await echoModule.fetch(
+    new Request("http://demo.invalid/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new Uint8Array(call.rawBody),
+      signal: call.signal,
+    }),
+  );
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? undefined,
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+};
+
+async function listenLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function closeServer(server: Server) {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * Starts the whole escrow loop in this process, on loopback only, with nothing written to disk: an EDR chain with
+ * the real contracts, the real facilitator on an in-memory PGlite store, the real gate in front of the echo sample,
+ * a one-route index of what is registered on chain, and an ephemeral buyer funded in escrow.
+ * @example const demo = await startDemoSystem(); ...; await demo.close()
+ */
+export async function startDemoSystem(): Promise<DemoSystem> {
+  const keys: DemoKeys = {
+    admin: generatePrivateKey(),
+    relayer: generatePrivateKey(),
+    creator: generatePrivateKey(),
+    buyer: generatePrivateKey(),
+  };
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch(() => {});
+  };
+  try {
+    const chain: DemoChain = await startDemoChain(Object.values(keys));
+    closers.push(() => chain.close());
+    const contracts = await deployDemoContracts(chain.rpcUrl, keys);
+    const logger = pino({ level: "silent" });
+    const facilitator: Facilitator = await createFacilitator(
+      loadFacilitatorConfig({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        RPC_URL: chain.rpcUrl,
+        ESCROW_ADDRESS: contracts.escrow,
+        REGISTRY_ADDRESS: contracts.registry,
+        TOKEN_ADDRESS: contracts.token,
+        RELAYER_KEYS: keys.relayer,
+        DATA_DIR: "memory://",
+        BATCH_WINDOW_MS: "5",
+        LOG_LEVEL: "silent",
+      }),
+      { logger },
+    );
+    closers.push(() => facilitator.stop());
+
+    let gate: Gate | undefined;
+    const gateServer = createServer((req, res) => {
+      if (gate) gate.callback(req, res);
+      else res.writeHead(503).end();
+    });
+    const resourceUrl = await listenLoopback(gateServer);
+    closers.push(() => closeServer(gateServer));
+    const cardUri = `${resourceUrl}/.well-known/agent-card.json`;
+    const pricing = echoSpec.pricing;
+    const { resourceId, agentId } = await registerDemoResource(chain.rpcUrl, keys.creator, contracts, {
+      slug: "echo",
+      category: "tools",
+      pricing: { base: BigInt(pricing.base), perKB: BigInt(pricing.perKB), max: BigInt(pricing.max) },
+      cardUri,
+    });
+    const card = finalizeCard(
+      { ...echoSpec.card, x402: { ...echoSpec.card.x402, asset: contracts.token, escrow: contracts.escrow } } as never,
+      { callUrl: `${resourceUrl}/call`, resourceId, agentId },
+    );
+    gate = createGate({
+      resourceId,
+      escrow: contracts.escrow,
+      token: contracts.token,
+      cap: pricing.max,
+      pricing: {
+        base: pricing.base,
+        perKB: pricing.perKB,
+        computeMultiplier: echoSpec.computeMultiplier,
+        maxResponseBytes: echoSpec.maxResponseBytes,
+      },
+      requestSchema: echoSpec.requestSchema,
+      responseSchema: echoSpec.responseSchema,
+      card,
+      callUrl: `${resourceUrl}/call`,
+      facilitatorUrl: facilitator.url,
+      handler: echoHandler,
+      logger,
+    });
+    const openGate = gate;
+    closers.push(async () => openGate.close());
+
+    const indexServer = createServer((req, res) => {
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+        res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+      if (req.method !== "GET" || !req.url?.startsWith("/resources"))
+        return send(404, { error: { code: "not_found", message: "the demo index serves GET /resources only" } });
+      demoIndex(chain.rpcUrl, contracts, [{ resourceId, cardUri }]).then(
+        (records) => send(200, records, { "x-total-count": String(records.length) }),
+        (error: Error) => send(503, { error: { code: "chain_unavailable", message: error.message.split("\n")[0] } }),
+      );
+    });
+    const marketplaceUrl = await listenLoopback(indexServer);
+    closers.push(() => closeServer(indexServer));
+
+    await fundDemoBuyer(chain.rpcUrl, keys, contracts, DEMO_DEPOSIT);
+    return {
+      rpcUrl: chain.rpcUrl,
+      escrow: contracts.escrow,
+      marketplaceUrl,
+      facilitatorUrl: facilitator.url,
+      buyerKey: keys.buyer,
+      resourceId,
+      contracts,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The demo's index: one strict record per registered resource, read from the chain (display data only). */
+async function demoIndex(
+  rpcUrl: string,
+  contracts: DemoContracts,
+  listed: { resourceId: Hex; cardUri: string }[],
+): Promise<IndexRecord[]> {
+  const client = createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl) });
+  return Promise.all(
+    listed.map(async ({ resourceId }) => {
+      const r = await client.readContract({
+        address: contracts.registry,
+        abi: abiOf("ResourceRegistry"),
+        functionName: "getResource",
+        args: [resourceId],
+      });
+      return indexRecordSchema.parse({
+        resourceId,
+        creator: r.creator,
+        agentId: r.agentId.toString(),
+        slug: r.slug,
+        category: r.category,
+        pricing: {
+          model: "metered",
+          base: r.pricing.base.toString(),
+          perKB: r.pricing.perKB.toString(),
+          max: r.pricing.max.toString(),
+        },
+        reputation: 50,
+        uptime: 100,
+        health: { verified: true, score: 100 },
+        bond: r.bond.toString(),
+        cardUrl: r.cardURI,
+        active: r.active,
+      });
+    }),
+  );
+}

@@ -1,0 +1,16 @@
+export { BuyerError } from "./sdk/buyerError.ts";
+export type { PayForCallParameters, PayForCallReturnType } from "./sdk/payForCall.ts";
+export { assertReceiptMatches, CallFailedError, payForCall } from "./sdk/payForCall.ts";
+export { PinError } from "./sdk/pinError.ts";
+export type { BuyerChain, PinnedTerms } from "./sdk/pinPaymentTerms.ts";
+export { buyerChain, pinPaymentTerms } from "./sdk/pinPaymentTerms.ts";
+export type { ReadBalanceReturnType } from "./sdk/readBalance.ts";
+export { readBalance } from "./sdk/readBalance.ts";
+export type { PinnedCard } from "./sdk/readPinnedCard.ts";
+export { readPinnedCard } from "./sdk/readPinnedCard.ts";
+export type { RecoverResultReturnType } from "./sdk/recoverResult.ts";
+export { recoverResult } from "./sdk/recoverResult.ts";
+export { requestQuote } from "./sdk/requestQuote.ts";
+export type { ResourceFilters, SearchResourcesReturnType } from "./sdk/searchResources.ts";
+export { searchResources } from "./sdk/searchResources.ts";
+export { signEscrowPayment, signExactPayment } from "./sdk/signPayment.ts";

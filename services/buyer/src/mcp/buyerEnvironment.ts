@@ -1,0 +1,61 @@
+import { join } from "node:path";
+import type { LocalAccount } from "viem";
+import { BuyerError } from "../sdk/buyerError.ts";
+import type { BuyerChain } from "../sdk/pinPaymentTerms.ts";
+import { buyerChain } from "../sdk/pinPaymentTerms.ts";
+import type { BuyerConfig, Setting } from "./loadBuyerConfig.ts";
+import type { SpendLedger } from "./spendLedger.ts";
+import { openSpendLedger } from "./spendLedger.ts";
+
+/** What the tools run against: the live network, or the in-process demo. */
+export type BuyerEnvironment = {
+  mode: "demo" | "live";
+  chain?: BuyerChain;
+  marketplaceUrl?: string;
+  facilitatorUrl?: string;
+  account?: LocalAccount;
+  ledger?: SpendLedger;
+  problems: BuyerConfig["problems"];
+};
+
+/** Starts whatever the environment needs (the demo starts its in-process system here) and resolves to it. */
+export type EnvironmentSource = { get(): Promise<BuyerEnvironment>; close(): Promise<void> };
+
+/**
+ * Throws the tool error naming the first missing or malformed setting among `names`.
+ * @example requireSettings(env, ["BUYER_PRIVATE_KEY"])
+ */
+export function requireSettings(env: BuyerEnvironment, names: Setting[]): void {
+  for (const name of names) {
+    const problem = env.problems[name];
+    if (problem) throw new BuyerError(name === "BUYER_PRIVATE_KEY" ? "key_unavailable" : "bad_setting", problem);
+  }
+}
+
+/**
+ * The ledger of one buyer on one escrow, under the data directory.
+ * @example const ledger = ledgerFor(config.dataDir, account.address, escrow)
+ */
+export function ledgerFor(dataDir: string, buyer: string, escrow: string): SpendLedger {
+  return openSpendLedger(join(dataDir, "ledger.jsonl"), { buyer, escrow });
+}
+
+/**
+ * The live environment, straight from the settings: nothing starts, nothing is contacted until a tool runs.
+ * @example const source = liveEnvironment(loadBuyerConfig(process.env))
+ */
+export function liveEnvironment(config: BuyerConfig): EnvironmentSource {
+  const chain =
+    config.rpcUrl && config.escrow ? buyerChain({ rpcUrl: config.rpcUrl, escrow: config.escrow }) : undefined;
+  const environment: BuyerEnvironment = {
+    mode: "live",
+    chain,
+    marketplaceUrl: config.marketplaceUrl,
+    facilitatorUrl: config.facilitatorUrl,
+    account: config.account,
+    ledger:
+      config.account && config.escrow ? ledgerFor(config.dataDir, config.account.address, config.escrow) : undefined,
+    problems: config.problems,
+  };
+  return { get: async () => environment, close: async () => {} };
+}

@@ -1,0 +1,37 @@
+import { expect } from "chai";
+import { DEMO_DEPOSIT } from "../demo/startDemoSystem.ts";
+import { callTool, connectInMemory } from "./testing/connectBuyer.ts";
+import { DEMO_NOTICE } from "./toolResult.ts";
+
+/** Demo mode with an empty environment: the whole escrow loop in this process, on loopback, said in every answer. */
+describe("buyer MCP server, demo mode", function () {
+  this.timeout(180_000);
+
+  it("with no settings at all, pays echo through the real contracts, facilitator and gate, and says it is the demo", async function () {
+    const { client, close } = await connectInMemory({});
+    try {
+      const search = await callTool(client, "search_resources");
+      expect(search.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
+      const [echo] = search.data.resources as { resourceId: string; slug: string; cardUrl: string }[];
+      expect(echo?.slug).to.equal("echo");
+      expect(new URL(echo?.cardUrl ?? "").hostname).to.equal("127.0.0.1");
+      const card = await callTool(client, "get_card", { resourceId: echo?.resourceId });
+      expect(card.data.mode).to.equal("demo");
+      const before = await callTool(client, "get_balance");
+      expect(before.data.escrow).to.equal(DEMO_DEPOSIT.toString());
+      const paid = await callTool(client, "call_resource", { resourceId: echo?.resourceId, body: { hello: "demo" } });
+      expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
+      expect(paid.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
+      expect(paid.data.body).to.deep.equal({ echo: { hello: "demo" } });
+      const after = await callTool(client, "get_balance");
+      expect(BigInt(after.data.escrow as string)).to.equal(DEMO_DEPOSIT - BigInt(paid.data.amount as string));
+      const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
+      expect(recovered.data.transaction).to.equal(paid.data.transaction);
+      const refused = await callTool(client, "get_card", { resourceId: `0x${"00".repeat(32)}` });
+      expect(refused.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
+      expect(refused.error?.code).to.equal("unknown_resource");
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
+import type { DemoSystem } from "../demo/startDemoSystem.ts";
+import { BuyerError } from "../sdk/buyerError.ts";
+import { buyerChain } from "../sdk/pinPaymentTerms.ts";
+import type { BuyerEnvironment, EnvironmentSource } from "./buyerEnvironment.ts";
+import { ledgerFor } from "./buyerEnvironment.ts";
+import type { BuyerConfig } from "./loadBuyerConfig.ts";
+
+/**
+ * The demo: on the first tool call, starts the in-process escrow loop (`startDemoSystem`) and points the tools at
+ * it with its ephemeral funded buyer. The spend ledger lives in a temporary folder removed on close; the settings'
+ * spend policy and scope still apply.
+ * @example const source = demoEnvironment(loadBuyerConfig({}))
+ */
+export function demoEnvironment(config: BuyerConfig): EnvironmentSource {
+  let starting: Promise<{ system: DemoSystem; environment: BuyerEnvironment; dir: string }> | undefined;
+  const start = async () => {
+    const { startDemoSystem } = await import("../demo/startDemoSystem.ts");
+    const system = await startDemoSystem();
+    const dir = mkdtempSync(join(tmpdir(), "service-buyer-demo-"));
+    const account = privateKeyToAccount(system.buyerKey);
+    process.stderr.write(`service-buyer: demo started (chain ${system.rpcUrl}, buyer ${account.address})\n`);
+    const environment: BuyerEnvironment = {
+      mode: "demo",
+      chain: buyerChain({ rpcUrl: system.rpcUrl, escrow: system.escrow }),
+      marketplaceUrl: system.marketplaceUrl,
+      facilitatorUrl: system.facilitatorUrl,
+      account,
+      ledger: ledgerFor(dir, account.address, system.escrow),
+      problems: config.problems,
+    };
+    return { system, environment, dir };
+  };
+  return {
+    async get() {
+      starting ??= start();
+      try {
+        return (await starting).environment;
+      } catch (error) {
+        starting = undefined;
+        throw new BuyerError("demo_unavailable", `the demo could not start: ${(error as Error).message}`);
+      }
+    },
+    async close() {
+      if (!starting) return;
+      const running = await starting.catch(() => undefined);
+      if (!running) return;
+      await running.system.close();
+      rmSync(running.dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Address, Hex, LocalAccount } from "viem";
+import { getAddress, isAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { SpendPolicy } from "./spendPolicy.ts";
+
+/** The buyer MCP server's settings, read once from the environment at launch. */
+export type BuyerConfig = {
+  /** `demo` when neither a key nor an RPC URL is configured: everything runs in-process. */
+  mode: "demo" | "live";
+  rpcUrl?: string;
+  escrow?: Address;
+  marketplaceUrl?: string;
+  facilitatorUrl?: string;
+  /** The buyer's account; its key is never logged, returned or written. */
+  account?: LocalAccount;
+  /** Resource ids every tool is limited to; undefined = all. */
+  scope?: Hex[];
+  policy: SpendPolicy;
+  /** Where the spend ledger lives. */
+  dataDir: string;
+  /** Settings that are missing or malformed, by name: the tools that need one answer an error naming it. */
+  problems: Partial<Record<Setting, string>>;
+};
+
+/** Every environment variable the server reads. */
+export type Setting =
+  | "BUYER_PRIVATE_KEY"
+  | "RPC_URL"
+  | "ESCROW_ADDRESS"
+  | "MARKETPLACE_URL"
+  | "FACILITATOR_URL"
+  | "SERVICE_RESOURCE_IDS"
+  | "SPEND_MAX_PER_CALL"
+  | "SPEND_HOURLY_BUDGET"
+  | "SPEND_DAILY_BUDGET"
+  | "SPEND_ALLOW_RESOURCES"
+  | "SPEND_ALLOW_CREATORS"
+  | "SERVICE_BUYER_DATA_DIR";
+
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const DIGITS = /^[0-9]{1,78}$/;
+
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  return items.length ? items : undefined;
+}
+
+function httpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The user's data directory for the ledger: `$XDG_DATA_HOME/service-buyer`, else `~/.local/share/service-buyer`
+ * (`%LOCALAPPDATA%\service-buyer` on Windows).
+ * @example defaultDataDir(process.env)
+ */
+export function defaultDataDir(env: Record<string, string | undefined>): string {
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "service-buyer");
+  if (process.platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "service-buyer");
+  return join(homedir(), ".local", "share", "service-buyer");
+}
+
+/**
+ * Reads the settings from the environment. An empty value means unset (what a plugin passes for an optional user
+ * setting left blank). Nothing here throws: a malformed setting is recorded in `problems` and the tools that need
+ * it refuse with its name, fail-closed (a malformed budget refuses every payment, never lifts the limit).
+ * @example const config = loadBuyerConfig(process.env)
+ */
+export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): BuyerConfig {
+  const env: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(rawEnv)) env[key] = value?.trim() === "" ? undefined : value?.trim();
+  const problems: BuyerConfig["problems"] = {};
+  const mode = env.BUYER_PRIVATE_KEY === undefined && env.RPC_URL === undefined ? "demo" : "live";
+
+  let account: LocalAccount | undefined;
+  if (env.BUYER_PRIVATE_KEY === undefined) {
+    if (mode === "live") problems.BUYER_PRIVATE_KEY = "BUYER_PRIVATE_KEY is not set: paying needs the buyer's key";
+  } else if (!BYTES32.test(env.BUYER_PRIVATE_KEY)) {
+    problems.BUYER_PRIVATE_KEY = "BUYER_PRIVATE_KEY is malformed: it must be 0x followed by 64 hex digits";
+  } else {
+    try {
+      account = privateKeyToAccount(env.BUYER_PRIVATE_KEY as Hex);
+    } catch {
+      problems.BUYER_PRIVATE_KEY = "BUYER_PRIVATE_KEY is not a valid secp256k1 private key";
+    }
+  }
+
+  const url = (name: "RPC_URL" | "MARKETPLACE_URL" | "FACILITATOR_URL", required: boolean) => {
+    const value = env[name];
+    if (value === undefined) {
+      if (required && mode === "live") problems[name] = `${name} is not set`;
+      return undefined;
+    }
+    if (!httpUrl(value)) {
+      problems[name] = `${name} is not an http(s) URL`;
+      return undefined;
+    }
+    return value.replace(/\/+$/, "");
+  };
+  const rpcUrl = url("RPC_URL", true);
+  const marketplaceUrl = url("MARKETPLACE_URL", true);
+  const facilitatorUrl = url("FACILITATOR_URL", false);
+
+  let escrow: Address | undefined;
+  if (env.ESCROW_ADDRESS === undefined) {
+    if (mode === "live") problems.ESCROW_ADDRESS = "ESCROW_ADDRESS is not set: the trusted escrow the buyer pays into";
+  } else if (!isAddress(env.ESCROW_ADDRESS, { strict: false })) {
+    problems.ESCROW_ADDRESS = "ESCROW_ADDRESS is not an address";
+  } else escrow = getAddress(env.ESCROW_ADDRESS);
+
+  const ids = (name: "SERVICE_RESOURCE_IDS" | "SPEND_ALLOW_RESOURCES") => {
+    const items = list(env[name]);
+    if (items?.some((item) => !BYTES32.test(item))) {
+      problems[name] = `${name} must be comma-separated resource ids (0x + 64 hex digits)`;
+      return [];
+    }
+    return items?.map((item) => item.toLowerCase() as Hex);
+  };
+  const scope = ids("SERVICE_RESOURCE_IDS");
+  const allowResources = ids("SPEND_ALLOW_RESOURCES");
+  const creators = list(env.SPEND_ALLOW_CREATORS);
+  let allowCreators: Address[] | undefined;
+  if (creators?.some((item) => !isAddress(item, { strict: false }))) {
+    problems.SPEND_ALLOW_CREATORS = "SPEND_ALLOW_CREATORS must be comma-separated addresses";
+    allowCreators = [];
+  } else allowCreators = creators?.map((item) => getAddress(item));
+
+  const amount = (name: "SPEND_MAX_PER_CALL" | "SPEND_HOURLY_BUDGET" | "SPEND_DAILY_BUDGET") => {
+    const value = env[name];
+    if (value === undefined) return undefined;
+    if (!DIGITS.test(value)) {
+      problems[name] = `${name} must be an amount in base units (digits only, e.g. 50000 for 0.05 USDC)`;
+      return 0n;
+    }
+    return BigInt(value);
+  };
+  const policy: SpendPolicy = {
+    maxPerCall: amount("SPEND_MAX_PER_CALL"),
+    hourlyBudget: amount("SPEND_HOURLY_BUDGET"),
+    dailyBudget: amount("SPEND_DAILY_BUDGET"),
+    allowResources,
+    allowCreators,
+  };
+  const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
+  return { mode, rpcUrl, escrow, marketplaceUrl, facilitatorUrl, account, scope, policy, dataDir, problems };
+}

@@ -1,0 +1,73 @@
+import type { Hex } from "viem";
+import type { Card } from "../../../protocol/schemas/card.ts";
+import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { normaliseSlug } from "./normaliseSlug.ts";
+
+/** A card read on its own (`--card`): the card, its checked resource id and the URL it was read from. */
+export type CardInput = { url: string; card: Card; resourceId: Hex };
+
+/** Inputs of {@link projectEndpoints}. */
+export type ProjectEndpointsParameters = {
+  /** The index read with `--marketplace-url`, if any. */
+  index: { marketplaceUrl: string; records: readonly IndexRecord[] } | undefined;
+  /** Cards read for index records (`--enrich`), by resource id. */
+  enriched: ReadonlyMap<Hex, Card>;
+  cards: readonly CardInput[];
+};
+
+/**
+ * Projects index records and cards to one {@link Endpoint} per resource id: the index gives slug, price and
+ * reputation; a card (read with `--enrich`, or given with `--card`) gives the title and description. A card for a
+ * resource the index does not list stands alone, its slug normalised from its name.
+ * @example projectEndpoints({ index: { marketplaceUrl, records }, enriched: new Map(), cards: [] })
+ */
+export function projectEndpoints(parameters: ProjectEndpointsParameters): Endpoint[] {
+  const endpoints = new Map<Hex, Endpoint>();
+  const { marketplaceUrl, records } = parameters.index ?? { marketplaceUrl: "", records: [] };
+  for (const record of records) {
+    const card = parameters.enriched.get(record.resourceId);
+    endpoints.set(record.resourceId, {
+      resourceId: record.resourceId,
+      slug: normaliseSlug(record.slug),
+      title: card?.name ?? record.slug,
+      description: card?.description ?? `The "${record.slug}" endpoint (${record.category}), paid per call.`,
+      category: record.category,
+      price: { base: record.pricing.base, perKB: record.pricing.perKB },
+      reputation: record.reputation,
+      health: record.health.score,
+      marketplaceUrl,
+    });
+  }
+  for (const { url, card, resourceId } of parameters.cards) {
+    const listed = endpoints.get(resourceId);
+    endpoints.set(
+      resourceId,
+      listed
+        ? { ...listed, title: card.name, description: card.description }
+        : {
+            resourceId,
+            slug: normaliseSlug(card.name),
+            title: card.name,
+            description: card.description,
+            category: undefined,
+            price: { base: card.x402.pricing.base, perKB: card.x402.pricing.perKB },
+            reputation: undefined,
+            health: card.health.score,
+            marketplaceUrl: marketplaceOfCard(url, resourceId),
+          },
+    );
+  }
+  return [...endpoints.values()].sort((a, b) =>
+    a.resourceId < b.resourceId ? -1 : a.resourceId > b.resourceId ? 1 : 0,
+  );
+}
+
+/** The marketplace base URL a card is served under: everything before its `/<resourceId>` path segment. */
+function marketplaceOfCard(url: string, resourceId: Hex): string {
+  const parsed = new URL(url);
+  const segments = parsed.pathname.split("/");
+  const at = segments.findIndex((segment) => segment.toLowerCase() === resourceId);
+  const base = at > 0 ? segments.slice(0, at).join("/") : "";
+  return `${parsed.origin}${base}`;
+}

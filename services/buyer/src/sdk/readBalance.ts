@@ -1,0 +1,48 @@
+import type { Address } from "viem";
+import { zeroHash } from "viem";
+import { abiOf } from "../../../protocol/artifacts.ts";
+import type { BuyerChain } from "./pinPaymentTerms.ts";
+
+export type ReadBalanceReturnType = {
+  address: Address;
+  /** The stablecoin in the wallet itself (not yet deposited), base units. */
+  wallet: bigint;
+  /** Deposited in the escrow and spendable by calls. */
+  escrow: bigint;
+  /** Requested for withdrawal (no longer spendable), and when it unlocks. */
+  pendingWithdrawal: bigint;
+  /** The buyer's own on-chain spend limit (0 = none) per `period` seconds, and what the window has spent. */
+  spendLimit: { limit: bigint; periodSeconds: bigint; spentInWindow: bigint };
+  atBlock: bigint;
+};
+
+/**
+ * Reads a buyer's wallet and escrow position from the chain.
+ * @example const { escrow } = await readBalance(chain, account.address)
+ */
+export async function readBalance(chain: BuyerChain, address: Address): Promise<ReadBalanceReturnType> {
+  const escrowAbi = abiOf("PaymentEscrow");
+  const token = await chain.publicClient.readContract({ address: chain.escrow, abi: escrowAbi, functionName: "token" });
+  const [state, wallet] = await Promise.all([
+    chain.publicClient.readContract({
+      address: chain.escrow,
+      abi: escrowAbi,
+      functionName: "buyerState",
+      args: [address, zeroHash],
+    }),
+    chain.publicClient.readContract({
+      address: token,
+      abi: abiOf("TestStablecoin"),
+      functionName: "balanceOf",
+      args: [address],
+    }),
+  ]);
+  return {
+    address,
+    wallet,
+    escrow: state.balance,
+    pendingWithdrawal: state.pendingWithdrawal,
+    spendLimit: { limit: state.spendLimit, periodSeconds: state.period, spentInWindow: state.spentInWindow },
+    atBlock: state.atBlock,
+  };
+}

@@ -1,0 +1,70 @@
+import type { Hex } from "viem";
+import { z } from "zod";
+import { decodeBase64Json } from "../../../protocol/base64.ts";
+import type { Receipt } from "../../../protocol/schemas/receipt.ts";
+import { receiptSchema } from "../../../protocol/schemas/receipt.ts";
+import { BuyerError } from "./buyerError.ts";
+import { errorOf, fetchJson } from "./fetchJson.ts";
+import { assertReceiptMatches } from "./payForCall.ts";
+
+const storedResultSchema = z.object({
+  idemKey: z.string(),
+  resourceId: z.string(),
+  response: z.object({ status: z.number(), contentType: z.string().optional(), body: z.unknown() }),
+  receipt: z.string(),
+  settledAt: z.string(),
+  expiresAt: z.string(),
+});
+
+export type RecoverResultReturnType = {
+  resourceId: Hex;
+  status: number;
+  body: unknown;
+  receipt: Receipt;
+  settledAt: string;
+  expiresAt: string;
+};
+
+/**
+ * Fetches the stored result of a settled call after its answer was lost (`GET /results/:idemKey` at the
+ * facilitator, kept 24 h) and checks its receipt against what was signed: this payer, this idemKey.
+ * @example const { body, receipt } = await recoverResult({ facilitatorUrl, idemKey, payer: account.address })
+ */
+export async function recoverResult(p: {
+  facilitatorUrl: string;
+  idemKey: Hex;
+  payer: string;
+  /** The most the signed payment allowed, when known (the receipt may not exceed it). */
+  cap?: bigint;
+}): Promise<RecoverResultReturnType> {
+  const base = p.facilitatorUrl.endsWith("/") ? p.facilitatorUrl : `${p.facilitatorUrl}/`;
+  const { response, json } = await fetchJson(new URL(`results/${p.idemKey}`, base).toString(), {}, "facilitator");
+  if (response.status === 404)
+    throw new BuyerError("not_found", `no result for ${p.idemKey}: never settled, or older than 24 h (nothing paid)`);
+  if (response.status !== 200) {
+    const error = errorOf(json, response.status);
+    throw new BuyerError(error.code, `GET /results/${p.idemKey}: ${error.message}`);
+  }
+  const stored = storedResultSchema.safeParse(json);
+  if (!stored.success) throw new BuyerError("invalid_result", "the stored result fails its schema");
+  let receipt: Receipt;
+  try {
+    receipt = receiptSchema.parse(decodeBase64Json(stored.data.receipt));
+  } catch {
+    throw new BuyerError("bad_receipt", "the stored result carries no valid receipt");
+  }
+  assertReceiptMatches(receipt, {
+    resourceId: stored.data.resourceId as Hex,
+    idemKey: p.idemKey,
+    payer: p.payer,
+    cap: p.cap ?? BigInt(receipt.amount),
+  });
+  return {
+    resourceId: stored.data.resourceId as Hex,
+    status: stored.data.response.status,
+    body: stored.data.response.body,
+    receipt,
+    settledAt: stored.data.settledAt,
+    expiresAt: stored.data.expiresAt,
+  };
+}

@@ -1,0 +1,53 @@
+import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
+import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
+import { BuyerError } from "./buyerError.ts";
+import { errorOf, fetchJson } from "./fetchJson.ts";
+
+/** The marketplace's `GET /resources` filters (docs: services/marketplace/README.md). */
+export type ResourceFilters = {
+  category?: string;
+  active?: boolean;
+  minBond?: string;
+  minBasePrice?: string;
+  maxBasePrice?: string;
+  minReputation?: number;
+  minUptime?: number;
+  limit?: number;
+  offset?: number;
+};
+
+export type SearchResourcesReturnType = {
+  resources: IndexRecord[];
+  /** The marketplace's `X-Total-Count` (all matches, before paging). */
+  total: number;
+  /** Rows that failed the strict index-record schema and were left out. */
+  skipped: number;
+};
+
+/**
+ * Searches the marketplace index. Rows are display data only: nothing is ever signed against them.
+ * @example const { resources } = await searchResources(marketplaceUrl, { category: "utility", active: true })
+ */
+export async function searchResources(
+  marketplaceUrl: string,
+  filters: ResourceFilters = {},
+): Promise<SearchResourcesReturnType> {
+  const url = new URL("resources", marketplaceUrl.endsWith("/") ? marketplaceUrl : `${marketplaceUrl}/`);
+  for (const [key, value] of Object.entries(filters)) if (value !== undefined) url.searchParams.set(key, String(value));
+  const { response, json } = await fetchJson(url.toString(), {}, "marketplace");
+  if (response.status !== 200) {
+    const error = errorOf(json, response.status);
+    throw new BuyerError(
+      response.status === 400 ? "invalid_request" : "marketplace_error",
+      `GET /resources: ${error.message}`,
+    );
+  }
+  if (!Array.isArray(json)) throw new BuyerError("marketplace_error", "GET /resources did not answer an array");
+  const resources: IndexRecord[] = [];
+  for (const row of json) {
+    const parsed = indexRecordSchema.safeParse(row);
+    if (parsed.success) resources.push(parsed.data);
+  }
+  const total = Number(response.headers.get("x-total-count") ?? json.length);
+  return { resources, total: Number.isFinite(total) ? total : json.length, skipped: json.length - resources.length };
+}
