@@ -48,6 +48,7 @@ describe("gate", function () {
         slug: "text-stats",
         source: stats.source,
         requestSchema: stats.requestSchema,
+        sampleRequest: stats.sampleRequest,
         responseSchema: stats.responseSchema,
       }),
       await startTestResource(stack, { slug: "slow-echo", source: slowEcho }),

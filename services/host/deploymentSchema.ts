@@ -30,6 +30,8 @@ export const deploymentRequestSchema = z.strictObject({
     .refine((s) => Buffer.byteLength(s, "utf8") <= MAX_SOURCE_BYTES, `source is limited to ${MAX_SOURCE_BYTES} bytes`),
   requestSchema: jsonSchema,
   responseSchema: jsonSchema,
+  /** A body the request schema accepts; a failed paid call is a strike only when this sample fails too. */
+  sampleRequest: z.record(z.string(), z.unknown()).default({}),
   card: cardTemplateSchema,
   pricing: pricingSchema,
   computeMultiplier: z.number().positive().finite().default(1),

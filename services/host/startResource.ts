@@ -42,6 +42,7 @@ export function gateConfigOf(
     },
     requestSchema: deployment.requestSchema,
     responseSchema: deployment.responseSchema,
+    sampleRequest: deployment.sampleRequest,
     card: current,
     callUrl: resourceUrls(ctx, deployment.slug).callUrl,
     facilitatorUrl: ctx.config.FACILITATOR_URL,
