@@ -10,7 +10,14 @@ import type { ResolvedGateConfig } from "./gateConfig.ts";
 import type { HandlerResult } from "./handler.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
-export type PendingSettlement = { amount: bigint; response: StoredCallResponse; text: string; expiresAt: number };
+export type PendingSettlement = {
+  amount: bigint;
+  response: StoredCallResponse;
+  text: string;
+  expiresAt: number;
+  /** The payment this response was produced for; only the same payment, byte for byte, may settle it again. */
+  payment: PaymentPayload;
+};
 
 /** Why a handler run failed: the strike reason it would carry, and a short message. */
 export type HandlerFailure = { strikeReason: string; message: string };

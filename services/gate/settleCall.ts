@@ -13,11 +13,14 @@ const PENDING_KEEP_SECONDS = 60;
 export function settleCall(runtime: GateRuntime): GateMiddleware {
   return async (koa) => {
     const { payment, response, amount, idemKey } = koa.state;
-    await answerSettlement(runtime, koa as Context, idemKey!, {
-      amount: amount!,
-      response: { status: response!.status, contentType: "application/json", body: response!.json },
-      text: response!.text,
-      expiresAt: Number(payment!.authorization.validBefore) + PENDING_KEEP_SECONDS,
+    if (!payment || !response || amount === undefined || !idemKey)
+      throw new Error("settleCall runs after a response was validated and priced");
+    await answerSettlement(runtime, koa as Context, idemKey, {
+      amount,
+      response: { status: response.status, contentType: "application/json", body: response.json },
+      text: response.text,
+      expiresAt: Number(payment.authorization.validBefore) + PENDING_KEEP_SECONDS,
+      payment,
     });
   };
 }
