@@ -197,6 +197,7 @@ async function main() {
         ESCROW_ADDRESS: contracts.escrow,
         TOKEN_ADDRESS: contracts.token,
         FACILITATOR_AUTH_SECRET: callerAuth ? env.CALLER_AUTH_SECRET : undefined,
+        MARKETPLACE_URL: `http://127.0.0.1:${env.MARKETPLACE_PORT}`,
       },
       ready: () => answers(`${hostUrl}/ready`),
       log: logFile("host"),

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { CHAIN_ID, PLACEHOLDER_AGENT_ID } from "../../protocol/constants.ts";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
 import { cardSchema, cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import type { Quote } from "../../protocol/schemas/quote.ts";
@@ -40,8 +41,9 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/** The card without what deploy fills (url, payTo, agentId) and what is live (health, bond): what the creator fixed. */
 function withoutDeployFields(card: unknown): unknown {
-  const c = card as { x402?: object; identity?: object };
+  const c = withLiveFields(card, NEUTRAL_LIVE_FIELDS) as { x402?: object; identity?: object };
   return { ...c, url: "", x402: { ...c.x402, payTo: "" }, identity: { ...c.identity, agentId: "" } };
 }
 

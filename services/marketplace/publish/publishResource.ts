@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import { getAddress, keccak256, stringToBytes } from "viem";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
@@ -129,7 +130,7 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         resourceId,
         agentId: identity.agentId,
       });
-      const cardText = JSON.stringify(card);
+      const cardText = JSON.stringify(withLiveFields(card, NEUTRAL_LIVE_FIELDS));
       return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: keccak256(stringToBytes(cardText)) } };
     });
 
