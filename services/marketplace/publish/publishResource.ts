@@ -111,6 +111,8 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         expectedCard: request.card,
         allowAgentPlaceholder: true,
         timeoutMs: ctx.config.PROBE_TIMEOUT_MS,
+        maxBodyBytes: ctx.config.PROBE_MAX_BODY_BYTES,
+        allowPrivate: ctx.config.PROBE_ALLOW_PRIVATE,
       });
       return probe.ok ? { ok: true, value: probe.card } : { ok: false, reason: `${probe.check}: ${probe.reason}` };
     });
