@@ -81,7 +81,8 @@ async function main() {
       await startPart({
         name: "chain",
         command: bin("hardhat"),
-        args: ["node", "--network", "node", "--port", String(env.CHAIN_PORT)],
+        // Hardhat binds 0.0.0.0 inside a container: the chain's unlocked development accounts stay on loopback.
+        args: ["node", "--network", "node", "--hostname", "127.0.0.1", "--port", String(env.CHAIN_PORT)],
         cwd: root,
         ready: () => rpcAnswers(rpcUrl),
         log: logFile("chain"),
@@ -225,6 +226,8 @@ async function main() {
         PUBLISH_TOKEN: publishToken,
         DATABASE_URL: env.DATABASE_URL,
         DATA_DIR: join(dataDir, "marketplace"),
+        // The stack's resources are served by its own host on 127.0.0.1.
+        PROBE_ALLOW_PRIVATE: "on",
       },
       ready: () => answers(`${marketplaceUrl}/ready`),
       log: logFile("marketplace"),
