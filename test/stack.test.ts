@@ -7,6 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { payForCall } from "../services/buyer/src/sdk/payForCall.ts";
 import { buyerChain } from "../services/buyer/src/sdk/pinPaymentTerms.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
+import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "./support/listenAddresses.ts";
 import { runStack, stackPorts } from "./support/runStack.ts";
 
 /** `npm start` as a user runs it, in its own process group so that nothing it starts can outlive the test. */
@@ -65,6 +66,19 @@ describe("npm start, end to end", function () {
       creator: result.receipt.creatorAmount,
       treasury: result.receipt.treasuryAmount,
     });
+  });
+
+  it("listens on loopback only: the chain (unlocked development accounts) and every service refuse the network", async function () {
+    // Before the fix the embedded chain bound 0.0.0.0 (Hardhat's default inside a container): anyone on the network
+    // could send transactions from its unlocked, well-known accounts (the deployer holds every admin role).
+    for (const [name, port] of Object.entries(ports)) {
+      const addresses = listenAddresses(Number(port));
+      expect(addresses, `${name} ${port} listens`).to.not.be.empty;
+      for (const address of addresses)
+        expect(isLoopbackListen(address), `${name} ${port} on ${address}`).to.equal(true);
+    }
+    const outside = outsideAddress();
+    if (outside) expect(await accepts(outside, Number(ports.CHAIN_PORT)), `chain on ${outside}`).to.equal(false);
   });
 
   it("stops every part on SIGTERM and leaves no process or port behind", async function () {

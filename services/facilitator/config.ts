@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isLoopbackHost } from "../http/isLoopbackHost.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
 
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
@@ -34,7 +35,8 @@ export const facilitatorEnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   DATA_DIR: z.string().default(".data/facilitator"),
   DATABASE_SCHEMA: z.string().default("facilitator"),
-  CALLER_AUTH: flag.default(false),
+  /** Caller tokens on every route but health, readiness and metrics: on unless turned off, and off only on loopback. */
+  CALLER_AUTH: flag.default(true),
   CALLER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NODE_ENV: z.string().default("development"),
   BATCH_WINDOW_MS: z.coerce.number().int().min(0).default(20),
@@ -67,9 +69,14 @@ export function loadFacilitatorConfig(env: Record<string, string | undefined>): 
   }
   const config = parsed.data;
   if (config.CALLER_AUTH && !config.CALLER_AUTH_SECRET) {
-    if (config.NODE_ENV === "production") {
-      throw new ConfigError("CALLER_AUTH is on in production but CALLER_AUTH_SECRET is not set; refusing to start");
-    }
+    throw new ConfigError(
+      "CALLER_AUTH is on (the default) but CALLER_AUTH_SECRET is not set; set a secret, or CALLER_AUTH=off on a loopback HOST; refusing to start",
+    );
+  }
+  if (!config.CALLER_AUTH && !isLoopbackHost(config.HOST)) {
+    throw new ConfigError(
+      `CALLER_AUTH=off is refused on HOST ${config.HOST}: without caller tokens anyone who reaches the facilitator can settle, release with a strike or read results; turn auth off only on a loopback HOST`,
+    );
   }
   return config;
 }

@@ -101,6 +101,11 @@ describe("facilitator", function () {
       expect(result.status).to.equal(200);
       expect(result.body.response).to.deep.equal(response);
       expect(result.body.receipt).to.equal(first.body.receipt);
+      expect(result.body.payment).to.deep.equal({
+        scheme: "service-escrow",
+        authorization: payload.authorization,
+        signature: payload.signature,
+      });
     });
 
     it("holds a reservation at most an hour: a longer signed window is refused", async function () {

@@ -20,6 +20,7 @@ import {
   verifyRequestSchema,
 } from "./routes/schemas.ts";
 import { settlePayment } from "./settlePayment.ts";
+import { findReservation } from "./store/reservations.ts";
 import { findResult } from "./store/results.ts";
 import { verifyPayment } from "./verifyPayment.ts";
 
@@ -124,9 +125,15 @@ export function createFacilitatorApp(
     if (auth.enabled) authorize(koa, auth, result?.resourceId ?? "unknown", now);
     if (!result)
       throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
+    const payment = (await findReservation(ctx.store, idemKey))?.payload;
     koa.body = {
       idemKey: result.idemKey,
       resourceId: result.resourceId,
+      payment: payment && {
+        scheme: payment.scheme,
+        authorization: payment.authorization,
+        signature: payment.signature,
+      },
       response: result.response,
       receipt: result.receipt,
       settledAt: new Date(result.settledAt * 1000).toISOString(),

@@ -26,7 +26,14 @@ export type SettleOutcome =
 
 /** `GET /results/:idemKey`. */
 export type ResultOutcome =
-  | { kind: "found"; resourceId: string; response: StoredCallResponse; receipt: string }
+  | {
+      kind: "found";
+      resourceId: string;
+      response: StoredCallResponse;
+      receipt: string;
+      /** The payment that was settled (`{ scheme, authorization, signature }`), as the facilitator reserved it. */
+      payment: unknown;
+    }
   | { kind: "missing" }
   | { kind: "unavailable"; message: string };
 
@@ -137,7 +144,7 @@ export function createFacilitatorClient({
       if (!answer.ok) return { kind: "unavailable", message: answer.error };
       if (answer.status === 404) return { kind: "missing" };
       const body = answer.body as
-        | { resourceId?: unknown; response?: StoredCallResponse; receipt?: unknown }
+        | { resourceId?: unknown; response?: StoredCallResponse; receipt?: unknown; payment?: unknown }
         | undefined;
       if (
         answer.status !== 200 ||
@@ -147,7 +154,13 @@ export function createFacilitatorClient({
       ) {
         return { kind: "unavailable", message: errorOf(answer).message };
       }
-      return { kind: "found", resourceId: body.resourceId, response: body.response, receipt: body.receipt };
+      return {
+        kind: "found",
+        resourceId: body.resourceId,
+        response: body.response,
+        receipt: body.receipt,
+        payment: body.payment,
+      };
     },
 
     async ready() {

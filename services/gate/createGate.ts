@@ -5,6 +5,8 @@ import { callRoute } from "./callRoute.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { cors } from "./cors.ts";
 import { createFacilitatorClient } from "./createFacilitatorClient.ts";
+import { createFailureReproducer } from "./createFailureReproducer.ts";
+import { createHandlerLoad } from "./createHandlerLoad.ts";
 import { createQuoteSender } from "./createQuoteSender.ts";
 import { decodePayment } from "./decodePayment.ts";
 import { errorBodies } from "./errorBodies.ts";
@@ -62,13 +64,25 @@ export type Gate = {
 export function createGate(input: GateConfig): Gate {
   const config = resolveGateConfig(input);
   const logger = input.logger ?? pino({ name: "gate", level: "info" });
+  const load = createHandlerLoad();
+  const limits = { timeoutMs: config.handlerTimeoutMs, maxResponseBytes: config.pricing.maxResponseBytes };
+  const validateResponseSchema = compileSchema(config.responseSchema, "responseSchema");
   const runtime: GateRuntime = {
     config,
     facilitator: createFacilitatorClient({ url: config.facilitatorUrl, token: config.facilitatorToken }),
     logger,
     validateRequest: compileSchema(config.requestSchema, "requestSchema"),
-    validateResponse: compileSchema(config.responseSchema, "responseSchema"),
+    validateResponse: validateResponseSchema,
     sendQuote: createQuoteSender(config),
+    load,
+    reproduce: createFailureReproducer({
+      handler: config.handler,
+      load,
+      limits,
+      validateResponse: validateResponseSchema,
+      sampleRequest: config.sampleRequest,
+      ready: config.ready ?? (() => true),
+    }),
     inFlight: new Set(),
     pending: new Map(),
   };
@@ -84,10 +98,7 @@ export function createGate(input: GateConfig): Gate {
     decodePayment: decodePayment(runtime),
     reservePayment: reservePayment(runtime),
     releaseOnFailure: releaseOnFailure(runtime),
-    runHandler: runHandler(config.handler, {
-      timeoutMs: config.handlerTimeoutMs,
-      maxResponseBytes: config.pricing.maxResponseBytes,
-    }),
+    runHandler: runHandler(config.handler, load, limits),
     validateResponse: validateResponse(runtime.validateResponse, config.pricing.maxResponseBytes),
     priceResponse: priceResponse(config),
     settleCall: settleCall(runtime),

@@ -61,6 +61,7 @@ describe("gate: fuzzing payment headers and bodies", function () {
       slug: "text-stats",
       source: stats.source,
       requestSchema: stats.requestSchema,
+      sampleRequest: stats.sampleRequest,
       responseSchema: stats.responseSchema,
     });
     signed = [

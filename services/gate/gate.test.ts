@@ -48,6 +48,7 @@ describe("gate", function () {
         slug: "text-stats",
         source: stats.source,
         requestSchema: stats.requestSchema,
+        sampleRequest: stats.sampleRequest,
         responseSchema: stats.responseSchema,
       }),
       await startTestResource(stack, { slug: "slow-echo", source: slowEcho }),
@@ -477,6 +478,12 @@ describe("gate", function () {
       } finally {
         await stack.chain.rpc.resume();
       }
+      // Another authorization reusing the nonce (another maxAmount) neither settles the kept response nor replays it.
+      const payload = decodeBase64Json(header) as Awaited<ReturnType<typeof payEscrow>>;
+      const reuse = await payEscrow(stack, slow, { nonce: payload.authorization.nonce, maxAmount: slow.cap + 1n });
+      const refused = await call(slow.callUrl, { delayMs: 1_000 }, { "X-PAYMENT": paymentHeader(reuse) });
+      expect(refused.status, refused.text).to.equal(402);
+      expect(refused.body.error).to.equal("nonce_used");
       const retried = await until(async () => {
         const again = await call(slow.callUrl, { delayMs: 1_000 }, { "X-PAYMENT": header });
         return again.status === 200 ? again : undefined;

@@ -38,6 +38,11 @@ describe("gate configuration", function () {
     ["a card naming another asset", { token: escrow }, /asset must equal token/],
     ["a card naming another escrow", { escrow: asset }, /escrow must equal escrow/],
     ["a card whose payTo is another resource", { resourceId: `0x${"12".repeat(32)}` }, /payTo must equal resourceId/],
+    [
+      "a sample request the request schema refuses (no failure could ever be reproduced)",
+      { requestSchema: { type: "object", required: ["text"] } },
+      /sampleRequest: the request schema refuses it/,
+    ],
     ["a card whose url is not the call URL", { callUrl: "https://other.example/call" }, /card.url/],
     [
       "pricing that differs from the card",

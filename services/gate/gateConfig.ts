@@ -4,7 +4,9 @@ import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TIMEOUT_SECONDS } from "../protocol/constants.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
+import { compileSchema } from "./compileSchema.ts";
 import type { Handler } from "./handler.ts";
+import { schemaMessage } from "./parseBody.ts";
 
 /** Seconds of latency and clock skew the gate tolerates between a buyer signing `now + maxTimeoutSeconds` and verify. */
 export const VERIFY_GRACE_SECONDS = 5;
@@ -38,6 +40,11 @@ export type GateConfig = {
   /** Offer the flat `exact` entry besides `service-escrow` (default true). */
   acceptExact?: boolean | undefined;
   handler: Handler;
+  /**
+   * A request body the creator declares its handler answers (default `{}`); it must pass the request schema. A failed
+   * paid call is a strike only when this sample fails too (see `createFailureReproducer`).
+   */
+  sampleRequest?: Record<string, unknown> | undefined;
   /** Whether the handler can take calls (the host: its sandbox is up). */
   ready?: (() => boolean | Promise<boolean>) | undefined;
   logger?: Logger | undefined;
@@ -46,8 +53,9 @@ export type GateConfig = {
 /** A {@link GateConfig} after validation, with defaults applied. */
 export type ResolvedGateConfig = Omit<
   GateConfig,
-  "cap" | "card" | "maxTimeoutSeconds" | "handlerTimeoutMs" | "maxBodyBytes" | "acceptExact"
+  "cap" | "card" | "maxTimeoutSeconds" | "handlerTimeoutMs" | "maxBodyBytes" | "acceptExact" | "sampleRequest"
 > & {
+  sampleRequest: Record<string, unknown>;
   cap: bigint;
   card: () => unknown;
   description: string;
@@ -87,8 +95,22 @@ const configSchema = z.object({
   handlerTimeoutMs: z.int().positive().default(10_000),
   maxBodyBytes: z.int().positive().default(DEFAULT_MAX_BODY_BYTES),
   acceptExact: z.boolean().default(true),
+  sampleRequest: z.record(z.string(), z.unknown()).default({}),
   handler: z.custom<Handler>((value) => typeof value === "function", "must be a function"),
 });
+
+/** Why the request schema refuses the sample request, or undefined (also when the schema itself does not compile). */
+function refusedSample(requestSchema: JsonSchema, sample: Record<string, unknown>): string | undefined {
+  let validate: ReturnType<typeof compileSchema>;
+  try {
+    validate = compileSchema(requestSchema, "requestSchema");
+  } catch {
+    return undefined;
+  }
+  return validate(sample) === true
+    ? undefined
+    : `sampleRequest: the request schema refuses it (${schemaMessage(validate)})`;
+}
 
 /**
  * Validates a gate's configuration and checks that its card agrees with it (asset, escrow, payTo, pricing, url).
@@ -111,6 +133,8 @@ export function resolveGateConfig(config: GateConfig): ResolvedGateConfig {
       `handlerTimeoutMs must leave ${VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS}s of maxTimeoutSeconds for verify and settle`,
     );
   }
+  const sampleProblem = refusedSample(c.requestSchema, c.sampleRequest);
+  if (sampleProblem) problems.push(sampleProblem);
   const card = typeof config.card === "function" ? (config.card as () => unknown) : () => config.card;
   const template = cardTemplateSchema.safeParse(card());
   if (!template.success) {

@@ -5,11 +5,22 @@ import type { Address, Hex } from "viem";
 import type { QuoteError } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { FacilitatorClient, StoredCallResponse } from "./createFacilitatorClient.ts";
+import type { HandlerLoad } from "./createHandlerLoad.ts";
 import type { ResolvedGateConfig } from "./gateConfig.ts";
 import type { HandlerResult } from "./handler.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
-export type PendingSettlement = { amount: bigint; response: StoredCallResponse; text: string; expiresAt: number };
+export type PendingSettlement = {
+  amount: bigint;
+  response: StoredCallResponse;
+  text: string;
+  expiresAt: number;
+  /** The payment this response was produced for; only the same payment, byte for byte, may settle it again. */
+  payment: PaymentPayload;
+};
+
+/** Why a handler run failed: the strike reason it would carry, and a short message. */
+export type HandlerFailure = { strikeReason: string; message: string };
 
 /** What one `POST /call` accumulates as it passes the gate's steps. */
 export type GateState = {
@@ -20,8 +31,8 @@ export type GateState = {
   idemKey?: Hex;
   payer?: Address;
   handlerResult?: HandlerResult;
-  /** Set by a step that found the handler at fault; `releaseOnFailure` releases with this strike reason. */
-  failure?: { strikeReason: string; message: string };
+  /** Set by a step that found the handler's answer failing; `releaseOnFailure` decides whether it is a strike. */
+  failure?: HandlerFailure;
   response?: { status: number; text: string; json: unknown };
   amount?: bigint;
 };
@@ -50,6 +61,10 @@ export type GateRuntime = {
   sendQuote(koa: Context, error: QuoteError): void;
   /** idemKeys whose payment this gate instance is verifying, running or settling now. */
   inFlight: Set<Hex>;
+  /** The handler runs under way, and the one run (a failure's reproduction) that may hold the handler alone. */
+  load: HandlerLoad;
+  /** Runs the resource's sample request alone on an idle, ready handler to tell a creator's fault from a buyer's. */
+  reproduce(): Promise<HandlerFailure | "passed" | "no_quiet_moment">;
   /** Settlements answered 503 here, by idemKey, until their authorization expires. */
   pending: Map<Hex, PendingSettlement>;
 };

@@ -63,6 +63,8 @@ describe("gate: a failing handler", function () {
           },
           maxResponseBytes: 1_000,
           handlerTimeoutMs: 1_000,
+          // The creator's own sample request fails the same way: these failures are the creator's fault.
+          sampleRequest: { mode },
         }),
       );
     }

@@ -1,5 +1,6 @@
 import type { Context } from "koa";
 import { decodeBase64Json } from "../protocol/base64.ts";
+import { samePayment } from "../protocol/samePayment.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import { answerSettlement } from "./answerSettlement.ts";
 import { VERIFY_GRACE_SECONDS } from "./gateConfig.ts";
@@ -9,13 +10,17 @@ import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
 
 /**
- * The stored result of an already settled payment, when it is this very payment: same resource, same payer, and a
- * signature by that payer (proven by the facilitator's `nonce_used`, which it answers only after the signature
- * check, or recovered here for an `expired` authorization).
+ * The stored result of an already settled payment, when it is this very payment: same resource, the same
+ * authorization and signature byte for byte as the one settled (a second authorization that reuses the nonce, even
+ * by the same buyer, is not the same payment), same payer, and a signature by that payer (proven by the
+ * facilitator's `nonce_used`, which it answers only after the signature check, or recovered here for `expired`).
  */
 async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
-  const found = await runtime.facilitator.result(stepValue(state, "idemKey"));
+  const { idemKey, payment } = state;
+  if (!idemKey || !payment) return undefined;
+  const found = await runtime.facilitator.result(idemKey);
   if (found.kind !== "found" || found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
+  if (!samePayment(payment, found.payment)) return undefined;
   const receipt = receiptSchema.safeParse(
     (() => {
       try {
@@ -26,8 +31,7 @@ async function settledResult(runtime: GateRuntime, state: GateState, reason: "no
     })(),
   );
   if (!receipt.success || receipt.data.payer !== state.payer) return undefined;
-  if (reason === "expired" && (await recoverPayer(stepValue(state, "payment"), runtime.config)) !== state.payer)
-    return undefined;
+  if (reason === "expired" && (await recoverPayer(payment, runtime.config)) !== state.payer) return undefined;
   return found;
 }
 
@@ -72,7 +76,8 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
         if (!owner)
           return sendError(koa, 409, "in_progress", "this payment is being processed; retry it shortly for the result");
         const pending = runtime.pending.get(idemKey);
-        if (pending) return await answerSettlement(runtime, koa as Context, idemKey, pending);
+        if (pending && state.payment && samePayment(state.payment, pending.payment))
+          return await answerSettlement(runtime, koa as Context, idemKey, pending);
       }
       runtime.sendQuote(koa, verdict.reason);
     } finally {

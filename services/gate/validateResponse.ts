@@ -6,9 +6,10 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * What is wrong with a handler's answer, or its JSON (re-serialised compactly: the exact bytes the buyer gets and
- * pays for). A failed check is the handler's fault: a 2xx status, JSON content, the size cap and the schema.
+ * pays for). The checks: a 2xx status, JSON content, the size cap and the schema.
+ * @example const checked = checkResponse(result, validate, 65_536)
  */
-function checkResponse(
+export function checkResponse(
   result: { status: number; contentType: string | undefined; body: Buffer; truncated?: boolean },
   validate: ValidateFunction,
   maxResponseBytes: number,
@@ -44,7 +45,16 @@ function checkResponse(
       strikeReason: "response_schema",
       message: `the response does not match the response schema: ${schemaMessage(validate)}`,
     };
-  const text = JSON.stringify(json);
+  let text: string;
+  try {
+    text = JSON.stringify(json);
+  } catch {
+    return {
+      ok: false,
+      strikeReason: "invalid_response",
+      message: "the response is too deeply nested to re-serialise",
+    };
+  }
   if (Buffer.byteLength(text, "utf8") > maxResponseBytes) {
     return { ok: false, strikeReason: "response_too_large", message: `the response is over ${maxResponseBytes} bytes` };
   }

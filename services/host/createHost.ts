@@ -9,6 +9,7 @@ import type { Deployment } from "./createDeploymentStore.ts";
 import { createDeploymentStore } from "./createDeploymentStore.ts";
 import type { HostOperations } from "./createHostApp.ts";
 import { createHostApp } from "./createHostApp.ts";
+import { createLiveFields } from "./createLiveFields.ts";
 import { SandboxStartError } from "./createSandbox.ts";
 import { deploymentRequestSchema } from "./deploymentSchema.ts";
 import type { HostConfig } from "./hostConfig.ts";
@@ -60,7 +61,18 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
     return run;
   };
 
-  const ctx: HostContext = { config, publicUrl: "", logger, facilitatorToken: tokens(config.FACILITATOR_AUTH_SECRET) };
+  const live = createLiveFields({
+    marketplaceUrl: config.MARKETPLACE_URL,
+    intervalMs: config.LIVE_FIELDS_INTERVAL_MS,
+    logger,
+  });
+  const ctx: HostContext = {
+    config,
+    publicUrl: "",
+    logger,
+    facilitatorToken: tokens(config.FACILITATOR_AUTH_SECRET),
+    liveFields: live.get,
+  };
 
   const retiring = new Set<Resource>();
   const retire = (old: Resource | undefined) => {
@@ -189,6 +201,7 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
     server,
     resources,
     async stop() {
+      live.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
+import { PRIVATE_V4_RANGES } from "../http/privateAddress.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { slugSchema } from "../protocol/schemas/indexRecord.ts";
 import { pricingSchema } from "../protocol/schemas/pricing.ts";
@@ -30,6 +31,8 @@ export const deploymentRequestSchema = z.strictObject({
     .refine((s) => Buffer.byteLength(s, "utf8") <= MAX_SOURCE_BYTES, `source is limited to ${MAX_SOURCE_BYTES} bytes`),
   requestSchema: jsonSchema,
   responseSchema: jsonSchema,
+  /** A body the request schema accepts; a failed paid call is a strike only when this sample fails too. */
+  sampleRequest: z.record(z.string(), z.unknown()).default({}),
   card: cardTemplateSchema,
   pricing: pricingSchema,
   computeMultiplier: z.number().positive().finite().default(1),
@@ -43,17 +46,6 @@ export type DeploymentRequest = z.output<typeof deploymentRequestSchema>;
 
 /** `POST /deployments/:slug/identity` body: the ERC-8004 agent id minted for the resource. */
 export const identityRequestSchema = z.strictObject({ agentId: agentIdSchema });
-
-const privateV4 = [
-  "0.0.0.0/8",
-  "10.0.0.0/8",
-  "100.64.0.0/10",
-  "127.0.0.0/8",
-  "169.254.0.0/16",
-  "172.16.0.0/12",
-  "192.168.0.0/16",
-  "224.0.0.0/3",
-];
 
 function v4(address: string): number {
   return address.split(".").reduce((n, octet) => n * 256 + Number(octet), 0);
@@ -76,7 +68,7 @@ export function privateNetworkEntry(allow: readonly string[]): string | undefine
   return allow.find((entry) => {
     if (entry === "public") return false;
     const [address] = entry.split("/") as [string];
-    if (isIPv4(address)) return privateV4.some((range) => overlaps(entry, range));
+    if (isIPv4(address)) return PRIVATE_V4_RANGES.some((range) => overlaps(entry, range));
     const prefix = Number(entry.split("/")[1]);
     const first = Number.parseInt(address.split(":")[0] || "0", 16);
     return prefix < 3 || (first & 0xe000) !== 0x2000;

@@ -16,6 +16,9 @@ export const hostEnvSchema = z.object({
   FACILITATOR_URL: httpUrlSchema,
   ESCROW_ADDRESS: addressSchema,
   TOKEN_ADDRESS: addressSchema,
+  /** The marketplace whose index the served cards follow for `health` and `bond`; unset: the neutral values. */
+  MARKETPLACE_URL: httpUrlSchema.optional(),
+  LIVE_FIELDS_INTERVAL_MS: z.coerce.number().int().min(50).default(5_000),
   /** The facilitator's caller-auth secret: the host then signs a caller token per resource. */
   FACILITATOR_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).max(40_000).default(10_000),

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Hex } from "viem";
+import type { LiveCardFields } from "../protocol/liveCardFields.ts";
 import type { HostConfig } from "./hostConfig.ts";
 
 /** What every host operation shares: configuration, the public base URL, a logger, and facilitator caller tokens. */
@@ -10,6 +11,8 @@ export type HostContext = {
   logger: Logger;
   /** A caller token for the facilitator bound to `resourceId`, when the facilitator requires one. */
   facilitatorToken(resourceId: Hex): (() => string) | undefined;
+  /** The index's current `health` and `bond` of a resource, which its served card carries. */
+  liveFields(resourceId: Hex): LiveCardFields;
 };
 
 /** URLs of one resource. */

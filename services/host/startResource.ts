@@ -2,6 +2,7 @@ import type { Gate } from "../gate/createGate.ts";
 import { createGate } from "../gate/createGate.ts";
 import type { GateConfig } from "../gate/gateConfig.ts";
 import type { Handler } from "../gate/handler.ts";
+import { withLiveFields } from "../protocol/liveCardFields.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { Sandbox } from "./createSandbox.ts";
 import { createSandbox } from "./createSandbox.ts";
@@ -42,6 +43,7 @@ export function gateConfigOf(
     },
     requestSchema: deployment.requestSchema,
     responseSchema: deployment.responseSchema,
+    sampleRequest: deployment.sampleRequest,
     card: current,
     callUrl: resourceUrls(ctx, deployment.slug).callUrl,
     facilitatorUrl: ctx.config.FACILITATOR_URL,
@@ -73,7 +75,8 @@ export async function startResource(ctx: HostContext, deployment: Deployment): P
       sandbox,
       card: servedCard(deployment, resourceUrls(ctx, deployment.slug).callUrl),
     } as Resource;
-    resource.gate = createGate(gateConfigOf(ctx, deployment, sandbox.handler, () => resource.card, sandbox.ready));
+    const current = () => withLiveFields(resource.card, ctx.liveFields(deployment.resourceId));
+    resource.gate = createGate(gateConfigOf(ctx, deployment, sandbox.handler, current, sandbox.ready));
     resource.stop = async () => {
       resource.gate.close();
       await sandbox.dispose();

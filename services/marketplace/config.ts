@@ -38,6 +38,13 @@ export const marketplaceEnvSchema = z.object({
   /** How often each listed resource is probed; 0 turns the prober off. */
   PROBE_INTERVAL_MS: milliseconds(60_000),
   PROBE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Largest answer body the probe reads (a card or a quote is a few KB); a larger one fails the probe. */
+  PROBE_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(16_777_216).default(262_144),
+  /** Let the probe reach loopback and private addresses (a resource URL on this machine or a LAN): the embedded stack only. */
+  PROBE_ALLOW_PRIVATE: z
+    .enum(["0", "1", "true", "false", "on", "off"])
+    .transform((v) => v === "1" || v === "true" || v === "on")
+    .default(false),
   PROBE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Probes that `uptime` is the pass share of. */
   UPTIME_WINDOW: z.coerce.number().int().min(1).max(10_000).default(100),

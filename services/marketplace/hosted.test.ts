@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { pino } from "pino";
 import type { Hex } from "viem";
+import { keccak256, stringToBytes } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devKey, ROLE } from "../../test/support/localChain.ts";
 import { getJson, postJson } from "../../test/support/startFacilitator.ts";
@@ -11,11 +12,12 @@ import type { Indexer } from "../../test/support/startIndexer.ts";
 import { startIndexer } from "../../test/support/startIndexer.ts";
 import { PUBLISH_TOKEN, startMarketplace } from "../../test/support/startMarketplace.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack } from "../gate/testing/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack, until } from "../gate/testing/gateStack.ts";
 import type { Host } from "../host/createHost.ts";
 import { createHost } from "../host/createHost.ts";
 import { loadHostConfig } from "../host/hostConfig.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../protocol/liveCardFields.ts";
 import { randomNonce } from "../protocol/resourceId.ts";
 import { cardSchema } from "../protocol/schemas/card.ts";
 import { bondTypedData, registerResourceTypedData } from "../protocol/typedData.ts";
@@ -45,6 +47,8 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
         ESCROW_ADDRESS: stack.chain.addresses.escrow,
         TOKEN_ADDRESS: stack.chain.addresses.token,
         HANDLER_TIMEOUT_MS: "5000",
+        MARKETPLACE_URL: marketplace.url,
+        LIVE_FIELDS_INTERVAL_MS: "100",
       }),
       { logger: pino({ level: "silent" }) },
     );
@@ -125,10 +129,29 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
       { authorization: `Bearer ${HOST_TOKEN}` },
     );
     expect(finalized.status, JSON.stringify(finalized.body)).to.equal(200);
-    const hostCard = cardSchema.parse((await getJson(`${resourceUrl}/.well-known/agent-card.json`)).body);
+    // A card never contradicts the index: before the fix both cards said health { verified: false, score: 0 } and
+    // bond { posted: "0" } while the index said verified, score 100 and a 1,000,000 bond, so an agent reading the
+    // card took a bonded, healthy resource for an unbonded, unverified one (and a stale card could say the opposite).
+    const [indexed] = (await getJson(`${marketplace.url}/resources`)).body as {
+      health: { verified: boolean; score: number };
+      bond: string;
+    }[];
+    expect(indexed).to.deep.include({ health: { verified: true, score: 100 }, bond: "1000000" });
     const marketCard = cardSchema.parse((await getJson(published.body.cardUrl)).body);
+    expect(marketCard.health).to.deep.equal(indexed!.health);
+    expect(marketCard.bond).to.deep.equal({ posted: indexed!.bond });
+    const hostCard = await until(async () => {
+      const card = cardSchema.parse((await getJson(`${resourceUrl}/.well-known/agent-card.json`)).body);
+      return card.bond.posted === indexed!.bond ? card : undefined;
+    });
     expect(marketCard).to.deep.equal(hostCard);
     expect((await marketplace.prober.probeOne(resourceId)).ok).to.equal(true);
+    // The hash on chain covers the card with the neutral live fields; the served bytes differ only there.
+    const neutral = JSON.stringify(
+      withLiveFields(JSON.parse(await (await fetch(published.body.cardUrl)).text()), NEUTRAL_LIVE_FIELDS),
+    );
+    const onChain = await stack.chain.contracts.registry.read.getResource([resourceId]);
+    expect(keccak256(stringToBytes(neutral))).to.equal(onChain.cardHash);
 
     const payload = await payEscrow(stack, { resourceId, cap: BigInt(pricing.max) });
     const paid = await call(marketCard.url, { hello: "world" }, { "X-PAYMENT": paymentHeader(payload) });

@@ -4,6 +4,7 @@ import { keccak256, stringToBytes, zeroAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devKey } from "../../test/support/localChain.ts";
 import { OPERATOR_INDEX, startMarketplace } from "../../test/support/startMarketplace.ts";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../protocol/liveCardFields.ts";
 import { cardSchema } from "../protocol/schemas/card.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
@@ -72,7 +73,10 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
         `${stack.marketplace.url}/agents/${published.resourceId}/registration.json`,
       );
       const card = await stack.get(`/${published.resourceId}/.well-known/agent-card.json`);
-      expect(onChain.cardHash).to.equal(keccak256(stringToBytes(card.text)));
+      // The hash covers the card with the neutral live fields (health, bond); the served card carries live ones.
+      const hashed = JSON.stringify(withLiveFields(JSON.parse(card.text), NEUTRAL_LIVE_FIELDS));
+      expect(onChain.cardHash).to.equal(keccak256(stringToBytes(hashed)));
+      expect(JSON.parse(card.text).bond).to.deep.equal({ posted: onChain.bond.toString() });
       expect(onChain.cardURI).to.equal(published.response.body.cardUrl);
     });
 

@@ -1,5 +1,4 @@
 import type { Address, Hex, LocalAccount } from "viem";
-import type { SampleName } from "../host/samples/sampleDeployment.ts";
 import { SAMPLE_NAMES, sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { randomNonce } from "../protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../protocol/typedData.ts";
@@ -23,13 +22,6 @@ export type PublishSamplesParameters = {
   /** The bond each sample posts from the creator's own signed authorization (base units). */
   bond: bigint;
   say: (line: string) => void;
-};
-
-const sampleRequests: Record<SampleName, unknown> = {
-  echo: { hello: "world" },
-  "text-stats": { text: "Agents pay per call." },
-  digest: { text: "hello" },
-  "json-check": { json: '{"a":1}' },
 };
 
 async function post(url: string, body: unknown, token: string) {
@@ -86,7 +78,7 @@ export async function publishSamples(p: PublishSamplesParameters): Promise<Publi
         payout: p.creator.address,
         pricing,
         card: deployment.card,
-        sampleRequest: sampleRequests[name],
+        sampleRequest: deployment.sampleRequest,
         registration: {
           deadline,
           signature: await p.creator.signTypedData(registerResourceTypedData(registration, p.contracts.registry)),

@@ -86,10 +86,13 @@ async function main() {
       await startPart({
         name: "chain",
         command: bin("hardhat"),
+        // Hardhat binds 0.0.0.0 inside a container: the chain's unlocked development accounts stay on loopback.
         args: [
           "node",
           "--network",
           env.CHAIN_MINING === "interval" ? "nodeInterval" : "node",
+          "--hostname",
+          "127.0.0.1",
           "--port",
           String(env.CHAIN_PORT),
         ],
@@ -209,6 +212,7 @@ async function main() {
         ESCROW_ADDRESS: contracts.escrow,
         TOKEN_ADDRESS: contracts.token,
         FACILITATOR_AUTH_SECRET: callerAuth ? env.CALLER_AUTH_SECRET : undefined,
+        MARKETPLACE_URL: `http://127.0.0.1:${env.MARKETPLACE_PORT}`,
       },
       ready: () => answers(`${hostUrl}/ready`),
       log: logFile("host"),
@@ -236,6 +240,8 @@ async function main() {
         PUBLISH_TOKEN: publishToken,
         DATABASE_URL: env.DATABASE_URL,
         DATA_DIR: join(dataDir, "marketplace"),
+        // The stack's resources are served by its own host on 127.0.0.1.
+        PROBE_ALLOW_PRIVATE: "on",
       },
       ready: () => answers(`${marketplaceUrl}/ready`),
       log: logFile("marketplace"),

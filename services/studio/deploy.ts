@@ -41,6 +41,8 @@ export function deploymentOf(contract: EndpointContract, source: string, target:
     pricing: { model: "metered" as const, ...contract.price },
     computeMultiplier: 1,
     maxResponseBytes: contract.maxResponseBytes,
+    // The request the gate reruns alone after a failed call: only a failure it reproduces is struck.
+    sampleRequest: contract.examples[0]?.input ?? {},
   };
 }
 

@@ -27,6 +27,8 @@ export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">):
     TOKEN_ADDRESS: chain.addresses.token,
     RELAYER_KEYS: devKey(ROLE.relayer),
     FACILITATOR_KEY: devKey(ROLE.facilitator),
+    // Tests listen on 127.0.0.1 only, where auth may be off; tests of caller auth turn it on.
+    CALLER_AUTH: "off",
   };
 }
 

@@ -36,6 +36,8 @@ export async function startMarketplace(
     LOG_LEVEL: "silent",
     PROBE_INTERVAL_MS: "0",
     PROBE_TIMEOUT_MS: "2000",
+    // Test resources listen on 127.0.0.1.
+    PROBE_ALLOW_PRIVATE: "on",
     INDEX_WAIT_MS: "15000",
     ...env,
   });

@@ -78,6 +78,8 @@ export type TestResourceOptions = {
   handler?: Handler;
   requestSchema?: JsonSchema;
   responseSchema?: JsonSchema;
+  /** The creator's declared sample request (default `{}`); a failure is a strike only if it fails too. */
+  sampleRequest?: Record<string, unknown>;
   cap?: bigint;
   base?: bigint;
   perKB?: bigint;
@@ -153,6 +155,7 @@ export async function startTestResource(stack: GateStack, options: TestResourceO
     },
     requestSchema: options.requestSchema ?? { type: "object" },
     responseSchema: options.responseSchema ?? { type: "object" },
+    sampleRequest: options.sampleRequest,
     card,
     callUrl: `${url}/call`,
     facilitatorUrl: stack.facilitator.url,

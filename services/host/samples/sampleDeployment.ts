@@ -7,6 +7,7 @@ export const SAMPLE_NAMES = ["echo", "text-stats", "digest", "json-check"] as co
 export type SampleName = (typeof SAMPLE_NAMES)[number];
 
 type Spec = {
+  sampleRequest: Record<string, unknown>;
   requestSchema: Record<string, unknown>;
   responseSchema: Record<string, unknown>;
   pricing: { model: "metered"; base: string; perKB: string; max: string };
@@ -31,6 +32,7 @@ export function sampleDeployment(
     creator,
     source,
     requestSchema: spec.requestSchema,
+    sampleRequest: spec.sampleRequest,
     responseSchema: spec.responseSchema,
     card: { ...spec.card, x402: { ...spec.card.x402, asset, escrow } },
     pricing: spec.pricing,

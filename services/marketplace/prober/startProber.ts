@@ -9,7 +9,15 @@ import { findListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 
 export type StartProberParameters = {
-  config: Pick<MarketplaceConfig, "PROBE_INTERVAL_MS" | "PROBE_TIMEOUT_MS" | "PROBE_CONCURRENCY" | "UPTIME_WINDOW">;
+  config: Pick<
+    MarketplaceConfig,
+    | "PROBE_INTERVAL_MS"
+    | "PROBE_TIMEOUT_MS"
+    | "PROBE_MAX_BODY_BYTES"
+    | "PROBE_ALLOW_PRIVATE"
+    | "PROBE_CONCURRENCY"
+    | "UPTIME_WINDOW"
+  >;
   catalog: Catalog;
   chain: MarketplaceChain;
   store: Store;
@@ -45,6 +53,8 @@ export function startProber({ config, catalog, chain, store, logger }: StartProb
       expectedCard,
       allowAgentPlaceholder: false,
       timeoutMs: config.PROBE_TIMEOUT_MS,
+      maxBodyBytes: config.PROBE_MAX_BODY_BYTES,
+      allowPrivate: config.PROBE_ALLOW_PRIVATE,
     });
     const result = probe.ok ? { ok: true } : { ok: false, error: `${probe.check}: ${probe.reason}` };
     const history = await recordProbe(store, resourceId, result, config.UPTIME_WINDOW);

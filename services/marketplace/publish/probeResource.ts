@@ -1,10 +1,13 @@
 import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { CHAIN_ID, PLACEHOLDER_AGENT_ID } from "../../protocol/constants.ts";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
 import { cardSchema, cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import type { Quote } from "../../protocol/schemas/quote.ts";
 import { quoteSchema } from "../../protocol/schemas/quote.ts";
+import type { FetchBoundedInit } from "./fetchBounded.ts";
+import { fetchBounded } from "./fetchBounded.ts";
 
 export type ProbeResourceParameters = {
   resourceId: Hex;
@@ -20,6 +23,10 @@ export type ProbeResourceParameters = {
   /** Whether the served card may still hold `{{AGENT_ID}}` (before the identity is minted). */
   allowAgentPlaceholder: boolean;
   timeoutMs: number;
+  /** Largest answer body read; a larger one fails the check. */
+  maxBodyBytes: number;
+  /** Whether the resource may resolve to loopback or private addresses (the embedded stack); refused otherwise. */
+  allowPrivate: boolean;
 };
 
 /** What a probe found: the served card and the 402 quote, or the first check that failed. */
@@ -40,23 +47,10 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/** The card without what deploy fills (url, payTo, agentId) and what is live (health, bond): what the creator fixed. */
 function withoutDeployFields(card: unknown): unknown {
-  const c = card as { x402?: object; identity?: object };
+  const c = withLiveFields(card, NEUTRAL_LIVE_FIELDS) as { x402?: object; identity?: object };
   return { ...c, url: "", x402: { ...c.x402, payTo: "" }, identity: { ...c.identity, agentId: "" } };
-}
-
-async function fetchWithin(
-  url: string,
-  init: RequestInit,
-  timeoutMs: number,
-): Promise<{ status: number; text: string } | { error: string }> {
-  try {
-    const response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(timeoutMs) });
-    return { status: response.status, text: await response.text() };
-  } catch (error) {
-    const e = error as Error & { cause?: { code?: string } };
-    return { error: e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.message) };
-  }
 }
 
 function parseJson(text: string): unknown {
@@ -77,11 +71,13 @@ function parseJson(text: string): unknown {
  */
 export async function probeResource(p: ProbeResourceParameters): Promise<ProbeResult> {
   const base = p.resourceUrl.replace(/\/+$/, "");
-  const health = await fetchWithin(`${base}/health`, {}, p.timeoutMs);
+  const limits = { timeoutMs: p.timeoutMs, maxBytes: p.maxBodyBytes, allowPrivate: p.allowPrivate };
+  const fetchWithin = (url: string, init: FetchBoundedInit) => fetchBounded(url, init, limits);
+  const health = await fetchWithin(`${base}/health`, {});
   if ("error" in health) return { ok: false, check: "health", reason: `resource unreachable: ${health.error}` };
   if (health.status !== 200) return { ok: false, check: "health", reason: `GET /health answered ${health.status}` };
 
-  const served = await fetchWithin(`${base}/.well-known/agent-card.json`, {}, p.timeoutMs);
+  const served = await fetchWithin(`${base}/.well-known/agent-card.json`, {});
   if ("error" in served) return { ok: false, check: "card", reason: `card unreachable: ${served.error}` };
   if (served.status !== 200)
     return { ok: false, check: "card", reason: `GET /.well-known/agent-card.json answered ${served.status}` };
@@ -112,11 +108,11 @@ export async function probeResource(p: ProbeResourceParameters): Promise<ProbeRe
   const cardFailure = cardChecks.find(([passed]) => !passed);
   if (cardFailure) return { ok: false, check: "card", reason: cardFailure[1] };
 
-  const call = await fetchWithin(
-    `${base}/call`,
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(p.sampleRequest ?? {}) },
-    p.timeoutMs,
-  );
+  const call = await fetchWithin(`${base}/call`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(p.sampleRequest ?? {}),
+  });
   if ("error" in call) return { ok: false, check: "quote", reason: `POST /call unreachable: ${call.error}` };
   if (call.status !== 402)
     return { ok: false, check: "quote", reason: `POST /call without payment answered ${call.status}, not 402` };

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import { getAddress, keccak256, stringToBytes } from "viem";
 import { defined } from "../../protocol/defined.ts";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
@@ -111,6 +112,8 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         expectedCard: request.card,
         allowAgentPlaceholder: true,
         timeoutMs: ctx.config.PROBE_TIMEOUT_MS,
+        maxBodyBytes: ctx.config.PROBE_MAX_BODY_BYTES,
+        allowPrivate: ctx.config.PROBE_ALLOW_PRIVATE,
       });
       return probe.ok ? { ok: true, value: probe.card } : { ok: false, reason: `${probe.check}: ${probe.reason}` };
     });
@@ -130,7 +133,7 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         resourceId,
         agentId: identity.agentId,
       });
-      const cardText = JSON.stringify(card);
+      const cardText = JSON.stringify(withLiveFields(card, NEUTRAL_LIVE_FIELDS));
       return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: keccak256(stringToBytes(cardText)) } };
     });
 

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import { keccak256, stringToBytes } from "viem";
 import { z } from "zod";
+import { liveFieldsOf, withLiveFields } from "../../protocol/liveCardFields.ts";
 import { cardSchema } from "../../protocol/schemas/card.ts";
 import type { MarketplaceContext } from "../context.ts";
 import { findListing } from "../store/listings.ts";
@@ -14,7 +15,9 @@ export type ReadCardOutcome =
 /**
  * Reads the card of a listed resource and validates it on every read: strict card schema, keccak256 of its bytes
  * equal to the `cardHash` registered on chain, `x402.payTo` equal to the resource id and `identity.agentId` equal to
- * the agent bound on chain. Unknown or malformed ids are unknown; a stored card that fails any check is invalid.
+ * the agent bound on chain. Unknown or malformed ids are unknown; a stored card that fails any check is invalid. The
+ * card is served with `health` and `bond` taken from the same index record `GET /resources` serves (the stored,
+ * hashed card holds the neutral values there), so a card never contradicts the index.
  * @example const outcome = await readCard(ctx, "0xabc…")
  */
 export async function readCard(ctx: MarketplaceContext, rawId: string): Promise<ReadCardOutcome> {
@@ -45,5 +48,7 @@ export async function readCard(ctx: MarketplaceContext, rawId: string): Promise<
   if (parsed.data.identity.agentId !== entry.chain.agentId.toString()) {
     return { kind: "invalid", reason: "the stored card's identity.agentId is not the agent registered on chain" };
   }
-  return { kind: "card", text: listing.cardText, ttlSeconds: parsed.data.cache.ttlSeconds };
+  if (!entry.record) return { kind: "unknown" };
+  const served = withLiveFields(json as Record<string, unknown>, liveFieldsOf(entry.record));
+  return { kind: "card", text: JSON.stringify(served), ttlSeconds: parsed.data.cache.ttlSeconds };
 }

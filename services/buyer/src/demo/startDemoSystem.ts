@@ -139,6 +139,7 @@ export async function startDemoSystem(): Promise<DemoSystem> {
       },
       requestSchema: echoSpec.requestSchema,
       responseSchema: echoSpec.responseSchema,
+      sampleRequest: echoSpec.sampleRequest,
       card,
       callUrl: `${resourceUrl}/call`,
       facilitatorUrl: facilitator.url,
