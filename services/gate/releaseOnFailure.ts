@@ -1,4 +1,4 @@
-import type { GateMiddleware, GateRuntime } from "./gateRuntime.ts";
+import { type GateMiddleware, type GateRuntime, stepValue } from "./gateRuntime.ts";
 import { sendError } from "./sendError.ts";
 
 /**
@@ -11,8 +11,7 @@ import { sendError } from "./sendError.ts";
 export function releaseOnFailure(runtime: GateRuntime): GateMiddleware {
   const { config, facilitator, logger } = runtime;
   return async (koa, next) => {
-    const idemKey = koa.state.idemKey;
-    if (!idemKey) throw new Error("releaseOnFailure runs after reservePayment");
+    const idemKey = stepValue(koa.state, "idemKey");
     try {
       await next();
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { HandlerLoad } from "./createHandlerLoad.ts";
-import type { GateMiddleware, HandlerFailure } from "./gateRuntime.ts";
+import { type GateMiddleware, type HandlerFailure, stepValue } from "./gateRuntime.ts";
 import type { Handler, HandlerResult } from "./handler.ts";
 
 /** The wall-time limit and response cap a handler runs under. */
@@ -50,7 +50,7 @@ export function runHandler(handler: Handler, load: HandlerLoad, limits: HandlerL
   const counted: Handler = (call) => load.run(() => handler(call));
   return async (koa, next) => {
     await load.open();
-    const request = { body: koa.state.body ?? {}, rawBody: koa.state.rawBody ?? Buffer.alloc(0) };
+    const request = { body: stepValue(koa.state, "body"), rawBody: stepValue(koa.state, "rawBody") };
     const outcome = await callHandler(counted, request, limits);
     if (!outcome.ok) {
       koa.state.failure = outcome.failure;

@@ -1,6 +1,6 @@
 import type { Context } from "koa";
 import { answerSettlement } from "./answerSettlement.ts";
-import type { GateMiddleware, GateRuntime } from "./gateRuntime.ts";
+import { type GateMiddleware, type GateRuntime, stepValue } from "./gateRuntime.ts";
 
 /** Seconds a 503-answered settlement is kept for a retry after its authorization's `validBefore`. */
 const PENDING_KEEP_SECONDS = 60;
@@ -12,11 +12,10 @@ const PENDING_KEEP_SECONDS = 60;
  */
 export function settleCall(runtime: GateRuntime): GateMiddleware {
   return async (koa) => {
-    const { payment, response, amount, idemKey } = koa.state;
-    if (!payment || !response || amount === undefined || !idemKey)
-      throw new Error("settleCall runs after a response was validated and priced");
-    await answerSettlement(runtime, koa as Context, idemKey, {
-      amount,
+    const payment = stepValue(koa.state, "payment");
+    const response = stepValue(koa.state, "response");
+    await answerSettlement(runtime, koa as Context, stepValue(koa.state, "idemKey"), {
+      amount: stepValue(koa.state, "amount"),
       response: { status: response.status, contentType: "application/json", body: response.json },
       text: response.text,
       expiresAt: Number(payment.authorization.validBefore) + PENDING_KEEP_SECONDS,
