@@ -94,6 +94,8 @@ export async function startDemoSystem(): Promise<DemoSystem> {
       loadFacilitatorConfig({
         PORT: "0",
         HOST: "127.0.0.1",
+        // Like the embedded stack: every part of the demo listens on loopback only, where caller auth may be off.
+        CALLER_AUTH: "off",
         RPC_URL: chain.rpcUrl,
         ESCROW_ADDRESS: contracts.escrow,
         REGISTRY_ADDRESS: contracts.registry,
