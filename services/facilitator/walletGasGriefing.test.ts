@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import type { Address, Hex } from "viem";
-import { getAddress } from "viem";
-import { generatePrivateKey, privateKeyToAccount, toAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { deployCostlyWallet } from "../../test/support/costlyWallet.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
@@ -26,20 +26,8 @@ describe("a contract-wallet buyer in a batch of honest buyers", function () {
   const buyer = privateKeyToAccount(devKey(ROLE.buyer));
   const validBefore = () => BigInt(Math.floor(Date.now() / 1000) + 600);
 
-  /** Deploys a wallet whose check burns `burn` gas, funds it in the escrow, and returns an account that signs for it. */
-  async function costlyWallet(burn: bigint) {
-    const wallet = await chain.viem.deployContract("CostlyERC1271Wallet", [owner.address, burn]);
-    const { token, escrow } = chain.contracts;
-    await token.write.mint([chain.address(ROLE.admin), CAP * 2n]);
-    await token.write.approve([escrow.address, CAP * 2n]);
-    await escrow.write.depositFor([wallet.address, CAP * 2n]);
-    return toAccount({
-      address: getAddress(wallet.address) as Address,
-      signMessage: (m) => owner.signMessage(m),
-      signTransaction: (t) => owner.signTransaction(t),
-      signTypedData: (t) => owner.signTypedData(t),
-    });
-  }
+  /** Deploys a wallet whose check burns `burn` gas, funded in the escrow, and returns an account that signs for it. */
+  const costlyWallet = (burn: bigint) => deployCostlyWallet(chain, owner, burn, CAP * 2n);
 
   before(async function () {
     chain = await startLocalChain();

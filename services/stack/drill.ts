@@ -1,9 +1,13 @@
 /**
  * Fault drill (`npm run drill`): paid load against a local money path (Hardhat EDR chain served over a stoppable
  * RPC port, the facilitator in its own process on a PGlite directory, a gate in front of the echo sample in
- * workerd) while faults are injected: RPC drops and a facilitator crash (SIGKILL, restarted on the same store).
- * Buyers retry a 503 or 409 with the same payment, as PROTOCOL.md tells them to. At the end it prints the calls
- * answered per status, the debits on chain and three invariants checked from the chain and the facilitator's store:
+ * workerd) while faults are injected: RPC drops and a facilitator crash (SIGKILL, restarted on the same store), and,
+ * concurrently, buyers who break their own payments: exact payments whose funds are moved away after verify (the
+ * settlement reverts), exact authorizations cancelled on the token after verify, and contract-wallet buyers whose
+ * ERC-1271 check costs just under the escrow's gas limit (must settle beside honest buyers) or above it (refused at
+ * verify). Buyers retry a 503, a 409 `in_progress` or no answer with the same payment, as PROTOCOL.md tells them
+ * to. At the end it prints the calls answered per status and per kind of buyer, the debits on chain and three
+ * invariants checked from the chain and the facilitator's store, over every payment, injected ones included:
  * no debit without a 200, no 200 without exactly one debit, no buyer charged more than its signed caps; and writes
  * the table into docs/benchmarks.md. Not a test: a benchmark-style script.
  */
@@ -12,13 +16,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex, LocalAccount } from "viem";
+import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import { deployCostlyWallet } from "../../test/support/costlyWallet.ts";
+import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { freePort } from "../../test/support/startIndexer.ts";
-import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
+import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
+import type { HandlerCall } from "../gate/handler.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
 import { call, paymentHeader, startTestResource } from "../gate/testing/gateStack.ts";
+import { cancelAuthorizationTypes, tokenDomain } from "../protocol/typedData.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 import { stopChild } from "./childProcess.ts";
 
@@ -27,6 +35,11 @@ const WORKERS = Number(process.env.DRILL_WORKERS ?? 16);
 const BUYERS = 8;
 const CAP = 50_000n;
 const RETRIES = 30;
+/** The escrow's ERC1271_GAS_LIMIT. */
+const ERC1271_GAS_LIMIT = 500_000n;
+/** Development accounts no role uses (they hold gas): the exact buyers who move funds away or cancel. */
+const MOVER = 9;
+const CANCELLER = 10;
 
 const log = (line: string) => process.stderr.write(`[drill] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,6 +52,12 @@ const perBuyer = CAP * 2_000n;
 await chain.contracts.token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)]);
 await chain.contracts.token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
 for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
+const walletOwner = privateKeyToAccount(generatePrivateKey());
+log("deploying two contract-wallet buyers: ERC-1271 checks just under and just over the escrow's gas limit");
+const heavyWallet = await deployCostlyWallet(chain, walletOwner, ERC1271_GAS_LIMIT - 20_000n, perBuyer);
+const overLimitWallet = await deployCostlyWallet(chain, walletOwner, ERC1271_GAS_LIMIT + 20_000n, perBuyer);
+const mover = privateKeyToAccount(devKey(MOVER));
+const canceller = privateKeyToAccount(devKey(CANCELLER));
 
 const dataDir = mkdtempSync(join(tmpdir(), "drill-facilitator-"));
 const facilitatorPort = await freePort();
@@ -64,38 +83,77 @@ const stack = {
 } as unknown as GateStack;
 const echo = await startTestResource(stack, { slug: "drill-echo", cap: CAP });
 
-type Call = { buyer: Hex; nonce: Hex; maxAmount: bigint; statuses: string[]; final: number };
+/**
+ * The payer's own fault, applied by the handler of a second resource: the gate runs it after `/verify` accepted the
+ * payment and before `/settle`, so the fault lands exactly in that window. Applied once per payment (not on retries).
+ */
+const faulted = new Set<string>();
+async function breakPayment(fault: unknown, nonce: Hex): Promise<void> {
+  if (faulted.has(nonce)) return;
+  faulted.add(nonce);
+  const { token } = chain.contracts;
+  if (fault === "move-funds") {
+    const wallet = chain.wallets[MOVER];
+    if (!wallet) throw new Error("no wallet for the exact buyer who moves funds");
+    const balance = await token.read.balanceOf([mover.address]);
+    await token.write.transfer([chain.address(ROLE.other), balance], { account: wallet.account });
+  } else if (fault === "cancel") {
+    const signature = await canceller.signTypedData({
+      domain: tokenDomain(chain.addresses.token),
+      types: cancelAuthorizationTypes,
+      primaryType: "CancelAuthorization",
+      message: { authorizer: canceller.address, nonce },
+    });
+    await token.write.cancelAuthorization([getAddress(canceller.address), nonce, signature]);
+  }
+}
+const faultHandler = async ({ body }: HandlerCall) => {
+  if (typeof body.nonce === "string") await breakPayment(body.fault, body.nonce as Hex);
+  return { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify({ ok: true })) };
+};
+const faulty = await startTestResource(stack, { slug: "drill-faulty", cap: CAP, handler: faultHandler });
+
+/** Who paid: the load's EOA buyers, or one of the injected faulty buyers. */
+type Kind = "load" | "exact, funds moved after verify" | "exact, cancelled after verify" | WalletKind;
+type WalletKind = "wallet at the ERC-1271 limit" | "wallet over the ERC-1271 limit";
+const KINDS: Kind[] = [
+  "load",
+  "exact, funds moved after verify",
+  "exact, cancelled after verify",
+  "wallet at the ERC-1271 limit",
+  "wallet over the ERC-1271 limit",
+];
+type Call = { kind: Kind; buyer: Hex; nonce: Hex; maxAmount: bigint; statuses: string[]; final: number };
 const calls: Call[] = [];
 const faults: string[] = [];
 let stopLoad = false;
 
-async function pay(buyer: LocalAccount, n: number): Promise<void> {
-  const payload = await signEscrowPayment({
-    account: buyer,
-    escrow,
-    resourceId: echo.resourceId,
-    maxAmount: CAP,
-    validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
-  });
+type Payload = Awaited<ReturnType<typeof signEscrowPayment>> | Awaited<ReturnType<typeof signExactPayment>>;
+const validBefore = () => BigInt(Math.floor(Date.now() / 1000) + 600);
+const signEscrow = (account: LocalAccount, resourceId: Hex) =>
+  signEscrowPayment({ account, escrow, resourceId, maxAmount: CAP, validBefore: validBefore() });
+
+/** Pays one call, retrying with the same payment while the answer says to (503, 409 `in_progress`, no answer). */
+async function pay(kind: Kind, url: string, payload: Payload, body: Record<string, unknown>): Promise<void> {
+  const { authorization } = payload;
   const record: Call = {
-    buyer: buyer.address,
-    nonce: payload.authorization.nonce,
-    maxAmount: CAP,
+    kind,
+    buyer: "buyer" in authorization ? authorization.buyer : authorization.from,
+    nonce: authorization.nonce,
+    maxAmount: BigInt("maxAmount" in authorization ? authorization.maxAmount : authorization.value),
     statuses: [],
     final: 0,
   };
   calls.push(record);
   const header = paymentHeader(payload);
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
-    const answer = await call(echo.callUrl, { n, pad: "x".repeat(n % 3_000) }, { "X-PAYMENT": header }).catch(() => ({
-      status: 0,
-      body: undefined,
-    }));
+    const answer = await call(url, body, { "X-PAYMENT": header }).catch(() => ({ status: 0, body: undefined }));
     const code = (answer.body as { error?: unknown } | undefined)?.error;
     const named = typeof code === "string" ? code : (code as { code?: unknown } | undefined)?.code;
     record.statuses.push(typeof named === "string" ? `${answer.status} ${named}` : String(answer.status));
     record.final = answer.status;
-    if (answer.status !== 503 && answer.status !== 409 && answer.status !== 0) return;
+    const retry = answer.status === 503 || answer.status === 0 || (answer.status === 409 && named === "in_progress");
+    if (!retry) return;
     if (stopLoad && attempt > 3) await sleep(1_000);
     else await sleep(500);
   }
@@ -104,8 +162,35 @@ async function pay(buyer: LocalAccount, n: number): Promise<void> {
 async function worker(index: number): Promise<void> {
   let n = index;
   while (!stopLoad) {
-    await pay(buyers[n % BUYERS] as LocalAccount, n);
+    const payload = await signEscrow(buyers[n % BUYERS] as LocalAccount, echo.resourceId);
+    await pay("load", echo.callUrl, payload, { n, pad: "x".repeat(n % 3_000) });
     n += WORKERS;
+  }
+}
+
+/** An exact buyer who signs a payment of the cap (minted to him first) and breaks it after verify. */
+async function exactFaults(kind: Kind, account: LocalAccount, fault: string, everyMs: number): Promise<void> {
+  while (!stopLoad) {
+    await chain.contracts.token.write.mint([account.address, CAP]);
+    const payload = await signExactPayment({
+      account,
+      token: chain.addresses.token,
+      escrow,
+      value: CAP,
+      validBefore: validBefore(),
+      resourceId: faulty.resourceId,
+    });
+    await pay(kind, faulty.callUrl, payload, { fault, nonce: payload.authorization.nonce });
+    await sleep(everyMs);
+  }
+}
+
+/** A contract-wallet buyer paying echo alongside the load. */
+async function walletPayer(kind: WalletKind, account: LocalAccount, everyMs: number): Promise<void> {
+  let n = 0;
+  while (!stopLoad) {
+    await pay(kind, echo.callUrl, await signEscrow(account, echo.resourceId), { n: n++, wallet: true });
+    await sleep(everyMs);
   }
 }
 
@@ -133,7 +218,13 @@ async function injectFaults(started: number): Promise<void> {
 
 log(`paid load: ${WORKERS} workers, ${BUYERS} buyers, ${DURATION_MS / 1000} s`);
 const started = Date.now();
-const load = Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(i)));
+const load = Promise.all([
+  ...Array.from({ length: WORKERS }, (_, i) => worker(i)),
+  exactFaults("exact, funds moved after verify", mover, "move-funds", 1_000),
+  exactFaults("exact, cancelled after verify", canceller, "cancel", 1_000),
+  walletPayer("wallet at the ERC-1271 limit", heavyWallet, 250),
+  walletPayer("wallet over the ERC-1271 limit", overLimitWallet, 2_000),
+]);
 await injectFaults(started);
 await sleep(Math.max(0, started + DURATION_MS - Date.now()));
 stopLoad = true;
@@ -179,6 +270,15 @@ for (const c of ok) {
   if (stored.status !== 200) storeMismatch++;
 }
 
+const broken = calls.filter((c) => c.kind !== "load" && c.kind !== "wallet at the ERC-1271 limit");
+const brokenPaid = broken.filter((c) => c.final === 200 || debitsByNonce.has(c.nonce.toLowerCase()));
+const brokenAtSettle = broken.filter((c) => c.statuses[0] === "409 settlement_failed").length;
+const heavy = calls.filter((c) => c.kind === "wallet at the ERC-1271 limit");
+const heavyPaid = heavy.filter((c) => c.final === 200).length;
+const isHeavy = (buyer: unknown) => String(buyer).toLowerCase() === heavyWallet.address.toLowerCase();
+const heavyTxs = new Set(debits.filter((d) => isHeavy(d.args.buyer)).map((d) => d.transactionHash));
+const sharedTxs = [...heavyTxs].filter((tx) => debits.some((d) => d.transactionHash === tx && !isHeavy(d.args.buyer)));
+
 const invariants: [string, boolean, string][] = [
   ["no debit without a 200", debitWithout200.length === 0, `${debitWithout200.length} debits without a 200`],
   [
@@ -191,6 +291,11 @@ const invariants: [string, boolean, string][] = [
     overCap.length === 0 && buyerOverCaps.length === 0,
     `${overCap.length} debits over their cap, ${buyerOverCaps.length} buyers over the sum of their caps`,
   ],
+  [
+    "every broken payment (funds moved, authorization cancelled, wallet over the gas limit) refused and never debited; the wallet at the limit paid",
+    brokenPaid.length === 0 && broken.length > 0 && heavyPaid > 0,
+    `${broken.length} broken payments, ${brokenAtSettle} refused at settle with 409 settlement_failed, ${brokenPaid.length} answered 200 or debited; ${heavyPaid} of ${heavy.length} at-limit wallet payments answered 200, settled in ${heavyTxs.size} transactions, ${sharedTxs.length} of them batches shared with EOA buyers`,
+  ],
 ];
 
 const statusRows = [...byStatus.entries()]
@@ -199,21 +304,51 @@ const statusRows = [...byStatus.entries()]
     ([status, count]) => `| ${status === "0" ? "no answer" : status} | ${count} | ${finalByStatus.get(status) ?? 0} |`,
   )
   .join("\n");
+const kindRows = [...new Set(calls.map((c) => c.statuses.at(-1) ?? "none"))]
+  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+  .map((status) => {
+    const cells = KINDS.map((kind) => calls.filter((c) => c.kind === kind && c.statuses.at(-1) === status).length);
+    return `| ${status === "0" ? "no answer" : status} | ${cells.join(" | ")} |`;
+  })
+  .join("\n");
+const firstRows = [...new Set(calls.map((c) => c.statuses[0] ?? "none"))]
+  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+  .map((status) => {
+    const cells = KINDS.map((kind) => calls.filter((c) => c.kind === kind && c.statuses[0] === status).length);
+    return `| ${status === "0" ? "no answer" : status} | ${cells.join(" | ")} |`;
+  })
+  .join("\n");
+const note = process.env.DRILL_MACHINE_NOTE ? ` ${process.env.DRILL_MACHINE_NOTE}` : "";
 const markdown = `## Fault drill (\`npm run drill\`)
 
-Machine: ${machineLine()}. ${WORKERS} workers, ${BUYERS} buyers, ${DURATION_MS / 1000} s of paid calls to echo
+Machine: ${machineLine()}.${note}
+
+${WORKERS} workers and ${BUYERS} EOA buyers paying echo for ${DURATION_MS / 1000} s
 (Hardhat EDR chain behind a stoppable RPC port, the facilitator in its own process on PGlite on disk, the gate in
-front of workerd). Faults injected, in order: ${faults.join("; ")}. A buyer retries a 503 or 409 with the same payment.
-Not injected yet (they depend on the contract/relayer half of issue 14): a reverting payment, a gas-heavy contract
-wallet, a buyer cancelling exact authorizations.
+front of workerd). Faults injected, in order: ${faults.join("; ")}. Concurrently, all the time: an exact buyer who
+moves his funds away after verify (the settlement reverts), an exact buyer who cancels his authorization on the token
+after verify (EIP-3009 \`cancelAuthorization\`), one payment each per second, both through a second gate whose handler
+applies the fault (so it lands between \`/verify\` and \`/settle\`); a contract-wallet buyer whose ERC-1271 check
+burns just under the escrow's 500k gas limit, paying echo every 250 ms beside the load; and one whose check burns
+over it, every 2 s. A buyer retries a 503, a 409 \`in_progress\` or no answer with the same payment.
 
 | status (error code) | answers | final answers (one per payment) |
 |---|---|---|
 ${statusRows}
 
+First and final answer per payment, by kind of buyer:
+
+| first answer | ${KINDS.join(" | ")} |
+|---|${KINDS.map(() => "---").join("|")}|
+${firstRows}
+
+| final answer | ${KINDS.join(" | ")} |
+|---|${KINDS.map(() => "---").join("|")}|
+${kindRows}
+
 Payments: ${calls.length}; debits on chain: ${debits.length}.
 
-| invariant | holds | detail |
+| invariant (over every payment, injected ones included) | holds | detail |
 |---|---|---|
 ${invariants.map(([name, holds, detail]) => `| ${name} | ${holds ? "yes" : "**NO**"} | ${detail} |`).join("\n")}
 `;
@@ -221,6 +356,7 @@ process.stdout.write(`${markdown}\n`);
 writeBenchSection("drill", markdown);
 
 await echo.close();
+await faulty.close();
 if (facilitator) await stopChild(facilitator);
 await chain.close();
 rmSync(dataDir, { recursive: true, force: true });
