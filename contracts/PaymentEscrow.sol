@@ -18,7 +18,9 @@ import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
 /// treasury = floor(amount * feeBps / 10000), creator = the rest, credited to the resource's payout.
 /// Shares are credited, then claimed (pull), so no debit ever calls out to a receiver.
 /// Withdrawals take `WITHDRAWAL_DELAY`, longer than any reservation the facilitator holds, so funds
-/// cannot leave from under a live reservation. Pausing stops debits, never withdrawals or claims.
+/// cannot leave from under a live reservation. A tighter spend limit likewise waits `SPEND_LIMIT_DELAY` before it
+/// may be applied, so that nothing a buyer does after the facilitator committed a debit can make that debit fail
+/// on chain. Pausing stops debits, never withdrawals, spend limits or claims.
 contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGuard, EIP712 {
     using SafeERC20 for IERC20;
 
@@ -32,6 +34,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     bytes4 public constant EXACT_NONCE_TAG = bytes4(keccak256("ServiceEscrow.exact.resource"));
     /// @inheritdoc IPaymentEscrow
     uint256 public constant WITHDRAWAL_DELAY = 1 days;
+    /// @dev How long a tightening of a spend limit waits before `applySpendLimit` may put it in force. Not a public
+    /// getter, nor is the pending change (`buyerState` shows it): each getter lengthens the selector dispatch of every
+    /// `debit` and batch by up to 22 gas (docs/gas.md).
+    uint256 private constant SPEND_LIMIT_DELAY = WITHDRAWAL_DELAY;
     uint16 public constant BPS = 10_000;
     /// @notice The fee is always strictly below this (50%): the creator keeps the majority.
     uint16 public constant FEE_BPS_LIMIT = 5_000;
@@ -61,6 +67,13 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint64 period;
         uint64 windowStart;
         uint256 spent;
+    }
+
+    /// @dev A requested tightening of a spend limit and when `applySpendLimit` may put it in force (0: none).
+    struct PendingSpendLimit {
+        uint128 limit;
+        uint64 period;
+        uint64 effectiveAt;
     }
 
     /// @dev One debit, decoded from either encoding (`Debit` or `CompactDebit`). The first seven words are the
@@ -110,6 +123,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     mapping(address buyer => mapping(bytes32 nonce => bool)) public nonceUsed;
     mapping(address buyer => PendingWithdrawal) public pendingWithdrawal;
     mapping(address buyer => SpendLimit) public spendLimitOf;
+    /// @dev Read through `buyerState` (pendingSpendLimit, pendingPeriod, pendingEffectiveAt).
+    mapping(address buyer => PendingSpendLimit) private pendingSpendLimitOf;
 
     /// @param token_ The stablecoin (EIP-3009).
     /// @param registry_ The resource registry that names each resource's payout and status.
@@ -202,10 +217,29 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @inheritdoc IPaymentEscrow
     function setSpendLimit(uint256 limit, uint256 period) external {
         if (limit != 0 && period == 0) revert ZeroAmount();
+        uint128 newLimit = uint128(limit > type(uint128).max ? type(uint128).max : limit);
+        uint64 newPeriod = uint64(period > type(uint64).max ? type(uint64).max : period);
         SpendLimit storage s = spendLimitOf[msg.sender];
-        s.limit = uint128(limit > type(uint128).max ? type(uint128).max : limit);
-        s.period = uint64(period > type(uint64).max ? type(uint64).max : period);
-        emit SpendLimitSet(msg.sender, s.limit, s.period);
+        // No limit, or one no lower over a window that ends no later: no debit check is stricter than before.
+        if (newLimit == 0 || (s.limit != 0 && newLimit >= s.limit && newPeriod <= s.period)) {
+            delete pendingSpendLimitOf[msg.sender];
+            _setSpendLimit(msg.sender, s, newLimit, newPeriod);
+            return;
+        }
+        uint256 effectiveAt = block.timestamp + SPEND_LIMIT_DELAY;
+        // effectiveAt is a timestamp far below 2^64.
+        pendingSpendLimitOf[msg.sender] = PendingSpendLimit(newLimit, newPeriod, uint64(effectiveAt));
+        emit SpendLimitChangeRequested(msg.sender, newLimit, newPeriod, effectiveAt);
+    }
+
+    /// @inheritdoc IPaymentEscrow
+    function applySpendLimit(address buyer) external {
+        PendingSpendLimit memory pending = pendingSpendLimitOf[buyer];
+        if (pending.effectiveAt == 0 || block.timestamp < pending.effectiveAt) {
+            revert SpendLimitChangeNotDue(buyer, pending.effectiveAt);
+        }
+        delete pendingSpendLimitOf[buyer];
+        _setSpendLimit(buyer, spendLimitOf[buyer], pending.limit, pending.period);
     }
 
     // ---------------------------------------------------------------- relayer
@@ -335,6 +369,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @inheritdoc IPaymentEscrow
     function buyerState(address buyer, bytes32 nonce) external view returns (BuyerState memory state) {
         SpendLimit storage s = spendLimitOf[buyer];
+        PendingSpendLimit storage pending = pendingSpendLimitOf[buyer];
         state = BuyerState({
             balance: balanceOf[buyer],
             pendingWithdrawal: pendingWithdrawal[buyer].amount,
@@ -342,6 +377,9 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             period: s.period,
             windowStart: s.windowStart,
             spentInWindow: s.spent,
+            pendingSpendLimit: pending.limit,
+            pendingPeriod: pending.period,
+            pendingEffectiveAt: pending.effectiveAt,
             nonceSpent: nonceUsed[buyer][nonce],
             atBlock: block.number
         });
@@ -585,6 +623,13 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             returnValue := mload(0x00)
         }
         return success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector);
+    }
+
+    /// @dev Puts a limit in force; the current window (its start and what it has spent) carries over.
+    function _setSpendLimit(address buyer, SpendLimit storage s, uint128 limit, uint64 period) private {
+        s.limit = limit;
+        s.period = period;
+        emit SpendLimitSet(buyer, limit, period);
     }
 
     function _windowExpired(SpendLimit storage s) private view returns (bool) {

@@ -158,7 +158,11 @@ async function driveHistory(chain: LocalChain) {
   await identity.write.transferFrom([creator.address, other.address, weatherAgent], { account: creator });
 
   await escrow.write.requestWithdrawal([100_000n], { account: buyer });
+  // A first limit waits a day before it may be applied; a further tightening is pending again.
   await escrow.write.setSpendLimit([500_000n, 86_400n], { account: buyer });
+  await chain.connection.provider.request({ method: "evm_increaseTime", params: [86_400] });
+  await escrow.write.applySpendLimit([buyer.address]);
+  await escrow.write.setSpendLimit([250_000n, 86_400n], { account: buyer });
 
   return {
     weather,
@@ -296,6 +300,13 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
       expect(row!.pendingWithdrawal).to.equal(100_000n);
       expect(row!.withdrawalUnlocksAt > 0n).to.equal(true);
       expect([row!.spendLimit, row!.spendPeriod]).to.deep.equal([500_000n, 86_400n]);
+      const state = await chain.contracts.escrow.read.buyerState([history.buyer, `0x${"00".repeat(32)}`]);
+      expect([row!.pendingSpendLimit, row!.pendingSpendPeriod, row!.pendingSpendLimitAt]).to.deep.equal([
+        250_000n,
+        86_400n,
+        state.pendingEffectiveAt,
+      ]);
+      expect(state.pendingEffectiveAt > 0n).to.equal(true);
     });
 
     it("follows ERC-8004 identities: owner after transfer, URI, wallet and metadata", async function () {

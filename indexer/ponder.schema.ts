@@ -128,7 +128,10 @@ export const bond = onchainTable(
   (table) => ({ resourceIdx: index().on(table.resourceId) }),
 );
 
-/** A buyer's escrow: balance, pending withdrawal and spend limit (PaymentEscrow events). */
+/**
+ * A buyer's escrow: balance, pending withdrawal, the spend limit in force and a requested tightening of it that
+ * anyone may apply from `pendingSpendLimitAt` (0: none pending) (PaymentEscrow events).
+ */
 export const buyerBalance = onchainTable("buyer_balance", (t) => ({
   buyer: t.hex().primaryKey(),
   balance: t.bigint().notNull(),
@@ -136,6 +139,9 @@ export const buyerBalance = onchainTable("buyer_balance", (t) => ({
   withdrawalUnlocksAt: t.bigint().notNull(),
   spendLimit: t.bigint().notNull(),
   spendPeriod: t.bigint().notNull(),
+  pendingSpendLimit: t.bigint().notNull(),
+  pendingSpendPeriod: t.bigint().notNull(),
+  pendingSpendLimitAt: t.bigint().notNull(),
   updatedBlock: t.bigint().notNull(),
 }));
 

@@ -56,6 +56,10 @@ interface IPaymentEscrow {
     /// @param period The limit's period in seconds.
     /// @param windowStart When the current period started.
     /// @param spentInWindow Debited in the current period, as last recorded.
+    /// @param pendingSpendLimit The limit of a requested tightening, not yet in force.
+    /// @param pendingPeriod Its period in seconds.
+    /// @param pendingEffectiveAt When anyone may apply it (0 when none is pending): a debit mined from then on may be
+    ///        checked against it, so a facilitator counts it for an authorization valid past this time.
     /// @param nonceSpent Whether the nonce asked about is already spent.
     /// @param atBlock The number of the block the state was read in (`block.number`), so a reader can tell which
     ///        debits it already reflects.
@@ -66,6 +70,9 @@ interface IPaymentEscrow {
         uint256 period;
         uint256 windowStart;
         uint256 spentInWindow;
+        uint256 pendingSpendLimit;
+        uint256 pendingPeriod;
+        uint256 pendingEffectiveAt;
         bool nonceSpent;
         uint256 atBlock;
     }
@@ -115,10 +122,20 @@ interface IPaymentEscrow {
     /// @param amount The amount.
     event EarningsClaimed(address indexed account, address indexed to, uint256 amount);
 
+    /// @notice A spend limit is now in force (and no change of it is pending any more); the current window carries
+    /// over.
     /// @param buyer The buyer.
     /// @param limit Most the buyer may be debited per period (0 = no limit).
     /// @param period The period length in seconds.
     event SpendLimitSet(address indexed buyer, uint256 limit, uint256 period);
+
+    /// @notice A tightening of a spend limit was requested; the limit in force stays until `applySpendLimit` is
+    /// called at or after `effectiveAt`. Replaces an earlier request.
+    /// @param buyer The buyer.
+    /// @param limit The limit asked for (clamped to uint128).
+    /// @param period The period asked for, in seconds (clamped to uint64).
+    /// @param effectiveAt When anyone may apply it.
+    event SpendLimitChangeRequested(address indexed buyer, uint256 limit, uint256 period, uint256 effectiveAt);
 
     /// @param oldFeeBps The previous fee.
     /// @param newFeeBps The new fee.
@@ -171,6 +188,9 @@ interface IPaymentEscrow {
     /// @param buyer The buyer.
     /// @param unlocksAt When the withdrawal may happen (0 when none was requested).
     error WithdrawalLocked(address buyer, uint256 unlocksAt);
+    /// @param buyer The buyer.
+    /// @param effectiveAt When the pending spend-limit change may be applied (0 when none is pending).
+    error SpendLimitChangeNotDue(address buyer, uint256 effectiveAt);
     /// @param from The payer of the `exact` payment.
     /// @param nonce Its EIP-3009 nonce, already used at the token (cancelled, or transferred without this escrow).
     error AuthorizationAlreadyUsed(address from, bytes32 nonce);
@@ -206,8 +226,20 @@ interface IPaymentEscrow {
     /// @notice Pays out the requested amount (or the balance, if less) once the delay has passed.
     function withdraw() external returns (uint256 amount);
 
-    /// @notice Sets the caller's spend limit: at most `limit` debited per `period` seconds (0 = none).
+    /// @notice Sets the caller's spend limit: at most `limit` debited per `period` seconds (0 = none); values above
+    /// uint128 (limit) and uint64 (period) are clamped, and a limit without a period reverts `ZeroAmount`.
+    /// A change that only loosens (no limit, or a limit at least the current non-zero one over a period no longer)
+    /// is in force at once (`SpendLimitSet`) and cancels a pending change. Any other (a lower limit, a longer period,
+    /// a first limit) is only requested (`SpendLimitChangeRequested`, replacing an earlier request) and may be applied
+    /// a day later (`WITHDRAWAL_DELAY`) with `applySpendLimit`: committed settlement debits a call after it was served,
+    /// and nothing a buyer does after the facilitator committed a debit may make that debit fail on chain. The day is
+    /// far longer than any authorization the facilitator accepts, so every debit it committed before the request is
+    /// mined or expired by then. `buyerState` shows a pending change.
     function setSpendLimit(uint256 limit, uint256 period) external;
+
+    /// @notice Puts `buyer`'s pending spend-limit change in force (`SpendLimitSet`) once its delay has passed; anyone
+    /// may call it. Reverts `SpendLimitChangeNotDue` before then or when none is pending.
+    function applySpendLimit(address buyer) external;
 
     /// @notice Debits `debit.amount` under the buyer's signed authorization and splits it. Relayer only.
     function debit(Debit calldata debit) external;

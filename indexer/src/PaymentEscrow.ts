@@ -11,7 +11,15 @@ import { SCHEME_ESCROW, SCHEME_EXACT } from "../../services/protocol/constants.t
  */
 const SETTLE_EXACT = toFunctionSelector(getAbiItem({ abi: abiOf("PaymentEscrow"), name: "settleExact" }));
 
-const emptyBuyer = { balance: 0n, pendingWithdrawal: 0n, withdrawalUnlocksAt: 0n, spendLimit: 0n, spendPeriod: 0n };
+const noPendingSpendLimit = { pendingSpendLimit: 0n, pendingSpendPeriod: 0n, pendingSpendLimitAt: 0n };
+const emptyBuyer = {
+  balance: 0n,
+  pendingWithdrawal: 0n,
+  withdrawalUnlocksAt: 0n,
+  spendLimit: 0n,
+  spendPeriod: 0n,
+  ...noPendingSpendLimit,
+};
 
 ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
   const a = event.args;
@@ -95,8 +103,28 @@ ponder.on("PaymentEscrow:Withdrawn", async ({ event, context }) => {
     .onConflictDoUpdate(values);
 });
 
+/** A limit in force now; it clears any pending change (a loosening cancels it, `applySpendLimit` applies it). */
 ponder.on("PaymentEscrow:SpendLimitSet", async ({ event, context }) => {
-  const values = { spendLimit: event.args.limit, spendPeriod: event.args.period, updatedBlock: event.block.number };
+  const values = {
+    spendLimit: event.args.limit,
+    spendPeriod: event.args.period,
+    ...noPendingSpendLimit,
+    updatedBlock: event.block.number,
+  };
+  await context.db
+    .insert(buyerBalance)
+    .values({ buyer: event.args.buyer, ...emptyBuyer, ...values })
+    .onConflictDoUpdate(values);
+});
+
+/** A tightening that waits a day; the limit in force stays until it is applied. */
+ponder.on("PaymentEscrow:SpendLimitChangeRequested", async ({ event, context }) => {
+  const values = {
+    pendingSpendLimit: event.args.limit,
+    pendingSpendPeriod: event.args.period,
+    pendingSpendLimitAt: event.args.effectiveAt,
+    updatedBlock: event.block.number,
+  };
   await context.db
     .insert(buyerBalance)
     .values({ buyer: event.args.buyer, ...emptyBuyer, ...values })

@@ -7,7 +7,14 @@ import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
 export type BuyerState = {
   balance: bigint;
   pendingWithdrawal: bigint;
-  spendLimit: { limit: bigint; period: bigint; windowStart: bigint; spent: bigint };
+  /** The limit in force and its window; `pending` is a requested tightening that anyone may apply from `effectiveAt`. */
+  spendLimit: {
+    limit: bigint;
+    period: bigint;
+    windowStart: bigint;
+    spent: bigint;
+    pending: { limit: bigint; period: bigint; effectiveAt: bigint } | null;
+  };
   nonceSpent: boolean;
   atBlock: bigint;
 };
@@ -20,6 +27,12 @@ export type ExactPayerState = {
   atBlock: bigint;
 };
 
+/** How long the escrow's fee and pause flag are cached by default (ms). */
+export const POLICY_TTL_MS = 1_000;
+
+/** The escrow's fee (basis points) and whether an admin has paused debits, as last read. */
+export type EscrowPolicy = { feeBps: number; paused: boolean };
+
 /** What the facilitator needs of a resource: whether debits are allowed and its cap. */
 export type ResourceTerms = { active: boolean; cap: bigint; payout: Address };
 
@@ -30,6 +43,8 @@ export type ChainReaderParameters = {
   token: Address;
   /** How long resource terms are cached (ms). */
   resourceTtlMs?: number;
+  /** How long the escrow's fee and pause flag are cached (ms). */
+  policyTtlMs?: number;
   /** Most blocks one `eth_getLogs` request spans (public RPCs cap the range); longer searches are paged. */
   logRangeBlocks?: number;
 };
@@ -47,6 +62,7 @@ export function createChainReader({
   registry,
   token,
   resourceTtlMs = 2_000,
+  policyTtlMs = POLICY_TTL_MS,
   logRangeBlocks = 1_000,
 }: ChainReaderParameters) {
   const publicClient = createPublicClient({
@@ -57,6 +73,7 @@ export function createChainReader({
   const registryAbi = abiOf("ResourceRegistry");
   const tokenAbi = abiOf("TestStablecoin");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
+  let policy: { at: number; read: Promise<EscrowPolicy> } | null = null;
   type DebitedLog = {
     transactionHash: Hex;
     blockNumber: bigint;
@@ -77,6 +94,22 @@ export function createChainReader({
     publicClient,
     addresses: { escrow, registry, token },
 
+    /**
+     * The escrow's fee and pause flag, read at most once per `policyTtlMs` (a committed receipt's split, and whether
+     * a settle may be committed at all). A failed read is not cached.
+     */
+    escrowPolicy(): Promise<EscrowPolicy> {
+      if (!policy || Date.now() - policy.at >= policyTtlMs) {
+        const read = Promise.all([
+          publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "feeBps" }),
+          publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "paused" }),
+        ]).then(([feeBps, paused]) => ({ feeBps: Number(feeBps), paused }));
+        policy = { at: Date.now(), read };
+        read.catch(() => (policy = null));
+      }
+      return policy.read;
+    },
+
     /** The buyer's escrow state, whether `nonce` is spent and the block read, in one eth_call. */
     async buyerState(buyer: Address, nonce: Hex): Promise<BuyerState> {
       const state = await publicClient.readContract({
@@ -93,6 +126,10 @@ export function createChainReader({
           period: state.period,
           windowStart: state.windowStart,
           spent: state.spentInWindow,
+          pending:
+            state.pendingEffectiveAt === 0n
+              ? null
+              : { limit: state.pendingSpendLimit, period: state.pendingPeriod, effectiveAt: state.pendingEffectiveAt },
         },
         nonceSpent: state.nonceSpent,
         atBlock: state.atBlock,

@@ -7,6 +7,7 @@ import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
 import type { FacilitatorContext } from "./context.ts";
+import { spendLimitRoom } from "./spendLimitRoom.ts";
 import { reserve } from "./store/reservations.ts";
 
 export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
@@ -89,11 +90,9 @@ export async function verifyPayment(
   if (p.payload.scheme === "service-escrow") {
     const state = await ctx.chain.buyerState(a.payer, a.nonce);
     if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
-    const { limit, period, windowStart, spent } = state.spendLimit;
-    const windowSpent = BigInt(now) >= windowStart + period ? 0n : spent;
     chain = {
       available: state.balance - state.pendingWithdrawal,
-      room: limit > 0n ? limit - windowSpent : null,
+      room: spendLimitRoom(state.spendLimit, BigInt(now), a.validBefore),
       atBlock: state.atBlock,
     };
   } else {

@@ -515,3 +515,21 @@ export async function atNextBlock<T>(timestamp: bigint | number, send: () => Pro
     if ((await networkHelpers.time.latest()) < Number(timestamp)) await networkHelpers.mine();
   }
 }
+
+/** How long a tightening of a buyer's spend limit waits before it may be applied (the escrow's SPEND_LIMIT_DELAY). */
+export const SPEND_LIMIT_DELAY = 86_400n;
+
+/**
+ * Puts `limit` per `period` seconds in force for `signer`: `setSpendLimit`, and when that only requested the change
+ * (a tightening waits SPEND_LIMIT_DELAY), lets the delay pass and applies it. Sign authorizations after this: the
+ * block clock may have moved a day.
+ * @example await spendLimitInForce(stack, stack.accounts.buyer, 5_000n, 3_600n)
+ */
+export async function spendLimitInForce(stack: Stack, signer: Signer, limit: bigint, period: bigint) {
+  const receipt = await mined(stack, stack.escrow.write.setSpendLimit([limit, period], { account: signer.account }));
+  if (parseEventLogs({ abi: stack.escrow.abi, eventName: "SpendLimitSet", logs: receipt.logs }).length > 0) {
+    return receipt;
+  }
+  await networkHelpers.time.increase(Number(SPEND_LIMIT_DELAY));
+  return mined(stack, stack.escrow.write.applySpendLimit([signer.account.address], { account: signer.account }));
+}

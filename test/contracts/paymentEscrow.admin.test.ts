@@ -293,6 +293,12 @@ describe("PaymentEscrow administration", function () {
       await mined(stack, stack.escrow.write.setSpendLimit([1n, 1n], { account: stack.buyer.account }));
       await mined(stack, stack.escrow.write.claim([stack.payout.account.address], { account: stack.payout.account }));
       await networkHelpers.time.increase(Number(DAY));
+      await viem.assertions.emitWithArgs(
+        stack.escrow.write.applySpendLimit([stack.buyer.account.address], { account: stack.buyer.account }),
+        stack.escrow,
+        "SpendLimitSet",
+        [stack.buyer.account.address, 1n, 1n],
+      );
       await viem.assertions.emit(
         stack.escrow.write.withdraw({ account: stack.buyer.account }),
         stack.escrow,

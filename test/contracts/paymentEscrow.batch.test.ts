@@ -13,6 +13,7 @@ import {
   nonceOf,
   registerResource,
   signedDebit,
+  spendLimitInForce,
   USDC,
   viem,
 } from "./fixtures.ts";
@@ -312,7 +313,7 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
 
       it("reports SpendLimitExceeded(buyer, limit, spent, amount) for an item past the buyer's limit", async function () {
         const stack = await setup();
-        await mined(stack, stack.escrow.write.setSpendLimit([1_500n, 3_600n], { account: stack.buyer.account }));
+        await spendLimitInForce(stack, stack.buyer, 1_500n, 3_600n);
         const first = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("1"), amount: 1_000n });
         const second = await signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf("2"), amount: 1_000n });
         await viem.assertions.emitWithArgs(sendBatch(stack, [first, second]), stack.escrow, "DebitSkipped", [

@@ -10,8 +10,10 @@ import {
   networkHelpers,
   nonceOf,
   registerResource,
+  SPEND_LIMIT_DELAY,
   signDebit,
   signedDebit,
+  spendLimitInForce,
   USDC,
   viem,
 } from "./fixtures.ts";
@@ -23,6 +25,7 @@ describe("PaymentEscrow.debit", function () {
     const { buyer, relayer, payout, treasury } = stack.accounts;
     return { ...stack, buyer, relayer, payout, treasury, relayerAccount: { account: relayer.account } };
   }
+  type Setup = Awaited<ReturnType<typeof setup>>;
 
   describe("when the relayer submits a valid authorization", function () {
     it("debits the buyer, credits the creator's payout and the treasury, and emits Debited", async function () {
@@ -416,31 +419,196 @@ describe("PaymentEscrow.debit", function () {
   });
 
   describe("with a spend limit", function () {
-    it("setSpendLimit stores the limit and emits SpendLimitSet(buyer, limit, period)", async function () {
-      const stack = await setup();
-      await viem.assertions.emitWithArgs(
-        stack.escrow.write.setSpendLimit([5_000n, 3_600n], { account: stack.buyer.account }),
-        stack.escrow,
-        "SpendLimitSet",
-        [stack.buyer.account.address, 5_000n, 3_600n],
+    /** `buyer`'s pending spend-limit change as an object (all zero when none is pending). */
+    async function pendingOf(stack: Setup, buyer = stack.buyer.account.address) {
+      const state = await stack.escrow.read.buyerState([buyer, nonceOf("unused")]);
+      return { limit: state.pendingSpendLimit, period: state.pendingPeriod, effectiveAt: state.pendingEffectiveAt };
+    }
+
+    /** `buyer`'s spend limit in force, as limit and period. */
+    async function inForce(stack: Setup, buyer = stack.buyer.account.address) {
+      const [limit, period] = await stack.escrow.read.spendLimitOf([buyer]);
+      return { limit, period };
+    }
+
+    /** Sends `setSpendLimit(limit, period)` as the buyer and returns when a tightening may be applied. */
+    async function requestAt(stack: Setup, limit: bigint, period: bigint): Promise<bigint> {
+      const receipt = await mined(
+        stack,
+        stack.escrow.write.setSpendLimit([limit, period], { account: stack.buyer.account }),
       );
-      const [limit, period, windowStart, spent] = await stack.escrow.read.spendLimitOf([stack.buyer.account.address]);
-      expect({ limit, period, windowStart, spent }).to.deep.equal({
-        limit: 5_000n,
-        period: 3_600n,
-        windowStart: 0n,
-        spent: 0n,
+      const block = await stack.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+      return block.timestamp + SPEND_LIMIT_DELAY;
+    }
+
+    const none = { limit: 0n, period: 0n, effectiveAt: 0n };
+
+    describe("when the change tightens", function () {
+      it("requests a first limit, emits SpendLimitChangeRequested(buyer, limit, period, effectiveAt) and keeps none in force", async function () {
+        const stack = await setup();
+        const effectiveAt = BigInt(await networkHelpers.time.latest()) + 1n + SPEND_LIMIT_DELAY;
+        await networkHelpers.time.setNextBlockTimestamp(effectiveAt - SPEND_LIMIT_DELAY);
+        await viem.assertions.emitWithArgs(
+          stack.escrow.write.setSpendLimit([5_000n, 3_600n], { account: stack.buyer.account }),
+          stack.escrow,
+          "SpendLimitChangeRequested",
+          [stack.buyer.account.address, 5_000n, 3_600n, effectiveAt],
+        );
+        expect(await pendingOf(stack)).to.deep.equal({ limit: 5_000n, period: 3_600n, effectiveAt });
+        const [limit, period, windowStart, spent] = await stack.escrow.read.spendLimitOf([stack.buyer.account.address]);
+        expect({ limit, period, windowStart, spent }).to.deep.equal({
+          limit: 0n,
+          period: 0n,
+          windowStart: 0n,
+          spent: 0n,
+        });
+      });
+
+      for (const [what, limit, period] of [
+        ["a lower limit", 4_999n, 3_600n],
+        ["a longer period", 5_000n, 3_601n],
+        ["a higher limit over a longer period", 10_000n, 7_200n],
+      ] as const) {
+        it(`requests ${what} and keeps the current limit in force`, async function () {
+          const stack = await setup();
+          await spendLimitInForce(stack, stack.buyer, 5_000n, 3_600n);
+          const effectiveAt = await requestAt(stack, limit, period);
+          expect(await pendingOf(stack)).to.deep.equal({ limit, period, effectiveAt });
+          expect(await inForce(stack)).to.deep.equal({ limit: 5_000n, period: 3_600n });
+        });
+      }
+
+      it("clamps a limit above uint128 and a period above uint64, and reports the stored values", async function () {
+        const stack = await setup();
+        await viem.assertions.emit(
+          stack.escrow.write.setSpendLimit([maxUint256, maxUint256], { account: stack.buyer.account }),
+          stack.escrow,
+          "SpendLimitChangeRequested",
+        );
+        const { limit, period } = await pendingOf(stack);
+        expect({ limit, period }).to.deep.equal({ limit: maxUint128, period: 2n ** 64n - 1n });
+      });
+
+      it("lets anyone apply the change once due: emits SpendLimitSet(buyer, limit, period) and clears it", async function () {
+        const stack = await setup();
+        const effectiveAt = await requestAt(stack, 5_000n, 3_600n);
+        await atNextBlock(effectiveAt, () =>
+          viem.assertions.emitWithArgs(
+            stack.escrow.write.applySpendLimit([stack.buyer.account.address], {
+              account: stack.accounts.other.account,
+            }),
+            stack.escrow,
+            "SpendLimitSet",
+            [stack.buyer.account.address, 5_000n, 3_600n],
+          ),
+        );
+        expect(await inForce(stack)).to.deep.equal({ limit: 5_000n, period: 3_600n });
+        expect(await pendingOf(stack)).to.deep.equal(none);
+      });
+
+      it("reverts SpendLimitChangeNotDue(buyer, effectiveAt) one second before the change is due", async function () {
+        const stack = await setup();
+        const effectiveAt = await requestAt(stack, 5_000n, 3_600n);
+        await atNextBlock(effectiveAt - 1n, () =>
+          viem.assertions.revertWithCustomErrorWithArgs(
+            stack.escrow.write.applySpendLimit([stack.buyer.account.address], { account: stack.buyer.account }),
+            stack.escrow,
+            "SpendLimitChangeNotDue",
+            [stack.buyer.account.address, effectiveAt],
+          ),
+        );
+        expect(await inForce(stack)).to.deep.equal({ limit: 0n, period: 0n });
+      });
+
+      it("reverts SpendLimitChangeNotDue(buyer, 0) when no change is pending", async function () {
+        const stack = await setup();
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.applySpendLimit([stack.buyer.account.address], { account: stack.buyer.account }),
+          stack.escrow,
+          "SpendLimitChangeNotDue",
+          [stack.buyer.account.address, 0n],
+        );
+      });
+
+      it("replaces a pending change with a later request, whose delay starts again", async function () {
+        const stack = await setup();
+        const first = await requestAt(stack, 5_000n, 3_600n);
+        await networkHelpers.time.increase(3_600);
+        const second = await requestAt(stack, 2_000n, 7_200n);
+        expect(second - first).to.equal(3_601n);
+        expect(await pendingOf(stack)).to.deep.equal({ limit: 2_000n, period: 7_200n, effectiveAt: second });
+        await atNextBlock(first, () =>
+          viem.assertions.revertWithCustomErrorWithArgs(
+            stack.escrow.write.applySpendLimit([stack.buyer.account.address], { account: stack.buyer.account }),
+            stack.escrow,
+            "SpendLimitChangeNotDue",
+            [stack.buyer.account.address, second],
+          ),
+        );
+        await atNextBlock(second, () =>
+          mined(
+            stack,
+            stack.escrow.write.applySpendLimit([stack.buyer.account.address], { account: stack.buyer.account }),
+          ),
+        );
+        expect(await inForce(stack)).to.deep.equal({ limit: 2_000n, period: 7_200n });
+      });
+
+      it("keeps debiting under the current limit while a due change is not applied", async function () {
+        const stack = await setup();
+        await spendLimitInForce(stack, stack.buyer, 5_000n, 3_600n);
+        await mined(stack, stack.escrow.write.setSpendLimit([1_000n, 3_600n], { account: stack.buyer.account }));
+        await networkHelpers.time.increase(Number(SPEND_LIMIT_DELAY));
+        const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 5_000n });
+        await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
       });
     });
 
-    it("clamps a limit above uint128 and a period above uint64, and reports the stored values", async function () {
-      const stack = await setup();
-      await viem.assertions.emitWithArgs(
-        stack.escrow.write.setSpendLimit([maxUint256, maxUint256], { account: stack.buyer.account }),
-        stack.escrow,
-        "SpendLimitSet",
-        [stack.buyer.account.address, maxUint128, 2n ** 64n - 1n],
-      );
+    describe("when the change only loosens", function () {
+      for (const [what, limit, period] of [
+        ["a higher limit", 5_001n, 3_600n],
+        ["the same limit over a shorter period", 5_000n, 3_599n],
+        ["the same limit and period", 5_000n, 3_600n],
+        ["no limit", 0n, 0n],
+      ] as const) {
+        it(`puts ${what} in force at once and emits SpendLimitSet(buyer, limit, period)`, async function () {
+          const stack = await setup();
+          await spendLimitInForce(stack, stack.buyer, 5_000n, 3_600n);
+          await viem.assertions.emitWithArgs(
+            stack.escrow.write.setSpendLimit([limit, period], { account: stack.buyer.account }),
+            stack.escrow,
+            "SpendLimitSet",
+            [stack.buyer.account.address, limit, period],
+          );
+          expect(await inForce(stack)).to.deep.equal({ limit, period });
+        });
+      }
+
+      it("cancels a pending change", async function () {
+        const stack = await setup();
+        await spendLimitInForce(stack, stack.buyer, 5_000n, 3_600n);
+        await requestAt(stack, 1_000n, 3_600n);
+        await mined(stack, stack.escrow.write.setSpendLimit([10_000n, 3_600n], { account: stack.buyer.account }));
+        expect(await pendingOf(stack)).to.deep.equal(none);
+        await networkHelpers.time.increase(Number(SPEND_LIMIT_DELAY));
+        await viem.assertions.revertWithCustomErrorWithArgs(
+          stack.escrow.write.applySpendLimit([stack.buyer.account.address], { account: stack.buyer.account }),
+          stack.escrow,
+          "SpendLimitChangeNotDue",
+          [stack.buyer.account.address, 0n],
+        );
+        expect(await inForce(stack)).to.deep.equal({ limit: 10_000n, period: 3_600n });
+      });
+
+      it("puts no limit in force at once when none was set", async function () {
+        const stack = await setup();
+        await viem.assertions.emitWithArgs(
+          stack.escrow.write.setSpendLimit([0n, 0n], { account: stack.buyer.account }),
+          stack.escrow,
+          "SpendLimitSet",
+          [stack.buyer.account.address, 0n, 0n],
+        );
+      });
     });
 
     it("reverts ZeroAmount for a limit without a period", async function () {
@@ -454,7 +622,7 @@ describe("PaymentEscrow.debit", function () {
 
     it("reverts SpendLimitExceeded(buyer, limit, spent, amount) past the limit within a period", async function () {
       const stack = await setup();
-      await mined(stack, stack.escrow.write.setSpendLimit([5_000n, 3_600n], { account: stack.buyer.account }));
+      await spendLimitInForce(stack, stack.buyer, 5_000n, 3_600n);
       await mined(
         stack,
         stack.escrow.write.debit(
@@ -477,7 +645,7 @@ describe("PaymentEscrow.debit", function () {
 
     it("starts a new window once the period has passed", async function () {
       const stack = await setup();
-      await mined(stack, stack.escrow.write.setSpendLimit([5_000n, 3_600n], { account: stack.buyer.account }));
+      await spendLimitInForce(stack, stack.buyer, 5_000n, 3_600n);
       const first = await mined(
         stack,
         stack.escrow.write.debit(
@@ -507,7 +675,7 @@ describe("PaymentEscrow.debit", function () {
 
     it("stops limiting once the buyer sets the limit to zero", async function () {
       const stack = await setup();
-      await mined(stack, stack.escrow.write.setSpendLimit([1n, 3_600n], { account: stack.buyer.account }));
+      await spendLimitInForce(stack, stack.buyer, 1n, 3_600n);
       await mined(stack, stack.escrow.write.setSpendLimit([0n, 0n], { account: stack.buyer.account }));
       await mined(
         stack,
@@ -521,7 +689,7 @@ describe("PaymentEscrow.debit", function () {
 
     it("limits each buyer separately", async function () {
       const stack = await setup();
-      await mined(stack, stack.escrow.write.setSpendLimit([1n, 3_600n], { account: stack.accounts.other.account }));
+      await spendLimitInForce(stack, stack.accounts.other, 1n, 3_600n);
       await mined(
         stack,
         stack.escrow.write.debit(
@@ -534,14 +702,11 @@ describe("PaymentEscrow.debit", function () {
   });
 
   describe("buyerState", function () {
-    it("returns balance, pending withdrawal, spend limit window and nonce state in one call", async function () {
+    it("returns balance, pending withdrawal, spend limit window, pending spend-limit change and nonce state in one call", async function () {
       const stack = await setup();
       const { escrow, buyer } = stack;
-      const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      const { atBlock: freshBlock, ...fresh } = await escrow.read.buyerState([
-        buyer.account.address,
-        item.authorization.nonce,
-      ]);
+      const nonce = nonceOf("state");
+      const { atBlock: freshBlock, ...fresh } = await escrow.read.buyerState([buyer.account.address, nonce]);
       expect(fresh).to.deep.equal({
         balance: 100n * USDC,
         pendingWithdrawal: 0n,
@@ -549,25 +714,34 @@ describe("PaymentEscrow.debit", function () {
         period: 0n,
         windowStart: 0n,
         spentInWindow: 0n,
+        pendingSpendLimit: 0n,
+        pendingPeriod: 0n,
+        pendingEffectiveAt: 0n,
         nonceSpent: false,
       });
 
-      await mined(stack, escrow.write.setSpendLimit([5_000n, 3_600n], { account: buyer.account }));
-      await mined(stack, escrow.write.debit([item], stack.relayerAccount));
+      await spendLimitInForce(stack, buyer, 5_000n, 3_600n);
+      const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1_000n });
+      const debited = await mined(stack, escrow.write.debit([item], stack.relayerAccount));
       await mined(stack, escrow.write.requestWithdrawal([2n * USDC], { account: buyer.account }));
-      const state = await escrow.read.buyerState([buyer.account.address, item.authorization.nonce]);
-      const { windowStart, atBlock, ...rest } = state;
+      await mined(stack, escrow.write.setSpendLimit([1_000n, 7_200n], { account: buyer.account }));
+      const state = await escrow.read.buyerState([buyer.account.address, nonce]);
+      const { atBlock, ...rest } = state;
+      const debitedAt = (await stack.publicClient.getBlock({ blockNumber: debited.blockNumber })).timestamp;
       expect(rest).to.deep.equal({
         balance: 100n * USDC - 1_000n,
         pendingWithdrawal: 2n * USDC,
         spendLimit: 5_000n,
         period: 3_600n,
+        windowStart: debitedAt,
         spentInWindow: 1_000n,
+        pendingSpendLimit: 1_000n,
+        pendingPeriod: 7_200n,
+        pendingEffectiveAt: BigInt(await networkHelpers.time.latest()) + SPEND_LIMIT_DELAY,
         nonceSpent: true,
       });
-      expect(windowStart).to.equal(BigInt(await networkHelpers.time.latest()) - 1n);
-      // Three blocks were mined since the first read; the state names the block it reflects.
-      expect(atBlock - freshBlock).to.equal(3n);
+      // Six blocks were mined since the first read; the state names the block it reflects.
+      expect(atBlock - freshBlock).to.equal(6n);
       expect(atBlock >= (await stack.publicClient.getBlockNumber())).to.equal(true);
     });
   });

@@ -25,7 +25,10 @@ const resourceId = z
 const amount = z.string().describe("Base units of the stablecoin (6 decimals: 1000000 = 1 USDC)");
 const common = { mode: z.enum(["demo", "live"]), notice: z.string().optional() };
 const receiptShape = z.looseObject({
-  transaction: z.string(),
+  /** Absent from a committed receipt (answered before mining); the tool's own `transaction` is the verified one. */
+  transaction: z.string().optional(),
+  status: z.enum(["committed", "confirmed"]).optional(),
+  settlementId: z.string().optional(),
   payer: z.string(),
   payTo: z.string(),
   idemKey: z.string(),
@@ -246,7 +249,7 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
             },
             onSigned: (idemKey) => process.stderr.write(`service-buyer: signed payment ${idemKey} for ${id}\n`),
           });
-          await verifyDebit(chain, paid.receipt);
+          const { transaction } = await verifyDebit(chain, paid.receipt);
           ledger.record({
             at: Date.parse(paid.receipt.settledAt),
             buyer: account.address,
@@ -254,14 +257,14 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
             resourceId: paid.receipt.payTo,
             idemKey: paid.receipt.idemKey,
             amount: paid.receipt.amount,
-            transaction: paid.receipt.transaction,
+            transaction,
           });
           return toolAnswer(env.mode, {
             resourceId: id,
             body: paid.body,
             amount: paid.receipt.amount,
             cap: paid.terms.cap.toString(),
-            transaction: paid.receipt.transaction,
+            transaction,
             idemKey: paid.idemKey,
             receipt: paid.receipt,
           });
@@ -280,7 +283,7 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
     {
       title: "Buyer balance and budgets",
       description:
-        "The buyer's address (never the key), stablecoin in the wallet, balance in escrow, pending withdrawal, the on-chain spend limit, and what is left of the spend policy's budgets.",
+        "The buyer's address (never the key), stablecoin in the wallet, balance in escrow, pending withdrawal, the on-chain spend limit in force and a pending tightening of it, and what is left of the spend policy's budgets.",
       inputSchema: {},
       outputSchema: {
         ...common,
@@ -288,7 +291,12 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
         wallet: amount,
         escrow: amount,
         pendingWithdrawal: amount,
-        spendLimit: z.object({ limit: amount, periodSeconds: z.string(), spentInWindow: amount }),
+        spendLimit: z.object({
+          limit: amount,
+          periodSeconds: z.string(),
+          spentInWindow: amount,
+          pending: z.object({ limit: amount, periodSeconds: z.string(), effectiveAt: z.string() }).nullable(),
+        }),
         policy: z.record(z.string(), z.unknown()),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -308,6 +316,11 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
             limit: balance.spendLimit.limit.toString(),
             periodSeconds: balance.spendLimit.periodSeconds.toString(),
             spentInWindow: balance.spendLimit.spentInWindow.toString(),
+            pending: balance.spendLimit.pending && {
+              limit: balance.spendLimit.pending.limit.toString(),
+              periodSeconds: balance.spendLimit.pending.periodSeconds.toString(),
+              effectiveAt: balance.spendLimit.pending.effectiveAt.toString(),
+            },
           },
           policy: JSON.parse(JSON.stringify(remainingBudgets(config.policy, env.ledger, Date.now()))),
         });
@@ -348,7 +361,7 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
           payer: env.account.address,
         });
         target(result.resourceId);
-        await verifyDebit(chain, result.receipt);
+        const { transaction } = await verifyDebit(chain, result.receipt);
         env.ledger.record({
           at: Date.parse(result.receipt.settledAt),
           buyer: env.account.address,
@@ -356,14 +369,14 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
           resourceId: result.receipt.payTo,
           idemKey: result.receipt.idemKey,
           amount: result.receipt.amount,
-          transaction: result.receipt.transaction,
+          transaction,
         });
         return toolAnswer(env.mode, {
           resourceId: result.resourceId,
           status: result.status,
           body: result.body,
           amount: result.receipt.amount,
-          transaction: result.receipt.transaction,
+          transaction,
           receipt: result.receipt,
         });
       }),

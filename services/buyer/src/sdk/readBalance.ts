@@ -11,8 +11,16 @@ export type ReadBalanceReturnType = {
   escrow: bigint;
   /** Requested for withdrawal (no longer spendable), and when it unlocks. */
   pendingWithdrawal: bigint;
-  /** The buyer's own on-chain spend limit (0 = none) per `period` seconds, and what the window has spent. */
-  spendLimit: { limit: bigint; periodSeconds: bigint; spentInWindow: bigint };
+  /**
+   * The buyer's own on-chain spend limit in force (0 = none) per `periodSeconds`, and what the window has spent;
+   * `pending` is a requested tightening, which anyone may apply (`applySpendLimit`) from `effectiveAt` (unix seconds).
+   */
+  spendLimit: {
+    limit: bigint;
+    periodSeconds: bigint;
+    spentInWindow: bigint;
+    pending: { limit: bigint; periodSeconds: bigint; effectiveAt: bigint } | null;
+  };
   atBlock: bigint;
 };
 
@@ -42,7 +50,19 @@ export async function readBalance(chain: BuyerChain, address: Address): Promise<
     wallet,
     escrow: state.balance,
     pendingWithdrawal: state.pendingWithdrawal,
-    spendLimit: { limit: state.spendLimit, periodSeconds: state.period, spentInWindow: state.spentInWindow },
+    spendLimit: {
+      limit: state.spendLimit,
+      periodSeconds: state.period,
+      spentInWindow: state.spentInWindow,
+      pending:
+        state.pendingEffectiveAt === 0n
+          ? null
+          : {
+              limit: state.pendingSpendLimit,
+              periodSeconds: state.pendingPeriod,
+              effectiveAt: state.pendingEffectiveAt,
+            },
+    },
     atBlock: state.atBlock,
   };
 }
