@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { ponderCommand } from "../../indexer/ponder/ponderCommand.ts";
 import type { LocalChain } from "./localChain.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -72,11 +73,19 @@ export type StartIndexerOptions = {
   pollingMs?: number;
   /** Ponder's log level (default `warn`; `info` shows progress). */
   logLevel?: string;
+  /** CPUs to pin Ponder to (`taskset -c`), for benchmarks; unpinned when absent. */
+  cpus?: string;
+  /** Extra arguments for Node before Ponder's (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** Preload indexer/ponder/realtimeCacheFix.ts (default true); false for the bench's comparison with Ponder as installed. */
+  realtimeCacheFix?: boolean;
 };
 
 /** A running indexer: its base URL, the `/sql` URL for `@ponder/client`, and `stop`. */
 export type Indexer = {
   url: string;
+  /** The Ponder process. */
+  pid: number;
   sqlUrl: string;
   schema: string;
   databaseUrl: string | undefined;
@@ -108,8 +117,7 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
   };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const args = [
-    join(root, "node_modules/ponder/dist/esm/bin/ponder.js"),
+  const ponderArgs = [
     "--root",
     join(root, "indexer"),
     "--log-level",
@@ -124,8 +132,12 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
     "--hostname",
     "127.0.0.1",
   ];
-  if (databaseUrl) args.push("--views-schema", `${schema}_views`);
-  const child: ChildProcess = spawn(process.execPath, args, {
+  if (databaseUrl) ponderArgs.push("--views-schema", `${schema}_views`);
+  const ponder = ponderCommand(ponderArgs, options);
+  const [command, commandArgs] = options.cpus
+    ? ["taskset", ["-c", options.cpus, ponder.command, ...ponder.args]]
+    : [ponder.command, ponder.args];
+  const child: ChildProcess = spawn(command, commandArgs, {
     cwd: join(root, "indexer"),
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -167,5 +179,7 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { url, sqlUrl: `${url}/sql`, schema, databaseUrl, logs: () => output, stop };
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("ponder has no process id");
+  return { url, pid, sqlUrl: `${url}/sql`, schema, databaseUrl, logs: () => output, stop };
 }
