@@ -6,6 +6,7 @@ import { createPublicClient, http, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { payForCall } from "../services/buyer/src/sdk/payForCall.ts";
 import { buyerChain } from "../services/buyer/src/sdk/pinPaymentTerms.ts";
+import { verifyDebit } from "../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
 import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "./support/listenAddresses.ts";
 import { runStack, stackPorts } from "./support/runStack.ts";
@@ -34,16 +35,21 @@ describe("npm start, end to end", function () {
     expect(listed.map((r) => r.slug)).to.include.members(["echo", "text-stats", "digest", "json-check"]);
 
     const echo = stack.resources.find((r) => r.slug === "echo")!;
+    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
     const result = await payForCall({
-      chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
+      chain,
       account: privateKeyToAccount(stack.buyers[0]!.privateKey),
       callUrl: `${echo.resourceUrl}/call`,
       body: { hello: "stack" },
     });
     expect(result.body).to.deep.equal({ echo: { hello: "stack" } });
 
+    // The stack settles committed by default: the answer came before the debit was mined, and names its settlement.
+    expect(result.receipt.status).to.equal("committed");
+    expect(result.receipt.settlementId).to.match(/^0x[0-9a-f]{64}$/);
+    const { transaction } = await verifyDebit(chain, result.receipt);
     const client = createPublicClient({ transport: http(stack.rpcUrl) });
-    const receipt = await client.getTransactionReceipt({ hash: result.receipt.transaction });
+    const receipt = await client.getTransactionReceipt({ hash: transaction });
     expect(receipt.status).to.equal("success");
     const [debited] = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
       (log) => log.args.nonce === result.idemKey,

@@ -12,6 +12,7 @@ import IdentityRegistryModule from "../ignition/modules/IdentityRegistry.ts";
 import TestStablecoinModule from "../ignition/modules/TestStablecoin.ts";
 import { payForCall } from "../services/buyer/src/sdk/payForCall.ts";
 import { buyerChain } from "../services/buyer/src/sdk/pinPaymentTerms.ts";
+import { verifyDebit } from "../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
 import { serviceChain } from "../services/protocol/chain.ts";
 import { deploymentDir } from "../services/stack/deployContracts.ts";
@@ -166,14 +167,16 @@ describe("npm start in external mode, against a separately started chain and Pos
   async function payEcho(resources: { slug: string; resourceId: Hex; resourceUrl: string }[], buyerKey: Hex) {
     const { stack } = running!;
     const echo = resources.find((r) => r.slug === "echo")!;
+    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
     const result = await payForCall({
-      chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
+      chain,
       account: privateKeyToAccount(buyerKey),
       callUrl: `${echo.resourceUrl}/call`,
       body: { hello: "test network" },
     });
     expect(result.body).to.deep.equal({ echo: { hello: "test network" } });
-    const receipt = await (await publicClient()).getTransactionReceipt({ hash: result.receipt.transaction });
+    const { transaction } = await verifyDebit(chain, result.receipt);
+    const receipt = await (await publicClient()).getTransactionReceipt({ hash: transaction });
     expect(relayers, "debits are relayed by the configured relayer pool").to.include(getAddress(receipt.from));
     const debited = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
       (l) => l.args.nonce === result.idemKey,

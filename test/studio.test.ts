@@ -4,6 +4,7 @@ import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { payForCall } from "../services/buyer/src/sdk/payForCall.ts";
 import { buyerChain } from "../services/buyer/src/sdk/pinPaymentTerms.ts";
+import { verifyDebit } from "../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { DEV_ROLE, devKey } from "../services/stack/devAccounts.ts";
@@ -94,15 +95,16 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
       expect(card.identity.agentId).to.equal(result.published.agentId);
 
       const example = result.bundle.contract.examples[1]!;
+      const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
       const paid = await payForCall({
-        chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
+        chain,
         account: other,
         callUrl: result.deployed.callUrl,
         body: example.input,
       });
       expect(paid.body).to.deep.equal(example.output);
       const mined = await createPublicClient({ transport: http(stack.rpcUrl) }).getTransactionReceipt({
-        hash: paid.receipt.transaction,
+        hash: (await verifyDebit(chain, paid.receipt)).transaction,
       });
       expect(mined.status).to.equal("success");
 

@@ -1,9 +1,9 @@
 import type { FacilitatorContext } from "./context.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
-import { driveSettlement, finalize, findDebit, SETTLE_LEASE_SECONDS } from "./settlePayment.ts";
+import { driveSettlement, finalize, findDebit } from "./settlePayment.ts";
 import type { Reservation } from "./store/reservations.ts";
 import { backOffSettlement, claimStaleSettling, expireReservations, updateReservation } from "./store/reservations.ts";
-import { purgeResults } from "./store/results.ts";
+import { failCommitment, purgeResults } from "./store/results.ts";
 import { claimStrikes, finishStrike } from "./store/strikes.ts";
 
 /** Seconds past `validBefore` after which an unconfirmed debit is given up: the contract refuses it by then. */
@@ -25,7 +25,7 @@ export async function runBackgroundPass(ctx: FacilitatorContext): Promise<void> 
 }
 
 async function retrySettlements(ctx: FacilitatorContext, now: number): Promise<void> {
-  const stale = await ctx.store.transaction((tx) => claimStaleSettling(tx, now, SETTLE_LEASE_SECONDS));
+  const stale = await ctx.store.transaction((tx) => claimStaleSettling(tx, now, ctx.settleLeaseSeconds));
   await Promise.all(stale.map((r) => retrySettlement(ctx, r, now)));
 }
 
@@ -40,6 +40,16 @@ async function retrySettlement(ctx: FacilitatorContext, r: Reservation, now: num
       await driveSettlement(ctx, r);
     } else if (now > signedValidBefore + GIVE_UP_MARGIN_SECONDS) {
       const failure = "the authorization expired before the chain confirmed the debit";
+      if (r.committedAt !== null) {
+        // Answered, never paid: the call's creator is owed this amount. Loud, and on /results as failed.
+        await failCommitment(ctx.store, r.idemKey, failure, now);
+        ctx.metrics.settle.inc({ outcome: "committed_failed" });
+        ctx.logger.error(
+          { idemKey: r.idemKey },
+          "a committed debit's window closed before it was mined; marked failed",
+        );
+        return;
+      }
       await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released", failure }, now));
       ctx.logger.warn({ idemKey: r.idemKey }, "settlement window closed before the chain confirmed; released");
     }

@@ -39,15 +39,51 @@ export const facilitatorEnvSchema = z.object({
   CALLER_AUTH: flag.default(true),
   CALLER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NODE_ENV: z.string().default("development"),
-  BATCH_WINDOW_MS: z.coerce.number().int().min(0).default(20),
-  BATCH_MAX_ITEMS: z.coerce.number().int().min(1).max(256).default(64),
+  /** Debit batching; unset, they follow SETTLEMENT (batchDefaults). */
+  BATCH_WINDOW_MS: z.coerce.number().int().min(0).optional(),
+  BATCH_MAX_ITEMS: z.coerce.number().int().min(1).max(256).optional(),
   RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   SETTLE_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * `committed` (default): an escrow settle is recorded durably and answered at once, the relayer mines it after;
+   * `confirmed`: every settle waits for its debit to be mined. `exact` payments always wait for their transfer.
+   */
+  SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
+  /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
+  SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
   LOW_GAS_WEI: z.coerce.bigint().default(10n ** 16n),
   /** Most blocks one `eth_getLogs` request spans; public RPCs cap the range, so longer searches are paged. */
   LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(1_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
+
+/**
+ * Batching when BATCH_WINDOW_MS / BATCH_MAX_ITEMS are unset. Confirmed: a 20 ms window, 64 debits, a batch as soon
+ * as the last one is broadcast (every settle waits for its batch). Committed: nobody waits for the mining, so at
+ * most one batch per 200 ms unless 128 debits are queued: fewer, fuller blocks for the chain and the indexer.
+ */
+export const BATCH_DEFAULTS = {
+  confirmed: { windowMs: 20, maxItems: 64 },
+  committed: { windowMs: 200, maxItems: 128 },
+} as const;
+
+/**
+ * The batching a configuration runs with: its own settings, else the defaults of its SETTLEMENT; committed also
+ * spaces batches by the window (createRelayer's minBatchIntervalMs).
+ */
+export function batchSettings(config: FacilitatorConfig): {
+  windowMs: number;
+  maxItems: number;
+  minIntervalMs: number;
+} {
+  const defaults = BATCH_DEFAULTS[config.SETTLEMENT];
+  const windowMs = config.BATCH_WINDOW_MS ?? defaults.windowMs;
+  return {
+    windowMs,
+    maxItems: config.BATCH_MAX_ITEMS ?? defaults.maxItems,
+    minIntervalMs: config.SETTLEMENT === "committed" ? windowMs : 0,
+  };
+}
 
 /** The facilitator's validated configuration. */
 export type FacilitatorConfig = z.output<typeof facilitatorEnvSchema>;

@@ -26,4 +26,10 @@ export type FacilitatorContext = {
   projections?: ProjectionsClient | undefined;
   /** How long a settle waits for a debit driven by another request before answering settlement_pending. */
   settleWaitMs: number;
+  /** Whether escrow settles are answered once committed or once mined (SETTLEMENT). */
+  settlement: "committed" | "confirmed";
+  /** Seconds a settle leases the right to drive its debit (SETTLE_LEASE_SECONDS). */
+  settleLeaseSeconds: number;
+  /** Debits answered committed whose mining this process is still driving; stop waits for them. */
+  driving: Set<Promise<unknown>>;
 };

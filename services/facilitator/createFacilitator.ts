@@ -6,6 +6,7 @@ import { defined } from "../protocol/defined.ts";
 import { runBackgroundPass } from "./backgroundWork.ts";
 import { createChainReader } from "./chain.ts";
 import type { FacilitatorConfig } from "./config.ts";
+import { batchSettings } from "./config.ts";
 import type { Clock, FacilitatorContext } from "./context.ts";
 import { systemClock } from "./context.ts";
 import { createLogger } from "./logger.ts";
@@ -41,6 +42,7 @@ export async function createFacilitator(
     token: config.TOKEN_ADDRESS,
     logRangeBlocks: config.LOG_RANGE_BLOCKS,
   });
+  const batching = batchSettings(config);
   let metrics: FacilitatorContext["metrics"];
   const relayer = createRelayer({
     rpcUrl: config.RPC_URL,
@@ -48,8 +50,9 @@ export async function createFacilitator(
     registry: config.REGISTRY_ADDRESS,
     relayerKeys: config.RELAYER_KEYS,
     facilitatorKey: (config.FACILITATOR_KEY ?? defined(config.RELAYER_KEYS[0], "RELAYER_KEYS")) as `0x${string}`,
-    batchWindowMs: config.BATCH_WINDOW_MS,
-    batchMaxItems: config.BATCH_MAX_ITEMS,
+    batchWindowMs: batching.windowMs,
+    batchMaxItems: batching.maxItems,
+    minBatchIntervalMs: batching.minIntervalMs,
     receiptTimeoutMs: config.RECEIPT_TIMEOUT_MS,
     onBatch: (size, gasUsed) => {
       metrics.batchSize.observe(size);
@@ -67,6 +70,9 @@ export async function createFacilitator(
     escrow: config.ESCROW_ADDRESS,
     token: config.TOKEN_ADDRESS,
     settleWaitMs: config.SETTLE_WAIT_MS,
+    settlement: config.SETTLEMENT,
+    settleLeaseSeconds: config.SETTLE_LEASE_SECONDS,
+    driving: new Set(),
     projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };
 
@@ -100,7 +106,10 @@ export async function createFacilitator(
     );
   }, options.backgroundIntervalMs ?? 1_000);
 
-  logger.info({ port, store: store.kind, relayers: relayer.relayerAddresses }, "facilitator listening");
+  logger.info(
+    { port, store: store.kind, relayers: relayer.relayerAddresses, settlement: config.SETTLEMENT },
+    "facilitator listening",
+  );
   return {
     url: `http://${config.HOST}:${port}`,
     server,
@@ -112,6 +121,7 @@ export async function createFacilitator(
       server.closeAllConnections();
       await pass;
       await relayer.drain();
+      while (ctx.driving.size > 0) await Promise.allSettled([...ctx.driving]);
       await store.close();
     },
   };

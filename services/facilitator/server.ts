@@ -43,6 +43,11 @@ function authorize(koa: Koa.Context, auth: CallerAuth, resourceId: string, now: 
   if (!verdict.ok) throw new HttpError(401, "unauthorized", `caller token refused: ${verdict.reason}`);
 }
 
+/** Where a stored result's settlement stands, from its settle answer (one without `status` was answered mined). */
+function settlementOf(body: Record<string, unknown>): "committed" | "confirmed" | "failed" {
+  return body.status === "committed" || body.status === "failed" ? body.status : "confirmed";
+}
+
 /**
  * The facilitator's HTTP surface (Koa): health, readiness, verify, release, settle, results, metrics.
  * Routes only translate HTTP to the operations; outcomes of a well-formed request are data with status 200.
@@ -136,6 +141,10 @@ export function createFacilitatorApp(
       },
       response: result.response,
       receipt: result.receipt,
+      // committed (answered, debit not mined yet), confirmed (mined: the receipt names the transaction) or failed
+      // (a committed debit whose window closed unmined; `failure` says why).
+      settlement: settlementOf(result.body),
+      ...(typeof result.body.failure === "string" ? { failure: result.body.failure } : {}),
       settledAt: new Date(result.settledAt * 1000).toISOString(),
       expiresAt: new Date(result.expiresAt * 1000).toISOString(),
     };

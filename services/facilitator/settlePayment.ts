@@ -3,6 +3,8 @@ import { encodeBase64Json } from "../protocol/base64.ts";
 import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
+import { settlementIdOf } from "../protocol/settlementId.ts";
+import { commitRefusal, commitSettlement, settleBody } from "./commitSettlement.ts";
 import type { FacilitatorContext } from "./context.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
@@ -22,12 +24,10 @@ export type SettlePaymentReturnType =
 /** Blocks searched back for the debit of a reservation that predates `from_block` (about a day at 2 s blocks). */
 const LEGACY_SEARCH_BLOCKS = 50_000n;
 
-/** Seconds a settle holds the right to drive its debit before the retrier may take it over. */
-export const SETTLE_LEASE_SECONDS = 60;
-
 /**
  * Debits `min(amount, cap)` of a live reservation through the relayer, persists the response and receipt, and
- * answers with the receipt. A repeated or concurrent settle of one idemKey yields one debit and the same body.
+ * answers with the receipt: at once with a committed receipt when the debit may be committed (commitRefusal), else
+ * once the debit is mined. A repeated or concurrent settle of one idemKey yields one debit and the stored body.
  * @example const outcome = await settlePayment(ctx, { idemKey, resourceId, amount: 1200n, response })
  */
 export async function settlePayment(
@@ -35,8 +35,8 @@ export async function settlePayment(
   p: SettlePaymentParameters,
 ): Promise<SettlePaymentReturnType> {
   const now = ctx.clock.now();
-  const claimed = await claimForSettlement(ctx.store, { ...p, leaseUntil: now + SETTLE_LEASE_SECONDS }, now);
-  if (claimed) return driveSettlement(ctx, claimed);
+  const claimed = await claimForSettlement(ctx.store, { ...p, leaseUntil: now + ctx.settleLeaseSeconds }, now);
+  if (claimed) return settleClaimed(ctx, claimed, now);
   // Not a live reservation: say why (none, expired, released), or wait for the settle that is driving it.
   const claim = await ctx.store.transaction(async (tx) => {
     const r = await findReservation(tx, p.idemKey, true);
@@ -54,7 +54,7 @@ export async function settlePayment(
     await updateReservation(
       tx,
       r.idemKey,
-      { status: "settling", amount, response: p.response, leaseUntil: now + SETTLE_LEASE_SECONDS },
+      { status: "settling", amount, response: p.response, leaseUntil: now + ctx.settleLeaseSeconds },
       now,
     );
     return { kind: "drive" as const, reservation: { ...r, status: "settling" as const, amount, response: p.response } };
@@ -62,12 +62,20 @@ export async function settlePayment(
 
   if (claim.kind === "none") return { kind: "no_reservation", message: claim.message };
   if (claim.kind === "done" || claim.kind === "wait") return awaitResult(ctx, p.idemKey);
-  return driveSettlement(ctx, claim.reservation);
+  return settleClaimed(ctx, claim.reservation, now);
+}
+
+/** A reservation this settle claimed: committed at once when it may be, else driven until mined. */
+async function settleClaimed(ctx: FacilitatorContext, r: Reservation, now: number): Promise<SettlePaymentReturnType> {
+  const refusal = await commitRefusal(ctx, r, now);
+  if (refusal !== null) return driveSettlement(ctx, r);
+  return { kind: "settled", body: await commitSettlement(ctx, r, (committed) => driveSettlement(ctx, committed)) };
 }
 
 /**
- * Submits a settling reservation's debit and records what became of it. Used by settle and by the retrier.
- * Returns `pending` when the chain could not confirm it; the reservation then stays settling for the retrier.
+ * Submits a settling reservation's debit and records what became of it. Used by settle, by a commitment in the
+ * background and by the retrier. Returns `pending` when the chain could not confirm it; the reservation then stays
+ * settling for the retrier.
  */
 export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): Promise<SettlePaymentReturnType> {
   let outcome: DebitOutcome;
@@ -89,11 +97,21 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
 
 /**
  * Releases a settlement the chain refuses for good (nothing is resent), recording why, unless an earlier attempt's
- * debit landed after all: then that debit is the result.
+ * debit landed after all: then that debit is the result. A committed debit is never given up while its window is
+ * open: it was answered, so a refusal (an admin's pause, say) is retried with a backoff until the window closes.
  */
 async function giveUp(ctx: FacilitatorContext, r: Reservation, reason: string): Promise<SettlePaymentReturnType> {
   const found = await findDebit(ctx, r);
   if (found) return finalize(ctx, r, found);
+  if (r.committedAt !== null) {
+    ctx.logger.error(
+      { idemKey: r.idemKey, reason },
+      "the chain refused a committed debit; retrying with a backoff until its window closes",
+    );
+    ctx.metrics.settle.inc({ outcome: "committed_refused" });
+    await backOffSettlement(ctx.store, r.idemKey, ctx.clock.now());
+    return { kind: "pending", retryAfterSeconds: 2 };
+  }
   await ctx.store.transaction((tx) =>
     updateReservation(tx, r.idemKey, { status: "released", failure: reason }, ctx.clock.now()),
   );
@@ -145,15 +163,23 @@ export async function findDebit(
   return log ? { kind: "debited", ...log } : null;
 }
 
-/** Stores the receipt and result of a debit that landed, and marks the reservation settled. */
+/**
+ * Stores the receipt and result of a debit that landed, and marks the reservation settled. A committed settlement's
+ * result becomes confirmed: the same receipt (its settlementId and time) with `status: "confirmed"`, the transaction,
+ * and the split the chain made.
+ */
 export async function finalize(
   ctx: FacilitatorContext,
   r: Reservation,
   d: Extract<DebitOutcome, { kind: "debited" }>,
 ): Promise<SettlePaymentReturnType> {
   const now = ctx.clock.now();
+  const settledAt = r.committedAt ?? now;
   const receipt: Receipt = {
     success: true,
+    ...(r.committedAt !== null
+      ? { status: "confirmed", settlementId: settlementIdOf({ escrow: ctx.escrow, buyer: d.payer, nonce: r.idemKey }) }
+      : {}),
     scheme: r.scheme,
     network: NETWORK,
     transaction: d.transaction,
@@ -163,19 +189,7 @@ export async function finalize(
     amount: d.amount.toString(),
     creatorAmount: d.creatorAmount.toString(),
     treasuryAmount: d.treasuryAmount.toString(),
-    settledAt: new Date(now * 1000).toISOString(),
-  };
-  const encoded = encodeBase64Json(receipt);
-  const body = {
-    success: true,
-    transaction: d.transaction,
-    network: NETWORK,
-    payer: d.payer,
-    idemKey: r.idemKey,
-    amount: receipt.amount,
-    creatorAmount: receipt.creatorAmount,
-    treasuryAmount: receipt.treasuryAmount,
-    receipt: encoded,
+    settledAt: new Date(settledAt * 1000).toISOString(),
   };
   const stored = await recordSettlement(
     ctx.store,
@@ -183,10 +197,10 @@ export async function finalize(
       idemKey: r.idemKey,
       resourceId: r.resourceId,
       response: defined(r.response, "the settled response"),
-      receipt: encoded,
-      body,
-      settledAt: now,
-      expiresAt: now + RESULT_TTL_SECONDS,
+      receipt: encodeBase64Json(receipt),
+      body: settleBody(receipt),
+      settledAt,
+      expiresAt: settledAt + RESULT_TTL_SECONDS,
     },
     { transaction: d.transaction, block: d.block },
   );

@@ -360,7 +360,7 @@ describe("gate", function () {
         amount: amount.toString(),
       });
       expect(await stack.escrowBalance()).to.equal(before - amount);
-      const tx = await stack.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction });
+      const tx = await stack.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction! });
       expect(tx.status).to.equal("success");
     });
 

@@ -48,7 +48,7 @@ describe("gate: a stock x402 v2 client (@x402/fetch + @x402/evm)", function () {
     expect(settle).to.deep.include({ success: true, network: NETWORK, payer: stack.buyer.address });
     const receipt = receiptSchema.parse(decodeBase64Json(response.headers.get("X-PAYMENT-RESPONSE")!));
     expect(receipt).to.deep.include({ scheme: "exact", amount: "50000", payTo: echo.resourceId });
-    const tx = await stack.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction });
+    const tx = await stack.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction! });
     expect(tx.status).to.equal("success");
     expect(await stack.chain.contracts.token.read.balanceOf([stack.buyer.address])).to.equal(before - 50_000n);
   });

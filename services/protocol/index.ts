@@ -13,4 +13,5 @@ export * from "./schemas/primitives.ts";
 export * from "./schemas/quote.ts";
 export * from "./schemas/receipt.ts";
 export * from "./schemas/revenue.ts";
+export * from "./settlementId.ts";
 export * from "./typedData.ts";

@@ -40,6 +40,10 @@ const ERC1271_GAS_LIMIT = 500_000n;
 /** Development accounts no role uses (they hold gas): the exact buyers who move funds away or cancel. */
 const MOVER = 9;
 const CANCELLER = 10;
+/** The facilitator's SETTLEMENT: committed (the default, as shipped) or confirmed. */
+const SETTLEMENT = process.env.DRILL_SETTLEMENT === "confirmed" ? "confirmed" : "committed";
+/** A short lease, so that the restarted facilitator takes over the crashed one's commitments within the drill. */
+const SETTLE_LEASE_SECONDS = 5;
 
 const log = (line: string) => process.stderr.write(`[drill] ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -70,6 +74,8 @@ const startFacilitatorProcess = async () => {
     LOG_LEVEL: "info",
     RECEIPT_TIMEOUT_MS: "3000",
     SETTLE_WAIT_MS: "3000",
+    SETTLEMENT,
+    SETTLE_LEASE_SECONDS: String(SETTLE_LEASE_SECONDS),
   });
   facilitator = started.child;
   return started.url;
@@ -231,6 +237,28 @@ stopLoad = true;
 await load;
 log("load stopped; every unfinished payment was retried until it settled or was refused");
 
+/** Where each answered payment's settlement stands on the facilitator (`GET /results`): committed, confirmed, failed. */
+async function settlements(): Promise<Map<string, string>> {
+  const states = new Map<string, string>();
+  for (const c of calls.filter((c) => c.final === 200)) {
+    const stored = await fetch(`http://127.0.0.1:${facilitatorPort}/results/${c.nonce}`);
+    states.set(
+      c.nonce.toLowerCase(),
+      stored.ok ? ((await stored.json()) as { settlement: string }).settlement : "none",
+    );
+  }
+  return states;
+}
+const committedAnswers = calls.filter((c) => c.final === 200 && c.kind === "load").length;
+log("waiting for every committed debit to be mined (the restarted facilitator drives the crashed one's)");
+const drainDeadline = Date.now() + (SETTLE_LEASE_SECONDS + 60) * 1000;
+let states = await settlements();
+while ([...states.values()].includes("committed") && Date.now() < drainDeadline) {
+  await sleep(500);
+  states = await settlements();
+}
+const notConfirmed = [...states.values()].filter((state) => state !== "confirmed").length;
+
 const debits = await chain.contracts.escrow.getEvents.Debited({}, { fromBlock: 0n });
 const debitsByNonce = new Map<string, bigint[]>();
 for (const d of debits) {
@@ -264,11 +292,7 @@ for (const c of calls) {
   signed.set(c.buyer.toLowerCase(), (signed.get(c.buyer.toLowerCase()) ?? 0n) + c.maxAmount);
 }
 const buyerOverCaps = [...charged.entries()].filter(([buyer, total]) => total > (signed.get(buyer) ?? 0n));
-let storeMismatch = 0;
-for (const c of ok) {
-  const stored = await fetch(`http://127.0.0.1:${facilitatorPort}/results/${c.nonce}`);
-  if (stored.status !== 200) storeMismatch++;
-}
+const storeMismatch = ok.filter((c) => (states.get(c.nonce.toLowerCase()) ?? "none") === "none").length;
 
 const broken = calls.filter((c) => c.kind !== "load" && c.kind !== "wallet at the ERC-1271 limit");
 const brokenPaid = broken.filter((c) => c.final === 200 || debitsByNonce.has(c.nonce.toLowerCase()));
@@ -285,6 +309,11 @@ const invariants: [string, boolean, string][] = [
     "no 200 without exactly one debit (chain) and its stored result (facilitator store)",
     okWithoutOneDebit.length === 0 && storeMismatch === 0,
     `${okWithoutOneDebit.length} without exactly one debit, ${storeMismatch} without a stored result`,
+  ],
+  [
+    `every answered payment's settlement confirmed on chain (SETTLEMENT=${SETTLEMENT})`,
+    notConfirmed === 0,
+    `${notConfirmed} of ${states.size} answered payments not confirmed (committed, failed or missing) after the drain`,
   ],
   [
     "no buyer charged more than its signed caps",
@@ -322,6 +351,8 @@ const note = process.env.DRILL_MACHINE_NOTE ? ` ${process.env.DRILL_MACHINE_NOTE
 const markdown = `## Fault drill (\`npm run drill\`)
 
 Machine: ${machineLine()}.${note}
+
+Settlement: \`SETTLEMENT=${SETTLEMENT}\`${SETTLEMENT === "committed" ? ` (escrow calls answered before their debit is mined; ${committedAnswers} load calls answered 200; the facilitator's settle lease is ${SETTLE_LEASE_SECONDS} s so that the restart takes over the crashed instance's commitments within the drill)` : ""}.
 
 ${WORKERS} workers and ${BUYERS} EOA buyers paying echo for ${DURATION_MS / 1000} s
 (Hardhat EDR chain behind a stoppable RPC port, the facilitator in its own process on PGlite on disk, the gate in

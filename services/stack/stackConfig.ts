@@ -15,6 +15,8 @@ export const stackEnvSchema = z.object({
   /** The embedded chain mines a block per transaction (`auto`) or every 500 ms, the test network's block time. */
   CHAIN_MINING: z.enum(["auto", "interval"]).default("auto"),
   STUDIO_PORT: port(4040),
+  /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
+  SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /** External mode: a remote chain; the embedded chain is not started. */
   RPC_URL: z.url().optional(),
   /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { createPublicClient, createWalletClient, getAddress, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { ponderCommand } from "../../indexer/ponder/ponderCommand.ts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { CHAIN_ID } from "../protocol/constants.ts";
@@ -133,9 +134,7 @@ async function main() {
   parts.push(
     await startPart({
       name: "indexer",
-      command: process.execPath,
-      args: [
-        join(root, "node_modules/ponder/dist/esm/bin/ponder.js"),
+      ...ponderCommand([
         "--root",
         join(root, "indexer"),
         "--log-format",
@@ -148,7 +147,7 @@ async function main() {
         "--hostname",
         "127.0.0.1",
         ...(env.DATABASE_URL ? ["--views-schema", "indexer_views"] : []),
-      ],
+      ]),
       cwd: join(root, "indexer"),
       env: {
         RPC_URL: rpcUrl,
@@ -188,6 +187,7 @@ async function main() {
         DATA_DIR: join(dataDir, "facilitator"),
         CALLER_AUTH: callerAuth ? "on" : "off",
         CALLER_AUTH_SECRET: env.CALLER_AUTH_SECRET,
+        SETTLEMENT: env.SETTLEMENT,
         NODE_ENV: external ? "production" : "development",
       },
       ready: () => answers(`${facilitatorUrl}/ready`),

@@ -1,10 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Hex, LocalAccount } from "viem";
-import { createPublicClient, http, parseEventLogs } from "viem";
 import { payForCall } from "../buyer/src/sdk/payForCall.ts";
 import { buyerChain } from "../buyer/src/sdk/pinPaymentTerms.ts";
-import { abiOf } from "../protocol/artifacts.ts";
-import { serviceChain } from "../protocol/chain.ts";
+import { verifyDebit } from "../buyer/src/sdk/verifyDebit.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import type { EndpointContract } from "./contract.ts";
 import type { Deployed } from "./deploy.ts";
@@ -33,10 +31,11 @@ export async function selfTest(p: {
 }): Promise<SelfTestResult> {
   const example = p.contract.examples[0];
   if (!example) throw new StudioError("self-test", "no_example", "the contract has no example to pay for");
+  const chain = buyerChain({ rpcUrl: p.target.rpcUrl, escrow: p.target.contracts.escrow });
   let paid: Awaited<ReturnType<typeof payForCall>>;
   try {
     paid = await payForCall({
-      chain: buyerChain({ rpcUrl: p.target.rpcUrl, escrow: p.target.contracts.escrow }),
+      chain,
       account: p.buyer,
       callUrl: p.deployed.callUrl,
       body: example.input,
@@ -58,20 +57,17 @@ export async function selfTest(p: {
   const { receipt } = paid;
   if (receipt.payTo !== p.deployed.resourceId || receipt.payer !== p.buyer.address)
     throw new StudioError("self-test", "bad_receipt", "the receipt names another resource or payer", { receipt });
-  const client = createPublicClient({ chain: serviceChain(p.target.rpcUrl), transport: http(p.target.rpcUrl) });
-  const mined = await client.getTransactionReceipt({ hash: receipt.transaction });
-  const debit = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: mined.logs, eventName: "Debited" }).find(
-    (log) => log.args.nonce === paid.idemKey && log.args.resourceId === p.deployed.resourceId,
-  );
-  if (mined.status !== "success" || !debit || debit.args.amount.toString() !== receipt.amount)
+  // A committed receipt is answered before its debit is mined: this waits for the debit, then checks it.
+  const mined = await verifyDebit(chain, receipt).catch((error: Error) => {
     throw new StudioError(
       "self-test",
       "no_debit",
-      `no Debited event of ${receipt.amount} for this payment in ${receipt.transaction}`,
+      `no Debited event of ${receipt.amount} for this payment: ${error.message}`,
     );
+  });
   return {
     cap: paid.terms.cap.toString(),
     receipt,
-    debit: { transaction: receipt.transaction, amount: receipt.amount, block: mined.blockNumber.toString() },
+    debit: { transaction: mined.transaction, amount: receipt.amount, block: mined.blockNumber.toString() },
   };
 }

@@ -29,6 +29,9 @@ export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">):
     FACILITATOR_KEY: devKey(ROLE.facilitator),
     // Tests listen on 127.0.0.1 only, where auth may be off; tests of caller auth turn it on.
     CALLER_AUTH: "off",
+    // These tests assert what the chain holds once a settle answers; committed settlement (the product's default)
+    // has its own tests, which set SETTLEMENT=committed.
+    SETTLEMENT: "confirmed",
   };
 }
 

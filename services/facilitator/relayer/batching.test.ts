@@ -46,7 +46,9 @@ describe("relayer batching", function () {
     await chain?.close();
   });
 
-  const relayerWith = (settings: Pick<RelayerParameters, "batchWindowMs" | "batchMaxItems"> & { rpcUrl?: string }) =>
+  const relayerWith = (
+    settings: Pick<RelayerParameters, "batchWindowMs" | "batchMaxItems" | "minBatchIntervalMs"> & { rpcUrl?: string },
+  ) =>
     createRelayer({
       rpcUrl: chain.rpcUrl,
       escrow: chain.addresses.escrow,
@@ -120,6 +122,33 @@ describe("relayer batching", function () {
     const outcomes = await Promise.all((await items(10)).map((item) => relayer.debit(item)));
     const sizes = [...perTransaction(outcomes).values()].sort();
     expect(sizes).to.deep.equal([2, 4, 4]);
+  });
+
+  it("spaces batches by minBatchIntervalMs (committed settlement): what arrives meanwhile goes out together", async function () {
+    const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64, minBatchIntervalMs: 400 });
+    const [first, ...rest] = await items(9);
+    const firstOutcome = relayer.debit(first!);
+    await new Promise((r) => setTimeout(r, 100));
+    // The first batch went out after its 50 ms window; the next may not go before 400 ms after it, so these
+    // eight, arriving one every 20 ms, wait and go in one batch.
+    const later: Promise<DebitOutcome>[] = [];
+    for (const item of rest) {
+      later.push(relayer.debit(item));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const outcomes = await Promise.all([firstOutcome, ...later]);
+    expect([...perTransaction(outcomes).values()]).to.deep.equal([1, 8]);
+    const spaced = relayerWith({ batchWindowMs: 50, batchMaxItems: 64, minBatchIntervalMs: 0 });
+    const unspaced: Promise<DebitOutcome>[] = [spaced.debit((await items(1))[0]!)];
+    await new Promise((r) => setTimeout(r, 100));
+    for (const item of await items(4)) {
+      unspaced.push(spaced.debit(item));
+      await new Promise((r) => setTimeout(r, 80));
+    }
+    expect(
+      perTransaction(await Promise.all(unspaced)).size,
+      "without spacing each 50 ms window is a batch",
+    ).to.be.above(2);
   });
 
   it("holds what arrives while its signer is broadcasting and sends it together afterwards", async function () {

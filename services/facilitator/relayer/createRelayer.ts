@@ -60,6 +60,12 @@ export type RelayerParameters = {
   facilitatorKey: Hex;
   batchWindowMs: number;
   batchMaxItems: number;
+  /**
+   * Least time between two batches (ms; default 0): a batch is then cut early only once `batchMaxItems` are queued.
+   * Committed settlement sets it to the batch window: nobody waits for the mining, so fewer, fuller batches cost
+   * the chain and the indexer less (the indexer's cost is mostly per block).
+   */
+  minBatchIntervalMs?: number;
   receiptTimeoutMs: number;
   /** How long a fee estimate is reused (ms); replacements raise it anyway when a transaction is stuck. */
   feeCacheMs?: number;
@@ -104,6 +110,8 @@ export function createRelayer(p: RelayerParameters) {
   let nextLane = 0;
   let queue: Pending[] = [];
   let timer: NodeJS.Timeout | null = null;
+  let lastCutAt = 0;
+  let draining = false;
   const inFlight = new Set<Promise<void>>();
 
   let feeCache: { at: number; fees: Promise<Fees> } | null = null;
@@ -143,10 +151,16 @@ export function createRelayer(p: RelayerParameters) {
     if (timer) clearTimeout(timer);
     timer = null;
     while (queue.length > 0) {
+      const wait = lastCutAt + (p.minBatchIntervalMs ?? 0) - Date.now();
+      if (wait > 0 && !draining && queue.length < p.batchMaxItems) {
+        timer = setTimeout(flush, wait);
+        return;
+      }
       const lane = idleLane();
       // Every signer is broadcasting: the first to finish cuts the next batch from everything queued by then.
       if (!lane) return;
       const batch = cutBatch();
+      lastCutAt = Date.now();
       lane.broadcasting = true;
       let released = false;
       const broadcast = () => {
@@ -313,6 +327,7 @@ export function createRelayer(p: RelayerParameters) {
 
     /** Sends whatever is queued and waits for every batch in flight, including batches cut meanwhile. */
     async drain(): Promise<void> {
+      draining = true;
       flush();
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },

@@ -107,4 +107,10 @@ function migration4(): string {
  * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
  * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
  */
-export const MIGRATIONS: readonly string[] = [...MIGRATIONS_1_TO_3, migration4()];
+export const MIGRATIONS: readonly string[] = [
+  ...MIGRATIONS_1_TO_3,
+  migration4(),
+  // 5: committed settlement. `committed_at` is when a settle was answered before its debit was mined (null: it waits
+  // for the chain). A committed reservation stays `settling` (held, driven by the retrier after a crash) until mined.
+  "ALTER TABLE reservation ADD COLUMN committed_at BIGINT;",
+];

@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
-import type { Sql } from "./createStore.ts";
+import { coalescedFor } from "../../store/coalesce.ts";
+import type { Sql, Store } from "./createStore.ts";
 
 /** Lifecycle of a reservation: reserved → settling → settled, or reserved → released / expired. */
 export type ReservationStatus = "reserved" | "settling" | "settled" | "released" | "expired";
@@ -19,6 +20,8 @@ export type Reservation = {
   txHash: Hex | null;
   /** The block verify read the chain at: no debit of this reservation is mined before it (null: reserved before it was kept). */
   fromBlock: bigint | null;
+  /** When its settle was answered committed, before the debit was mined (null: not committed). */
+  committedAt: number | null;
 };
 
 /**
@@ -48,10 +51,14 @@ type Row = {
   response: StoredResponse | string | null;
   tx_hash: string | null;
   from_block: string | number | null;
+  committed_at: string | number | null;
 };
 
 const columns =
-  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block";
+  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block, committed_at";
+
+/** `columns` of the reservation aliased `r`. */
+const qualifiedColumns = columns.replace(/(^|, )(\w+)/g, "$1r.$2");
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -71,6 +78,7 @@ function toReservation(row: Row): Reservation {
     response: row.response === null ? null : json(row.response),
     txHash: row.tx_hash as Hex | null,
     fromBlock: row.from_block === null ? null : BigInt(row.from_block),
+    committedAt: row.committed_at === null ? null : Number(row.committed_at),
   };
 }
 
@@ -79,17 +87,70 @@ export type ReserveOutcome =
   | { outcome: "reserved" | "insufficient_balance" | "over_cap"; held: bigint }
   | { outcome: "nonce_used" };
 
+type ReserveItem = {
+  r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore">;
+  chain: { now: number; available: bigint; room: bigint | null; atBlock: bigint };
+};
+
 /**
- * Reserves `cap` for a payment in one statement (the `reserve_payment` function, migration 2): under the buyer's
- * lock, which holds across instances sharing a database, it sums what is held — live reservations, debits settling,
- * debits mined at or after `atBlock` — and inserts the reservation only if `available` (the chain's balance as of
- * `atBlock`, less any pending withdrawal) covers it and `room` (what the spend limit leaves, null for none) allows it.
+ * Reserves `cap` for a payment with the `reserve_payment` function (migration 2): under the buyer's lock, which
+ * holds across instances sharing a database, it sums what is held — live reservations, debits settling, debits
+ * mined at or after `atBlock` — and inserts the reservation only if `available` (the chain's balance as of
+ * `atBlock`, less any pending withdrawal) covers it and `room` (what the spend limit leaves, null for none) allows
+ * it. Concurrent reservations go to the store together, one statement per group (coalesce).
  */
-export async function reserve(
-  sql: Sql,
-  r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore">,
-  chain: { now: number; available: bigint; room: bigint | null; atBlock: bigint },
-): Promise<ReserveOutcome> {
+export function reserve(store: Store, r: ReserveItem["r"], chain: ReserveItem["chain"]): Promise<ReserveOutcome> {
+  return coalescedFor(store, reserveMany, (items: ReserveItem[]) => reserveMany(store, items))({ r, chain });
+}
+
+/**
+ * One statement for many reservations: `reserve_payment` per item, in buyer order (so that instances sharing a
+ * database take buyers' locks in one order and never deadlock); each call sees the ones before it. A lone
+ * reservation takes the plain call (a set-returning scan is slower for one row).
+ */
+async function reserveMany(sql: Sql, items: ReserveItem[]): Promise<ReserveOutcome[]> {
+  const [only] = items;
+  if (only && items.length === 1) return [await reserveOne(sql, only)];
+  const order = items.map((_, i) => i).sort((a, b) => compare(buyerOf(items[a]), buyerOf(items[b])) || a - b);
+  const rows = await sql.query<{ i: number; outcome: ReserveOutcome["outcome"]; held: string | null }>(
+    `SELECT x.i, r.outcome, r.held::text AS held
+       FROM jsonb_to_recordset($1::jsonb) AS x(i int, idem_key text, scheme text, buyer text,
+              resource_id text, cap numeric, payload jsonb, valid_before bigint, now bigint, available numeric,
+              room numeric, at_block bigint, n bigint)
+       CROSS JOIN LATERAL reserve_payment(x.idem_key, x.scheme, x.buyer, x.resource_id, x.cap, x.payload,
+              x.valid_before, x.now, x.available, x.room, x.at_block) AS r
+      ORDER BY x.n`,
+    [
+      JSON.stringify(
+        order.map((i, n) => {
+          const { r, chain } = items[i] as ReserveItem;
+          return {
+            i,
+            n,
+            idem_key: r.idemKey,
+            scheme: r.scheme,
+            buyer: r.buyer.toLowerCase(),
+            resource_id: r.resourceId,
+            cap: r.cap.toString(),
+            payload: r.payload,
+            valid_before: r.validBefore,
+            now: chain.now,
+            available: chain.available.toString(),
+            room: chain.room?.toString() ?? null,
+            at_block: chain.atBlock.toString(),
+          };
+        }),
+      ),
+    ],
+  );
+  const outcomes: ReserveOutcome[] = items.map(() => ({ outcome: "nonce_used" }));
+  for (const row of rows) {
+    if (row.outcome !== "nonce_used") outcomes[row.i] = { outcome: row.outcome, held: BigInt(row.held ?? "0") };
+  }
+  return outcomes;
+}
+
+async function reserveOne(sql: Sql, { r, chain }: ReserveItem): Promise<ReserveOutcome> {
   const [row] = await sql.query<{ outcome: ReserveOutcome["outcome"]; held: string | null }>(
     "SELECT outcome, held::text AS held FROM reserve_payment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     [
@@ -110,6 +171,9 @@ export async function reserve(
   return { outcome: row.outcome, held: BigInt(row.held ?? "0") };
 }
 
+const buyerOf = (item: ReserveItem | undefined) => item?.r.buyer.toLowerCase() ?? "";
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The reservation of `idemKey`, optionally locked until the transaction ends. */
 export async function findReservation(tx: Sql, idemKey: string, forUpdate = false): Promise<Reservation | null> {
   const rows = await tx.query<Row>(
@@ -119,16 +183,62 @@ export async function findReservation(tx: Sql, idemKey: string, forUpdate = fals
   return rows[0] ? toReservation(rows[0]) : null;
 }
 
+type ClaimItem = {
+  c: { idemKey: string; resourceId: string; amount: bigint; response: StoredResponse; leaseUntil: number };
+  now: number;
+};
+
 /**
- * The common path of a settle in one statement: a live reservation of `resourceId` becomes settling with the
- * amount to debit (the cap for `exact`, else min(amount, cap)), the response and a lease. Null when it is not
- * live and reserved (absent, another resource, expired, already settling or done): the caller then looks closer.
+ * The common path of a settle: a live reservation of `resourceId` becomes settling with the amount to debit (the
+ * cap for `exact`, else min(amount, cap)), the response and a lease. Null when it is not live and reserved (absent,
+ * another resource, expired, already settling or done): the caller then looks closer. Concurrent claims go to the
+ * store together, one statement per group (coalesce).
  */
-export async function claimForSettlement(
-  sql: Sql,
-  c: { idemKey: string; resourceId: string; amount: bigint; response: StoredResponse; leaseUntil: number },
-  now: number,
-): Promise<Reservation | null> {
+export function claimForSettlement(store: Store, c: ClaimItem["c"], now: number): Promise<Reservation | null> {
+  return coalescedFor(store, claimMany, (items: ClaimItem[]) => claimMany(store, items))({ c, now });
+}
+
+/**
+ * One statement for many claims (looked up by primary key); an idemKey twice in a group is claimed by its first
+ * only. A lone claim takes the one-row statement.
+ */
+async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | null)[]> {
+  const [only] = items;
+  if (only && items.length === 1) return [await claimOne(sql, only)];
+  const rows = await sql.query<Row>(
+    `UPDATE reservation r SET status = 'settling',
+        amount = CASE WHEN r.scheme = 'exact' THEN r.cap ELSE LEAST(r.cap, x.amount) END,
+        response = x.response, lease_until = x.lease_until, updated_at = x.now
+       FROM (SELECT DISTINCT ON (idem_key) * FROM jsonb_to_recordset($1::jsonb)
+               AS y(idem_key text, resource_id text, amount numeric, response jsonb, lease_until bigint, now bigint, n bigint)
+              ORDER BY idem_key, n) AS x
+      WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.resource_id = x.resource_id
+        AND r.status = 'reserved' AND r.valid_before > x.now
+      RETURNING ${qualifiedColumns}`,
+    [
+      JSON.stringify(
+        items.map(({ c, now }, n) => ({
+          n,
+          idem_key: c.idemKey,
+          resource_id: c.resourceId,
+          amount: c.amount.toString(),
+          response: c.response,
+          lease_until: c.leaseUntil,
+          now,
+        })),
+      ),
+      items.map(({ c }) => c.idemKey),
+    ],
+  );
+  const claimed = new Map(rows.map((row) => [row.idem_key, toReservation(row)]));
+  return items.map(({ c }) => {
+    const r = claimed.get(c.idemKey);
+    claimed.delete(c.idemKey);
+    return r ?? null;
+  });
+}
+
+async function claimOne(sql: Sql, { c, now }: ClaimItem): Promise<Reservation | null> {
   const [row] = await sql.query<Row>(
     `UPDATE reservation SET status = 'settling',
         amount = CASE WHEN scheme = 'exact' THEN cap ELSE LEAST(cap, $3::numeric) END,

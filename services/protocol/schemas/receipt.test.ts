@@ -27,4 +27,27 @@ describe("receiptSchema", () => {
     it(`rejects ${name}`, () =>
       expect(receiptSchema.safeParse(withValue(validReceipt(), [key], value)).success).to.equal(false));
   }
+
+  describe("committed and confirmed", () => {
+    const settlementId = `0x${"5e".repeat(32)}`;
+    const committed = () => ({ ...validReceipt(), status: "committed", settlementId, transaction: undefined });
+
+    it("accepts a committed receipt: a settlementId and no transaction yet", () =>
+      expect(receiptSchema.safeParse(committed()).success).to.equal(true));
+
+    it("accepts the confirmed receipt of the same settlement, with its transaction", () =>
+      expect(receiptSchema.safeParse({ ...validReceipt(), status: "confirmed", settlementId }).success).to.equal(true));
+
+    const refused: [string, Record<string, unknown>][] = [
+      ["a committed receipt that names a transaction", { ...committed(), transaction: `0x${"cd".repeat(32)}` }],
+      ["a committed receipt without a settlementId", { ...committed(), settlementId: undefined }],
+      ["a committed exact receipt (exact waits for its transfer)", { ...committed(), scheme: "exact" }],
+      ["a confirmed receipt without a transaction", { ...validReceipt(), status: "confirmed", transaction: undefined }],
+      ["a receipt without status or transaction", { ...validReceipt(), transaction: undefined }],
+      ["an unknown status", { ...validReceipt(), status: "pending" }],
+    ];
+    for (const [name, receipt] of refused) {
+      it(`rejects ${name}`, () => expect(receiptSchema.safeParse(receipt).success).to.equal(false));
+    }
+  });
 });

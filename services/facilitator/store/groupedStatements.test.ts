@@ -1,0 +1,114 @@
+import { expect } from "chai";
+import type { Hex } from "viem";
+import type { Store } from "./createStore.ts";
+import { createStore } from "./createStore.ts";
+import { claimForSettlement, reserve } from "./reservations.ts";
+import { findResult, recordCommitment, recordSettlement } from "./results.ts";
+
+const hex = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
+const resourceId = hex(1);
+const buyer: Hex = `0x${"ab".repeat(20)}`;
+const payload = { scheme: "service-escrow", authorization: {}, signature: "0x" as Hex };
+const response = { status: 200, contentType: "application/json", body: { ok: true } };
+const chain = (available: bigint) => ({ now: 1, available, room: null, atBlock: 1n });
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const stores: [string, (schema: string) => Promise<Store>][] = [
+  ["PGlite", () => createStore({ dataDir: "memory://" })],
+  ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
+];
+
+for (const [kind, open] of stores) {
+  /** The statements a settle makes, as many concurrent requests make them: in groups (services/store/coalesce.ts). */
+  describe(`grouped store statements (${kind})`, function () {
+    let store: Store;
+    let next = 100;
+    let schema = "";
+
+    beforeEach(async function () {
+      schema = `grouped_${process.pid}_${next++}`;
+      store = await open(schema);
+    });
+    afterEach(async function () {
+      if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
+      await store.close();
+    });
+
+    const reservation = (idemKey: Hex) => ({
+      idemKey,
+      scheme: "service-escrow" as const,
+      buyer,
+      resourceId,
+      cap: 1_000n,
+      payload,
+      validBefore: 9_999_999_999,
+    });
+
+    it("reserves a buyer's balance once across a group: each reservation sees the ones before it", async function () {
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () => reserve(store, reservation(hex(next++)), chain(5_000n))),
+      );
+      expect(outcomes.filter((o) => o.outcome === "reserved")).to.have.length(5);
+      expect(outcomes.filter((o) => o.outcome === "insufficient_balance")).to.have.length(15);
+    });
+
+    it("refuses a nonce reserved twice in one group", async function () {
+      const idemKey = hex(next++);
+      const outcomes = await Promise.all(
+        Array.from({ length: 4 }, () => reserve(store, reservation(idemKey), chain(50_000n))),
+      );
+      expect(outcomes.map((o) => o.outcome).sort()).to.deep.equal([
+        "nonce_used",
+        "nonce_used",
+        "nonce_used",
+        "reserved",
+      ]);
+    });
+
+    it("lets one claim of an idemKey win, alone or in a group", async function () {
+      const idemKeys = [hex(next++), hex(next++)];
+      for (const idemKey of idemKeys) await reserve(store, reservation(idemKey), chain(50_000n));
+      const claim = (idemKey: Hex) =>
+        claimForSettlement(store, { idemKey, resourceId, amount: 5_000n, response, leaseUntil: 100 }, 1);
+      const claims = await Promise.all([...idemKeys, ...idemKeys, ...idemKeys].map(claim));
+      expect(
+        claims
+          .filter((c) => c !== null)
+          .map((c) => c?.idemKey)
+          .sort(),
+      ).to.deep.equal([...idemKeys].sort());
+      expect(claims.filter((c) => c !== null).map((c) => c?.amount)).to.deep.equal([1_000n, 1_000n]);
+    });
+
+    it("stores one commitment per idemKey and answers every duplicate with it; the confirmed result replaces it", async function () {
+      const idemKey = hex(next++);
+      await reserve(store, reservation(idemKey), chain(50_000n));
+      await claimForSettlement(store, { idemKey, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
+      const result = (body: Record<string, unknown>) => ({
+        idemKey,
+        resourceId,
+        response,
+        receipt: JSON.stringify(body),
+        body,
+        settledAt: 1,
+        expiresAt: 10_000,
+      });
+      const bodies = await Promise.all(
+        [1, 2, 3].map((n) => recordCommitment(store, result({ status: "committed", n }))),
+      );
+      expect(bodies).to.deep.equal([1, 1, 1].map((n) => ({ status: "committed", n })));
+      const confirmed = await Promise.all(
+        [1, 2].map((n) =>
+          recordSettlement(store, result({ status: "confirmed", n }), { transaction: hex(7), block: 3n }),
+        ),
+      );
+      expect(confirmed).to.deep.equal([1, 1].map((n) => ({ status: "confirmed", n })));
+      expect((await findResult(store, idemKey, 1))?.body).to.deep.equal({ status: "confirmed", n: 1 });
+      const [row] = await store.query<{ status: string; mined_block: string }>(
+        "SELECT status, mined_block::text AS mined_block FROM reservation WHERE idem_key = $1",
+        [idemKey],
+      );
+      expect(row).to.deep.equal({ status: "settled", mined_block: "3" });
+    });
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * Group commit: wraps `runMany` (one statement for many items, answers in the items' order) so that callers pass
+ * one item each. A call made while no group is running runs at once, alone: no wait is added to a lone request.
+ * Calls made while a group runs wait for it and then go together in the next group (at most `maxItems`), so under
+ * load one statement serves many requests instead of one each. If a group fails, each of its items runs again
+ * alone, so that one bad item fails only its own caller.
+ * @example const reserveOne = coalesce((items) => reserveMany(sql, items)); await reserveOne(item)
+ */
+export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems = 128): (item: I) => Promise<O> {
+  type Waiting = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  let queue: Waiting[] = [];
+  let running = false;
+
+  async function runGroup(group: Waiting[]): Promise<void> {
+    try {
+      const outputs = await runMany(group.map((w) => w.item));
+      if (outputs.length !== group.length) throw new Error(`a group of ${group.length} answered ${outputs.length}`);
+      for (const [i, w] of group.entries()) w.resolve(outputs[i] as O);
+    } catch (error) {
+      if (group.length === 1) group[0]?.reject(error);
+      else await Promise.all(group.map((w) => runGroup([w])));
+    }
+  }
+
+  async function drain(): Promise<void> {
+    running = true;
+    while (queue.length > 0) {
+      const group = queue.slice(0, maxItems);
+      queue = queue.slice(group.length);
+      await runGroup(group);
+    }
+    running = false;
+  }
+
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!running) void drain();
+    });
+}
+
+const groups = new WeakMap<object, Map<unknown, (item: never) => Promise<unknown>>>();
+
+/**
+ * The coalesced form of `runMany` for one store (or other owner): one group queue per owner and statement.
+ * @example const stored = await coalescedFor(store, recordMany, (items) => recordMany(store, items))(item)
+ */
+export function coalescedFor<I, O>(
+  owner: object,
+  key: unknown,
+  runMany: (items: I[]) => Promise<O[]>,
+): (item: I) => Promise<O> {
+  let byKey = groups.get(owner);
+  if (!byKey) {
+    byKey = new Map();
+    groups.set(owner, byKey);
+  }
+  let run = byKey.get(key) as ((item: I) => Promise<O>) | undefined;
+  if (!run) {
+    run = coalesce(runMany);
+    byKey.set(key, run as (item: never) => Promise<unknown>);
+  }
+  return run;
+}
