@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Address } from "viem";
 import type { ProjectionsClient } from "../projections/createProjectionsClient.ts";
+import type { BuyerSnapshots } from "./buyerSnapshots.ts";
 import type { ChainReader } from "./chain.ts";
 import type { FacilitatorMetrics } from "./metrics.ts";
 import type { Relayer } from "./relayer/createRelayer.ts";
@@ -30,6 +31,8 @@ export type FacilitatorContext = {
   settlement: "committed" | "confirmed";
   /** Seconds a settle leases the right to drive its debit (SETTLE_LEASE_SECONDS). */
   settleLeaseSeconds: number;
+  /** Recent escrow state per buyer, shared by a buyer's verifies (BUYER_STATE_TTL_MS). */
+  buyerSnapshots: BuyerSnapshots;
   /** Debits answered committed whose mining this process is still driving; stop waits for them. */
   driving: Set<Promise<unknown>>;
 };

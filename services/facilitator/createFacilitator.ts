@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
 import { defined } from "../protocol/defined.ts";
 import { runBackgroundPass } from "./backgroundWork.ts";
+import { createBuyerSnapshots } from "./buyerSnapshots.ts";
 import { createChainReader } from "./chain.ts";
 import type { FacilitatorConfig } from "./config.ts";
 import { batchSettings } from "./config.ts";
@@ -73,6 +74,7 @@ export async function createFacilitator(
     settlement: config.SETTLEMENT,
     settleLeaseSeconds: config.SETTLE_LEASE_SECONDS,
     driving: new Set(),
+    buyerSnapshots: createBuyerSnapshots((buyer, nonce) => chain.buyerState(buyer, nonce), config.BUYER_STATE_TTL_MS),
     projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };
 

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
 import { debitDigest } from "../protocol/debitDigest.ts";
+import { defined } from "../protocol/defined.ts";
 import { exactNonceAllows } from "../protocol/exactNonce.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
@@ -85,44 +86,48 @@ export async function verifyPayment(
 
   // The chain is read first, outside any lock, at a block it names; reserving then counts as held every debit
   // mined at or after that block, so a debit landing in between is counted twice (safe), never missed.
-  const cap = terms.cap;
-  let chain: { available: bigint; room: bigint | null; atBlock: bigint };
+  const scheme = p.payload.scheme;
+  const reserved = scheme === "exact" ? a.maxAmount : terms.cap;
+  const expiresAt = Number(a.validBefore);
+  const reservation = {
+    idemKey: a.nonce,
+    scheme,
+    buyer: a.payer,
+    resourceId: p.resourceId,
+    cap: reserved,
+    payload: {
+      scheme,
+      authorization: p.payload.authorization,
+      signature: p.payload.signature,
+      ...(signedBy === "contract" ? { signedBy } : {}),
+    },
+    validBefore: expiresAt,
+  };
+  const reserveAgainst = async (chain: ChainView) => ({
+    chain,
+    outcome: await reserve(ctx.store, reservation, { now, ...chain }),
+  });
+  let reserving: Awaited<ReturnType<typeof reserveAgainst>> | undefined;
   if (p.payload.scheme === "service-escrow") {
-    const state = await ctx.chain.buyerState(a.payer, a.nonce);
-    if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
-    chain = {
-      available: state.balance - state.pendingWithdrawal,
-      room: spendLimitRoom(state.spendLimit, BigInt(now), a.validBefore),
-      atBlock: state.atBlock,
-    };
+    // A snapshot shared with this buyer's recent verifies (buyerSnapshots.ts); one that would refuse is read afresh.
+    for (const fresh of [false, true]) {
+      const state = await ctx.buyerSnapshots.get(a.payer, a.nonce, { fresh });
+      if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
+      reserving = await reserveAgainst({
+        available: state.balance - state.pendingWithdrawal,
+        room: spendLimitRoom(state.spendLimit, BigInt(now), a.validBefore),
+        atBlock: state.atBlock,
+      });
+      const outcome = reserving.outcome.outcome;
+      if (state.nonceSpent === false || outcome === "reserved" || outcome === "nonce_used") break;
+    }
   } else {
     const state = await ctx.chain.exactPayerState(a.payer, a.nonce);
     if (state.authorizationUsed || state.nonceSpent)
       return refuse("nonce_used", "this authorization was already used or cancelled");
-    chain = { available: state.tokenBalance, room: null, atBlock: state.atBlock };
+    reserving = await reserveAgainst({ available: state.tokenBalance, room: null, atBlock: state.atBlock });
   }
-
-  const scheme = p.payload.scheme;
-  const reserved = scheme === "exact" ? a.maxAmount : cap;
-  const expiresAt = Number(a.validBefore);
-  const outcome = await reserve(
-    ctx.store,
-    {
-      idemKey: a.nonce,
-      scheme,
-      buyer: a.payer,
-      resourceId: p.resourceId,
-      cap: reserved,
-      payload: {
-        scheme,
-        authorization: p.payload.authorization,
-        signature: p.payload.signature,
-        ...(signedBy === "contract" ? { signedBy } : {}),
-      },
-      validBefore: expiresAt,
-    },
-    { now, ...chain },
-  );
+  const { chain, outcome } = defined(reserving, "a reservation attempt");
   switch (outcome.outcome) {
     case "nonce_used":
       return refuse("nonce_used", "this nonce was already used");
@@ -144,6 +149,9 @@ export async function verifyPayment(
       };
   }
 }
+
+/** What the chain says a payment may reserve: the available balance, the spend limit's room, and the block read. */
+type ChainView = { available: bigint; room: bigint | null; atBlock: bigint };
 
 type Terms = {
   payer: Address;
