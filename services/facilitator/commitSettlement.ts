@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
 import { encodeBase64Json } from "../protocol/base64.ts";
 import { NETWORK, RESULT_TTL_SECONDS, SCHEME_ESCROW } from "../protocol/constants.ts";
@@ -7,7 +7,8 @@ import { splitAmount } from "../protocol/price.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
 import type { FacilitatorContext } from "./context.ts";
-import type { Reservation } from "./store/reservations.ts";
+import type { Reservation, StoredResponse } from "./store/reservations.ts";
+import { claimAndCommit } from "./store/reservations.ts";
 import { recordCommitment } from "./store/results.ts";
 
 /**
@@ -17,25 +18,69 @@ import { recordCommitment } from "./store/results.ts";
  */
 export const COMMIT_MIN_SECONDS = 60;
 
+/** What decides whether a settle may be answered before its debit is mined. */
+export type CommitCandidate = { scheme: string; signedBy: "key" | "contract"; validBefore: number };
+
+/** The commit candidate of a stored reservation. */
+export const candidateOf = (r: Reservation): CommitCandidate => ({
+  scheme: r.scheme,
+  signedBy: r.payload.signedBy === "contract" ? "contract" : "key",
+  validBefore: r.validBefore,
+});
+
 /**
- * Why a settling reservation may not be answered before its debit is mined, or null when it may. Committed is only
- * for what no one but our relayer can stop: an escrow debit (the buyer's balance is reserved under its lock, a
- * withdrawal or a spend-limit decrease waits a day, the nonce is only spendable by the relayer) signed by the
- * buyer's key. An `exact` payment can be cancelled or spent at the token, and a contract wallet can withdraw its
- * ERC-1271 approval, so those wait for the chain; so does everything while the escrow is paused.
+ * Why a settle may not be answered before its debit is mined, or null when it may. Committed is only for what no
+ * one but our relayer can stop: an escrow debit (the buyer's balance is reserved under its lock, a withdrawal or a
+ * spend-limit decrease waits a day, the nonce is only spendable by the relayer) signed by the buyer's key. An
+ * `exact` payment can be cancelled or spent at the token, and a contract wallet can withdraw its ERC-1271 approval,
+ * so those wait for the chain; so does everything while the escrow is paused.
  */
-export async function commitRefusal(ctx: FacilitatorContext, r: Reservation, now: number): Promise<string | null> {
+export async function commitRefusal(ctx: FacilitatorContext, c: CommitCandidate, now: number): Promise<string | null> {
   if (ctx.settlement !== "committed") return "SETTLEMENT=confirmed";
-  if (r.scheme !== SCHEME_ESCROW) return "an exact payment waits for its transfer";
-  if (r.payload.signedBy === "contract") return "a contract wallet's signature can be revoked before mining";
-  if (Number(r.payload.authorization.validBefore) - now < COMMIT_MIN_SECONDS)
-    return `less than ${COMMIT_MIN_SECONDS} s of the authorization is left`;
+  if (c.scheme !== SCHEME_ESCROW) return "an exact payment waits for its transfer";
+  if (c.signedBy === "contract") return "a contract wallet's signature can be revoked before mining";
+  if (c.validBefore - now < COMMIT_MIN_SECONDS) return `less than ${COMMIT_MIN_SECONDS} s of the authorization is left`;
   try {
     if ((await ctx.chain.escrowPolicy()).paused) return "the escrow is paused";
   } catch {
     return "the escrow's state could not be read";
   }
   return null;
+}
+
+/** The committed receipt of a debit: it names the settlement and the split at the escrow's current fee. */
+async function committedReceipt(
+  ctx: FacilitatorContext,
+  d: { buyer: Address; amount: bigint; resourceId: Hex; idemKey: Hex; now: number },
+): Promise<Receipt> {
+  const split = splitAmount(d.amount, (await ctx.chain.escrowPolicy()).feeBps);
+  return {
+    success: true,
+    status: "committed",
+    settlementId: settlementIdOf({ escrow: ctx.escrow, buyer: d.buyer, nonce: d.idemKey }),
+    scheme: SCHEME_ESCROW,
+    network: NETWORK,
+    payer: d.buyer,
+    payTo: d.resourceId,
+    idemKey: d.idemKey,
+    amount: d.amount.toString(),
+    creatorAmount: split.creator.toString(),
+    treasuryAmount: split.treasury.toString(),
+    settledAt: new Date(d.now * 1000).toISOString(),
+  };
+}
+
+/** Hands a committed debit to the relayer in the background; stop waits for it, a crash leaves it to the retrier. */
+function driveInBackground(ctx: FacilitatorContext, r: Reservation, drive: (r: Reservation) => Promise<unknown>) {
+  ctx.metrics.settle.inc({ outcome: "committed" });
+  const driving = drive(r).catch((error: Error) =>
+    ctx.logger.warn(
+      { idemKey: r.idemKey, err: error.message },
+      "committed debit not mined yet; the retrier takes over",
+    ),
+  );
+  ctx.driving.add(driving);
+  void driving.finally(() => ctx.driving.delete(driving));
 }
 
 /**
@@ -52,21 +97,7 @@ export async function commitSettlement(
   const now = ctx.clock.now();
   const buyer = getAddress(defined(r.payload.authorization.buyer, "the authorization's buyer") as Address);
   const amount = defined(r.amount, "the settling amount");
-  const split = splitAmount(amount, (await ctx.chain.escrowPolicy()).feeBps);
-  const receipt: Receipt = {
-    success: true,
-    status: "committed",
-    settlementId: settlementIdOf({ escrow: ctx.escrow, buyer, nonce: r.idemKey }),
-    scheme: SCHEME_ESCROW,
-    network: NETWORK,
-    payer: buyer,
-    payTo: r.resourceId,
-    idemKey: r.idemKey,
-    amount: amount.toString(),
-    creatorAmount: split.creator.toString(),
-    treasuryAmount: split.treasury.toString(),
-    settledAt: new Date(now * 1000).toISOString(),
-  };
+  const receipt = await committedReceipt(ctx, { buyer, amount, resourceId: r.resourceId, idemKey: r.idemKey, now });
   const stored = await recordCommitment(ctx.store, {
     idemKey: r.idemKey,
     resourceId: r.resourceId,
@@ -76,16 +107,46 @@ export async function commitSettlement(
     settledAt: now,
     expiresAt: now + RESULT_TTL_SECONDS,
   });
-  ctx.metrics.settle.inc({ outcome: "committed" });
-  const driving = drive({ ...r, committedAt: now }).catch((error: Error) =>
-    ctx.logger.warn(
-      { idemKey: r.idemKey, err: error.message },
-      "committed debit not mined yet; the retrier takes over",
-    ),
-  );
-  ctx.driving.add(driving);
-  void driving.finally(() => ctx.driving.delete(driving));
+  driveInBackground(ctx, { ...r, committedAt: now }, drive);
   return stored;
+}
+
+/**
+ * The common path of a committed settle, in one statement: when this instance verified the payment
+ * (ctx.reservedTerms) and may commit it, the reservation is claimed and the committed result stored together.
+ * Null when it may not (the caller then takes the general path, which also says why a settle cannot proceed).
+ */
+export async function commitVerified(
+  ctx: FacilitatorContext,
+  p: { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse },
+  drive: (r: Reservation) => Promise<unknown>,
+): Promise<Record<string, unknown> | null> {
+  const terms = ctx.reservedTerms.take(p.idemKey);
+  if (!terms || terms.resourceId !== p.resourceId) return null;
+  const now = ctx.clock.now();
+  if ((await commitRefusal(ctx, { scheme: SCHEME_ESCROW, ...terms }, now)) !== null) return null;
+  // biome-ignore lint/complexity/useMathMinMax: bigint amounts, which Math.min does not take
+  const amount = p.amount < terms.cap ? p.amount : terms.cap;
+  const receipt = await committedReceipt(ctx, { ...terms, amount, idemKey: p.idemKey, now });
+  const body = settleBody(receipt);
+  const claimed = await claimAndCommit(
+    ctx.store,
+    {
+      idemKey: p.idemKey,
+      resourceId: p.resourceId,
+      cap: terms.cap,
+      amount,
+      response: p.response,
+      leaseUntil: now + ctx.settleLeaseSeconds,
+      receipt: encodeBase64Json(receipt),
+      body,
+      expiresAt: now + RESULT_TTL_SECONDS,
+    },
+    now,
+  );
+  if (!claimed) return null;
+  driveInBackground(ctx, claimed, drive);
+  return body;
 }
 
 /** The `POST /settle` answer for a receipt: its fields, and the receipt itself in base64. */

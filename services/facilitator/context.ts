@@ -5,6 +5,7 @@ import type { BuyerSnapshots } from "./buyerSnapshots.ts";
 import type { ChainReader } from "./chain.ts";
 import type { FacilitatorMetrics } from "./metrics.ts";
 import type { Relayer } from "./relayer/createRelayer.ts";
+import type { ReservedTermsBook } from "./reservedTerms.ts";
 import type { Store } from "./store/createStore.ts";
 
 /** Unix seconds; injected so that tests can move time (result TTL, expiry). */
@@ -33,6 +34,8 @@ export type FacilitatorContext = {
   settleLeaseSeconds: number;
   /** Recent escrow state per buyer, shared by a buyer's verifies (BUYER_STATE_TTL_MS). */
   buyerSnapshots: BuyerSnapshots;
+  /** The terms of escrow reservations verified here and not settled yet, for a one-statement commit. */
+  reservedTerms: ReservedTermsBook;
   /** Debits answered committed whose mining this process is still driving; stop waits for them. */
   driving: Set<Promise<unknown>>;
 };

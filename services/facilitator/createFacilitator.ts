@@ -13,6 +13,7 @@ import { systemClock } from "./context.ts";
 import { createLogger } from "./logger.ts";
 import { createFacilitatorMetrics } from "./metrics.ts";
 import { createRelayer } from "./relayer/createRelayer.ts";
+import { createReservedTerms } from "./reservedTerms.ts";
 import { createFacilitatorApp, listen } from "./server.ts";
 import { createStore } from "./store/createStore.ts";
 
@@ -74,6 +75,7 @@ export async function createFacilitator(
     settlement: config.SETTLEMENT,
     settleLeaseSeconds: config.SETTLE_LEASE_SECONDS,
     driving: new Set(),
+    reservedTerms: createReservedTerms(),
     buyerSnapshots: createBuyerSnapshots((buyer, nonce) => chain.buyerState(buyer, nonce), config.BUYER_STATE_TTL_MS),
     projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };

@@ -21,6 +21,7 @@ export async function releasePayment(
   p: ReleasePaymentParameters,
 ): Promise<ReleasePaymentReturnType> {
   const now = ctx.clock.now();
+  ctx.reservedTerms.take(p.idemKey);
   return ctx.store.transaction(async (tx) => {
     const r = await findReservation(tx, p.idemKey, true);
     if (!r || r.resourceId !== p.resourceId)

@@ -4,7 +4,7 @@ import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
-import { commitRefusal, commitSettlement, settleBody } from "./commitSettlement.ts";
+import { candidateOf, commitRefusal, commitSettlement, commitVerified, settleBody } from "./commitSettlement.ts";
 import type { FacilitatorContext } from "./context.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
@@ -34,6 +34,8 @@ export async function settlePayment(
   ctx: FacilitatorContext,
   p: SettlePaymentParameters,
 ): Promise<SettlePaymentReturnType> {
+  const committed = await commitVerified(ctx, p, (r) => driveSettlement(ctx, r));
+  if (committed) return { kind: "settled", body: committed };
   const now = ctx.clock.now();
   const claimed = await claimForSettlement(ctx.store, { ...p, leaseUntil: now + ctx.settleLeaseSeconds }, now);
   if (claimed) return settleClaimed(ctx, claimed, now);
@@ -67,7 +69,7 @@ export async function settlePayment(
 
 /** A reservation this settle claimed: committed at once when it may be, else driven until mined. */
 async function settleClaimed(ctx: FacilitatorContext, r: Reservation, now: number): Promise<SettlePaymentReturnType> {
-  const refusal = await commitRefusal(ctx, r, now);
+  const refusal = await commitRefusal(ctx, candidateOf(r), now);
   if (refusal !== null) return driveSettlement(ctx, r);
   return { kind: "settled", body: await commitSettlement(ctx, r, (committed) => driveSettlement(ctx, committed)) };
 }

@@ -140,6 +140,14 @@ export async function verifyPayment(
     case "over_cap":
       return refuse("over_cap", "the debit would pass the buyer's spend limit");
     case "reserved":
+      if (scheme === "service-escrow" && ctx.settlement === "committed")
+        ctx.reservedTerms.remember(a.nonce, {
+          resourceId: p.resourceId,
+          buyer: a.payer,
+          cap: reserved,
+          validBefore: expiresAt,
+          signedBy: signedBy === "contract" ? "contract" : "key",
+        });
       return {
         isValid: true as const,
         payer: a.payer,

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import type { Store } from "./createStore.ts";
 import { createStore } from "./createStore.ts";
-import { claimForSettlement, reserve } from "./reservations.ts";
+import { claimAndCommit, claimForSettlement, reserve } from "./reservations.ts";
 import { findResult, recordCommitment, recordSettlement } from "./results.ts";
 
 const hex = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
@@ -78,6 +78,45 @@ for (const [kind, open] of stores) {
           .sort(),
       ).to.deep.equal([...idemKeys].sort());
       expect(claims.filter((c) => c !== null).map((c) => c?.amount)).to.deep.equal([1_000n, 1_000n]);
+    });
+
+    it("claims and commits in one statement only a live reservation with the verified cap and resource", async function () {
+      const [mine, otherCap, otherResource, twice] = [hex(next++), hex(next++), hex(next++), hex(next++)];
+      for (const idemKey of [mine, otherCap, otherResource, twice])
+        await reserve(store, reservation(idemKey), chain(50_000n));
+      const commit = (idemKey: Hex, over: { cap?: bigint; resourceId?: Hex } = {}) =>
+        claimAndCommit(
+          store,
+          {
+            idemKey,
+            resourceId: over.resourceId ?? resourceId,
+            cap: over.cap ?? 1_000n,
+            amount: 700n,
+            response,
+            leaseUntil: 100,
+            receipt: `receipt-${idemKey}`,
+            body: { status: "committed", idemKey },
+            expiresAt: 10_000,
+          },
+          1,
+        );
+      const claimed = await Promise.all([
+        commit(mine),
+        commit(otherCap, { cap: 2_000n }),
+        commit(otherResource, { resourceId: hex(2) }),
+        commit(twice),
+        commit(twice),
+      ]);
+      expect(claimed.map((r) => r?.idemKey ?? null)).to.deep.equal([mine, null, null, twice, null]);
+      expect(claimed[0]).to.include({ status: "settling", amount: 700n, committedAt: 1 });
+      expect((await findResult(store, mine, 1))?.body).to.deep.equal({ status: "committed", idemKey: mine });
+      expect(await findResult(store, otherCap, 1)).to.equal(null);
+      const untouched = await claimForSettlement(
+        store,
+        { idemKey: otherCap, resourceId, amount: 900n, response, leaseUntil: 100 },
+        1,
+      );
+      expect(untouched).to.include({ status: "settling", amount: 900n, committedAt: null });
     });
 
     it("stores one commitment per idemKey and answers every duplicate with it; the confirmed result replaces it", async function () {

@@ -250,6 +250,83 @@ async function claimOne(sql: Sql, { c, now }: ClaimItem): Promise<Reservation | 
   return row ? toReservation(row) : null;
 }
 
+type CommitItem = {
+  c: {
+    idemKey: string;
+    resourceId: string;
+    /** The cap verify reserved: the row must still hold it (the amount below was computed from it). */
+    cap: bigint;
+    /** min(requested, cap). */
+    amount: bigint;
+    response: StoredResponse;
+    leaseUntil: number;
+    /** The committed result: the receipt (base64) and the settle answer, kept 24 h. */
+    receipt: string;
+    body: Record<string, unknown>;
+    expiresAt: number;
+  };
+  now: number;
+};
+
+/**
+ * A committed settle in one statement, for a reservation whose terms the settling instance still holds from its
+ * verify: a live escrow reservation of `resourceId` with that cap becomes settling with the amount, the response, a
+ * lease and `committed_at`, and the committed result is stored. Null when the row is not that (absent, another
+ * resource, expired, already settling or done, another cap): nothing is changed and the caller takes the general
+ * path. Concurrent commits go to the store together, one statement per group (coalesce).
+ */
+export function claimAndCommit(store: Store, c: CommitItem["c"], now: number): Promise<Reservation | null> {
+  return coalescedFor(store, claimAndCommitMany, (items: CommitItem[]) => claimAndCommitMany(store, items))({ c, now });
+}
+
+async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reservation | null)[]> {
+  const rows = await sql.query<Row>(
+    `WITH x AS (
+       SELECT DISTINCT ON (idem_key) * FROM jsonb_to_recordset($1::jsonb) AS y(idem_key text, resource_id text,
+         cap numeric, amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, body jsonb,
+         expires_at bigint, n bigint)
+        ORDER BY idem_key, n
+     ), claimed AS (
+       UPDATE reservation r SET status = 'settling', amount = x.amount, response = x.response,
+              lease_until = x.lease_until, updated_at = x.now, committed_at = x.now
+         FROM x
+        WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.resource_id = x.resource_id
+          AND r.status = 'reserved' AND r.valid_before > x.now AND r.cap = x.cap AND r.scheme = 'service-escrow'
+       RETURNING ${qualifiedColumns}
+     ), stored AS (
+       INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
+       SELECT x.idem_key, x.resource_id, x.response, x.receipt, x.body, x.now, x.expires_at
+         FROM x JOIN claimed USING (idem_key)
+       ON CONFLICT (idem_key) DO NOTHING
+     )
+     SELECT * FROM claimed`,
+    [
+      JSON.stringify(
+        items.map(({ c, now }, n) => ({
+          n,
+          idem_key: c.idemKey,
+          resource_id: c.resourceId,
+          cap: c.cap.toString(),
+          amount: c.amount.toString(),
+          response: c.response,
+          lease_until: c.leaseUntil,
+          now,
+          receipt: c.receipt,
+          body: c.body,
+          expires_at: c.expiresAt,
+        })),
+      ),
+      items.map(({ c }) => c.idemKey),
+    ],
+  );
+  const claimed = new Map(rows.map((row) => [row.idem_key, toReservation(row)]));
+  return items.map(({ c }) => {
+    const r = claimed.get(c.idemKey);
+    claimed.delete(c.idemKey);
+    return r ?? null;
+  });
+}
+
 /** Moves a reservation to a new status (and records the debit amount, response, tx hash when given). */
 export async function updateReservation(
   tx: Sql,
