@@ -92,3 +92,15 @@ export async function rpcAnswers(url: string): Promise<boolean> {
   });
   return response.ok;
 }
+
+/** Turns a local chain's automine on or off (`evm_setAutomine`); interval mining, when configured, goes on either way. */
+export async function setAutomine(url: string, on: boolean): Promise<void> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setAutomine", params: [on] }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const answer = (await response.json()) as { error?: { message?: string } };
+  if (answer.error) throw new Error(`evm_setAutomine(${on}) failed: ${answer.error.message ?? "no message"}`);
+}

@@ -11,7 +11,7 @@ import { serviceChain } from "../protocol/chain.ts";
 import { CHAIN_ID } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import type { Part } from "./childProcess.ts";
-import { answers, rpcAnswers, startPart } from "./childProcess.ts";
+import { answers, rpcAnswers, setAutomine, startPart } from "./childProcess.ts";
 import { deployContracts, deploymentDir } from "./deployContracts.ts";
 import { DEV_ROLE, devKey, isDevKey } from "./devAccounts.ts";
 import { assertPortFree } from "./ports.ts";
@@ -103,6 +103,10 @@ async function main() {
       }),
     );
   }
+  const intervalMining = !external && env.CHAIN_MINING === "interval";
+  // With 500 ms blocks every set-up transaction would wait for a block (about two minutes in all): set-up is mined
+  // at once, and the chain mines only every 500 ms from the moment the stack is ready.
+  if (intervalMining) await setAutomine(rpcUrl, true);
   const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
   if (chainId !== CHAIN_ID) throw new Error(`the chain at ${rpcUrl} has id ${chainId}, expected ${CHAIN_ID}`);
 
@@ -313,6 +317,7 @@ async function main() {
     buyers,
     resources,
   };
+  if (intervalMining) await setAutomine(rpcUrl, false);
   writeFileSync(join(stackDir, "stack.json"), `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(`ready in ${seconds}s; wrote ${join(env.STACK_DIR, "stack.json")}; logs in ${join(env.STACK_DIR, "logs")}`);
