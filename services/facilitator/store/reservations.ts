@@ -230,6 +230,14 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
       items.map(({ c }) => c.idemKey),
     ],
   );
+  return claimedInOrder(items, rows);
+}
+
+/**
+ * A group's claimed rows in its items' order: each item gets the row of its idemKey, and an idemKey twice in a group
+ * goes to its first item only (the statement claimed it once).
+ */
+function claimedInOrder(items: { c: { idemKey: string } }[], rows: Row[]): (Reservation | null)[] {
   const claimed = new Map(rows.map((row) => [row.idem_key, toReservation(row)]));
   return items.map(({ c }) => {
     const r = claimed.get(c.idemKey);
@@ -319,12 +327,7 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
       items.map(({ c }) => c.idemKey),
     ],
   );
-  const claimed = new Map(rows.map((row) => [row.idem_key, toReservation(row)]));
-  return items.map(({ c }) => {
-    const r = claimed.get(c.idemKey);
-    claimed.delete(c.idemKey);
-    return r ?? null;
-  });
+  return claimedInOrder(items, rows);
 }
 
 /** Moves a reservation to a new status (and records the debit amount, response, tx hash when given). */
