@@ -1,10 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { count, eq } from "@ponder/client";
+import { BATCH_DEFAULTS } from "../services/facilitator/config.ts";
 import type { CompactDebit } from "../services/facilitator/relayer/compactDebit.ts";
 import { createProjectionsClient, projections } from "../services/projections/createProjectionsClient.ts";
 import { machineLine, percentile, writeBenchSection } from "../services/stack/benchReport.ts";
+import { processCpuSeconds } from "../services/stack/stackCpu.ts";
 import type { DebitLoad } from "../test/support/debitLoad.ts";
 import { prepareDebitLoad, sendDebitBatches, signDebits } from "../test/support/debitLoad.ts";
 import type { LocalChain } from "../test/support/localChain.ts";
@@ -21,7 +23,8 @@ import { startIndexer } from "../test/support/startIndexer.ts";
  * Writes the "indexer" section of docs/benchmarks.md.
  */
 const REALTIME = Number(process.env.BENCH_REALTIME_EVENTS ?? 8192);
-const BATCH = Number(process.env.BENCH_BATCH ?? 64);
+/** Debits per block: what the relayer sends at most per batch under committed settlement, the default. */
+const BATCH = Number(process.env.BENCH_BATCH ?? BATCH_DEFAULTS.committed.maxItems);
 const NORMAL_RATE = Number(process.env.BENCH_NORMAL_RATE ?? 200);
 const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 30);
 const POLLING_MS = Number(process.env.BENCH_POLLING_MS ?? 250);
@@ -34,6 +37,10 @@ const nodeArgs = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] :
 const METRICS_FILE = process.env.BENCH_METRICS_FILE;
 /** PostgreSQL server for Ponder's store (a database per run); PGlite when unset. */
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || undefined;
+/** Where Ponder's PGlite directory is made (e.g. /dev/shm for tmpfs); the OS's temporary directory when unset. */
+const PGLITE_ROOT = process.env.BENCH_PGLITE_ROOT || undefined;
+/** Which variants to measure: `installed`, `fixed` (default both). */
+const VARIANTS = (process.env.BENCH_VARIANTS ?? "installed,fixed").split(",").map((v) => v.trim());
 /** Ponder runs on this CPU; the bench (chain and load) on the others. */
 const PONDER_CPU = os.cpus().length > 1 ? "1" : "0";
 
@@ -47,15 +54,6 @@ function hasTaskset(): boolean {
   } catch {
     return false;
   }
-}
-
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
-
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 /** Registers the resources and funds the buyers every debit of the bench draws on. */
@@ -115,22 +113,27 @@ async function startTimed(chain: LocalChain, variant: Variant, cpus: string | un
     cpus,
     nodeArgs,
     postgresUrl: POSTGRES_URL,
+    dataRoot: PGLITE_ROOT,
     realtimeCacheFix: variant.realtimeCacheFix,
   });
-  return { indexer, seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(indexer.pid) };
+  return { indexer, seconds: (performance.now() - started) / 1000, cpu: processCpuSeconds(indexer.pid) };
 }
 
 /** REALTIME debits mined as fast as the chain goes while Ponder follows. */
 async function realtime(load: DebitLoad, indexer: Indexer, sent: number) {
   const debits = await signDebits(load, REALTIME);
   log(`realtime: ${REALTIME} debits mined as fast as the chain goes, Ponder following`);
-  const cpu = cpuSeconds(indexer.pid);
+  const cpu = processCpuSeconds(indexer.pid);
   const started = performance.now();
   await sendBatches(load, debits);
   const mined = performance.now();
   const done = await waitForDebits(load, indexer, sent + REALTIME);
   return {
-    run: { events: REALTIME, seconds: (done - started) / 1000, cpu: cpuSeconds(indexer.pid) - cpu } satisfies Run,
+    run: {
+      events: REALTIME,
+      seconds: (done - started) / 1000,
+      cpu: processCpuSeconds(indexer.pid) - cpu,
+    } satisfies Run,
     minedPerSecond: REALTIME / ((mined - started) / 1000),
     lagMs: done - mined,
   };
@@ -141,7 +144,7 @@ async function blockToListing(load: DebitLoad, indexer: Indexer, sent: number) {
   log(`block to listing: ${REGISTRATIONS} registrations while debits flow at ${NORMAL_RATE}/s`);
   const client = createProjectionsClient(indexer.url);
   const debits = await signDebits(load, NORMAL_RATE * Math.ceil((REGISTRATIONS * 0.7 + 5) * 1.2));
-  const cpu = cpuSeconds(indexer.pid);
+  const cpu = processCpuSeconds(indexer.pid);
   const started = performance.now();
   let flowing = true;
   const flow = sendBatches(load, debits, (1000 * BATCH) / NORMAL_RATE).finally(() => {
@@ -173,7 +176,7 @@ async function blockToListing(load: DebitLoad, indexer: Indexer, sent: number) {
     max: Math.max(...samples),
     samples: samples.length,
     rate: debits.length / seconds,
-    cpuPerEvent: (cpuSeconds(indexer.pid) - cpu) / debits.length,
+    cpuPerEvent: (processCpuSeconds(indexer.pid) - cpu) / debits.length,
   };
 }
 
@@ -191,7 +194,7 @@ async function backfill(
   try {
     const done = await waitForDebits(load, indexer, sent);
     const seconds = (done - started) / 1000 - empty.seconds;
-    return { events: sent, seconds, cpu: cpuSeconds(indexer.pid) - empty.cpu } satisfies Run;
+    return { events: sent, seconds, cpu: processCpuSeconds(indexer.pid) - empty.cpu } satisfies Run;
   } finally {
     await indexer.stop();
   }
@@ -245,9 +248,9 @@ async function main(): Promise<void> {
     execFileSync("taskset", ["-a", "-cp", "0", String(process.pid)], { stdio: "ignore" });
   const loadBefore = os.loadavg()[0] ?? 0;
   const variants: Variant[] = [
-    { name: "Ponder 0.16.6 as installed", realtimeCacheFix: false },
-    { name: "with the realtime cache fix (what the stack runs)", realtimeCacheFix: true },
-  ];
+    { name: "Ponder 0.16.6 as installed", realtimeCacheFix: false, key: "installed" },
+    { name: "with the realtime cache fix (what the stack runs)", realtimeCacheFix: true, key: "fixed" },
+  ].filter((variant) => VARIANTS.includes(variant.key));
   const results = [];
   for (const variant of variants) results.push(await measure(variant, cpus));
   const loadAfter = os.loadavg()[0] ?? 0;

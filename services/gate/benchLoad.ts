@@ -11,10 +11,13 @@ export type LoadResult = {
   rps: number;
   seconds: number;
   p50: number;
+  p95: number;
   p99: number;
   mean: number;
   statusCodes: Record<string, number>;
   errors: number;
+  /** Indices into `payments` of the calls answered 200 (each index at most once per run when the payments are unique). */
+  paidIndices: number[];
 };
 
 /**
@@ -24,6 +27,7 @@ export type LoadResult = {
 async function run(spec: LoadSpec): Promise<LoadResult> {
   let next = 0;
   const latencies: number[] = [];
+  const paidIndices: number[] = [];
   // The rate is answers over the span from the first request sent to the last answer read (autocannon's own
   // duration also counts connection setup and its shutdown).
   let firstSent = Infinity;
@@ -41,16 +45,19 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
         setupRequest: (request, context) => {
           context.started = performance.now();
           firstSent = Math.min(firstSent, context.started as number);
-          if (spec.payments)
+          if (spec.payments) {
+            context.payment = next % spec.payments.length;
             request.headers = {
               ...(request.headers as Record<string, string>),
               "X-PAYMENT": spec.payments[next++ % spec.payments.length],
             };
+          }
           return request;
         },
-        onResponse: (_status, _body, context) => {
+        onResponse: (status, _body, context) => {
           lastAnswered = performance.now();
           latencies.push(lastAnswered - (context.started as number));
+          if (status === 200 && typeof context.payment === "number") paidIndices.push(context.payment);
         },
       },
     ],
@@ -60,12 +67,14 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     rps: latencies.length / seconds,
     seconds,
     p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
     mean: latencies.reduce((sum, l) => sum + l, 0) / latencies.length,
     statusCodes: Object.fromEntries(
       Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, Number(v.count)]),
     ),
     errors: result.errors + result.timeouts,
+    paidIndices,
   };
 }
 

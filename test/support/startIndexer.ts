@@ -73,6 +73,8 @@ export type StartIndexerOptions = {
   pollingMs?: number;
   /** Ponder's log level (default `warn`; `info` shows progress). */
   logLevel?: string;
+  /** Where Ponder's working directory (PGlite data, deployment file) is made (default: the OS's temporary directory). */
+  dataRoot?: string;
   /** CPUs to pin Ponder to (`taskset -c`), for benchmarks; unpinned when absent. */
   cpus?: string;
   /** Extra arguments for Node before Ponder's (e.g. `--cpu-prof`). */
@@ -99,7 +101,7 @@ export type Indexer = {
  * @example const indexer = await startIndexer(chain); ...; await indexer.stop()
  */
 export async function startIndexer(chain: LocalChain, options: StartIndexerOptions = {}): Promise<Indexer> {
-  const work = mkdtempSync(join(tmpdir(), "indexer-"));
+  const work = mkdtempSync(join(options.dataRoot ?? tmpdir(), "indexer-"));
   const deployment = writeDeployment(chain, work);
   const port = await freePort();
   const schema = `idx_${process.pid}_${port}`;
