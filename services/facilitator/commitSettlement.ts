@@ -134,6 +134,7 @@ export async function commitVerified(
     {
       idemKey: p.idemKey,
       resourceId: p.resourceId,
+      buyer: terms.buyer,
       cap: terms.cap,
       amount,
       response: p.response,

@@ -81,15 +81,22 @@ for (const [kind, open] of stores) {
     });
 
     it("claims and commits in one statement only a live reservation with the verified cap and resource", async function () {
-      const [mine, otherCap, otherResource, twice] = [hex(next++), hex(next++), hex(next++), hex(next++)];
-      for (const idemKey of [mine, otherCap, otherResource, twice])
+      const [mine, otherCap, otherResource, otherBuyer, twice] = [
+        hex(next++),
+        hex(next++),
+        hex(next++),
+        hex(next++),
+        hex(next++),
+      ];
+      for (const idemKey of [mine, otherCap, otherResource, otherBuyer, twice])
         await reserve(store, reservation(idemKey), chain(50_000n));
-      const commit = (idemKey: Hex, over: { cap?: bigint; resourceId?: Hex } = {}) =>
+      const commit = (idemKey: Hex, over: { cap?: bigint; resourceId?: Hex; buyer?: string } = {}) =>
         claimAndCommit(
           store,
           {
             idemKey,
             resourceId: over.resourceId ?? resourceId,
+            buyer: over.buyer ?? buyer.toUpperCase().replace("0X", "0x"),
             cap: over.cap ?? 1_000n,
             amount: 700n,
             response,
@@ -104,10 +111,11 @@ for (const [kind, open] of stores) {
         commit(mine),
         commit(otherCap, { cap: 2_000n }),
         commit(otherResource, { resourceId: hex(2) }),
+        commit(otherBuyer, { buyer: `0x${"cd".repeat(20)}` }),
         commit(twice),
         commit(twice),
       ]);
-      expect(claimed.map((r) => r?.idemKey ?? null)).to.deep.equal([mine, null, null, twice, null]);
+      expect(claimed.map((r) => r?.idemKey ?? null)).to.deep.equal([mine, null, null, null, twice, null]);
       expect(claimed[0]).to.include({ status: "settling", amount: 700n, committedAt: 1 });
       expect((await findResult(store, mine, 1))?.body).to.deep.equal({ status: "committed", idemKey: mine });
       expect(await findResult(store, otherCap, 1)).to.equal(null);

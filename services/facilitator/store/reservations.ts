@@ -262,7 +262,8 @@ type CommitItem = {
   c: {
     idemKey: string;
     resourceId: string;
-    /** The cap verify reserved: the row must still hold it (the amount below was computed from it). */
+    /** The buyer and the cap verify reserved: the row must still hold them (the receipt and amount come from them). */
+    buyer: string;
     cap: bigint;
     /** min(requested, cap). */
     amount: bigint;
@@ -280,7 +281,7 @@ type CommitItem = {
  * A committed settle in one statement, for a reservation whose terms the settling instance still holds from its
  * verify: a live escrow reservation of `resourceId` with that cap becomes settling with the amount, the response, a
  * lease and `committed_at`, and the committed result is stored. Null when the row is not that (absent, another
- * resource, expired, already settling or done, another cap): nothing is changed and the caller takes the general
+ * resource, expired, already settling or done, another buyer or cap): nothing is changed and the caller takes the general
  * path. Concurrent commits go to the store together, one statement per group (coalesce).
  */
 export function claimAndCommit(store: Store, c: CommitItem["c"], now: number): Promise<Reservation | null> {
@@ -291,7 +292,7 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
   const rows = await sql.query<Row>(
     `WITH x AS (
        SELECT DISTINCT ON (idem_key) * FROM jsonb_to_recordset($1::jsonb) AS y(idem_key text, resource_id text,
-         cap numeric, amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, body jsonb,
+         buyer text, cap numeric, amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, body jsonb,
          expires_at bigint, n bigint)
         ORDER BY idem_key, n
      ), claimed AS (
@@ -299,7 +300,8 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
               lease_until = x.lease_until, updated_at = x.now, committed_at = x.now
          FROM x
         WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.resource_id = x.resource_id
-          AND r.status = 'reserved' AND r.valid_before > x.now AND r.cap = x.cap AND r.scheme = 'service-escrow'
+          AND r.status = 'reserved' AND r.valid_before > x.now AND r.buyer = x.buyer AND r.cap = x.cap
+          AND r.scheme = 'service-escrow'
        RETURNING ${qualifiedColumns}
      ), stored AS (
        INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
@@ -314,6 +316,7 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
           n,
           idem_key: c.idemKey,
           resource_id: c.resourceId,
+          buyer: c.buyer.toLowerCase(),
           cap: c.cap.toString(),
           amount: c.amount.toString(),
           response: c.response,
