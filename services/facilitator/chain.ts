@@ -105,7 +105,9 @@ export function createChainReader({
           publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "paused" }),
         ]).then(([feeBps, paused]) => ({ feeBps: Number(feeBps), paused }));
         policy = { at: Date.now(), read };
-        read.catch(() => (policy = null));
+        read.catch(() => {
+          if (policy?.read === read) policy = null;
+        });
       }
       return policy.read;
     },

@@ -59,8 +59,3 @@ export const receiptSchema = z
 
 /** The decoded settlement receipt. */
 export type Receipt = z.output<typeof receiptSchema>;
-
-/** Whether the receipt's debit is known to be mined (it names the transaction). */
-export function isConfirmed(receipt: Receipt): receipt is Receipt & { transaction: string } {
-  return receipt.transaction !== undefined;
-}
