@@ -1,9 +1,12 @@
 /**
  * Group commit: wraps `runMany` (one statement for many items, answers in the items' order) so that callers pass
- * one item each. A call made while no group is running runs at once, alone: no wait is added to a lone request.
- * Calls made while a group runs wait for it and then go together in the next group (at most `maxItems`), so under
- * load one statement serves many requests instead of one each. If a group fails, each of its items runs again
- * alone, so that one bad item fails only its own caller.
+ * one item each. A call made while no group is running starts a group on the next turn of the event loop
+ * (setImmediate), and every call made until then joins it: the requests that arrived together, read from their
+ * sockets in the same turn. That turn is what lets an embedded store group at all: PGlite runs a statement
+ * synchronously, so a group started at once ran and finished before the next request was even read, and every
+ * statement ran alone. A lone call waits one turn (microseconds). Calls made while a group runs wait for it and then
+ * go together in the next group (at most `maxItems`), so under load one statement serves many requests instead of
+ * one each. If a group fails, each of its items runs again alone, so that one bad item fails only its own caller.
  * @example const reserveOne = coalesce((items) => reserveMany(sql, items)); await reserveOne(item)
  */
 export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems = 128): (item: I) => Promise<O> {
@@ -24,6 +27,7 @@ export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems =
 
   async function drain(): Promise<void> {
     running = true;
+    await new Promise((resolve) => setImmediate(resolve));
     while (queue.length > 0) {
       const group = queue.slice(0, maxItems);
       queue = queue.slice(group.length);
