@@ -113,4 +113,22 @@ export const MIGRATIONS: readonly string[] = [
   // 5: committed settlement. `committed_at` is when a settle was answered before its debit was mined (null: it waits
   // for the chain). A committed reservation stays `settling` (held, driven by the retrier after a crash) until mined.
   "ALTER TABLE reservation ADD COLUMN committed_at BIGINT;",
+  // 6: a committed settle as a function (see claimAndCommit). A PL/pgSQL function plans its statements once per
+  // connection; the same work as one CTE statement was planned on every call, which cost PGlite twice the work itself.
+  `CREATE FUNCTION commit_settlement(
+     p_idem_key TEXT, p_resource_id TEXT, p_buyer TEXT, p_cap NUMERIC, p_amount NUMERIC, p_response JSONB,
+     p_lease_until BIGINT, p_now BIGINT, p_receipt TEXT, p_body JSONB, p_expires_at BIGINT
+   ) RETURNS SETOF reservation LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+   BEGIN
+     RETURN QUERY UPDATE reservation r SET status = 'settling', amount = p_amount, response = p_response,
+            lease_until = p_lease_until, updated_at = p_now, committed_at = p_now
+      WHERE r.idem_key = p_idem_key AND r.resource_id = p_resource_id AND r.status = 'reserved'
+        AND r.valid_before > p_now AND r.buyer = p_buyer AND r.cap = p_cap AND r.scheme = 'service-escrow'
+     RETURNING r.*;
+     IF FOUND THEN
+       INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
+       VALUES (p_idem_key, p_resource_id, p_response, p_receipt, p_body, p_now, p_expires_at)
+       ON CONFLICT (idem_key) DO NOTHING;
+     END IF;
+   END $$;`,
 ];

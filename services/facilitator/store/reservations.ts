@@ -57,8 +57,9 @@ type Row = {
 const columns =
   "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block, committed_at";
 
-/** `columns` of the reservation aliased `r`. */
+/** `columns` of the reservation aliased `r`, and of commit_settlement's rows aliased `c`. */
 const qualifiedColumns = columns.replace(/(^|, )(\w+)/g, "$1r.$2");
+const committedColumns = columns.replace(/(^|, )(\w+)/g, "$1c.$2");
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -288,32 +289,20 @@ export function claimAndCommit(store: Store, c: CommitItem["c"], now: number): P
   return coalescedFor(store, claimAndCommitMany, (items: CommitItem[]) => claimAndCommitMany(store, items))({ c, now });
 }
 
+/**
+ * One statement for many commits: `commit_settlement` (migration 6) per item, in the items' order, each seeing the
+ * ones before it (an idemKey twice in a group is claimed by its first only).
+ */
 async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reservation | null)[]> {
   const rows = await sql.query<Row>(
-    `WITH x AS (
-       SELECT DISTINCT ON (idem_key) * FROM jsonb_to_recordset($1::jsonb) AS y(idem_key text, resource_id text,
-         buyer text, cap numeric, amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, body jsonb,
-         expires_at bigint, n bigint)
-        ORDER BY idem_key, n
-     ), claimed AS (
-       UPDATE reservation r SET status = 'settling', amount = x.amount, response = x.response,
-              lease_until = x.lease_until, updated_at = x.now, committed_at = x.now
-         FROM x
-        WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.resource_id = x.resource_id
-          AND r.status = 'reserved' AND r.valid_before > x.now AND r.buyer = x.buyer AND r.cap = x.cap
-          AND r.scheme = 'service-escrow'
-       RETURNING ${qualifiedColumns}
-     ), stored AS (
-       INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
-       SELECT x.idem_key, x.resource_id, x.response, x.receipt, x.body, x.now, x.expires_at
-         FROM x JOIN claimed USING (idem_key)
-       ON CONFLICT (idem_key) DO NOTHING
-     )
-     SELECT * FROM claimed`,
+    `SELECT ${committedColumns}
+       FROM jsonb_to_recordset($1::jsonb) AS x(idem_key text, resource_id text, buyer text, cap numeric,
+              amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, body jsonb, expires_at bigint)
+       CROSS JOIN LATERAL commit_settlement(x.idem_key, x.resource_id, x.buyer, x.cap, x.amount, x.response,
+              x.lease_until, x.now, x.receipt, x.body, x.expires_at) AS c`,
     [
       JSON.stringify(
-        items.map(({ c, now }, n) => ({
-          n,
+        items.map(({ c, now }) => ({
           idem_key: c.idemKey,
           resource_id: c.resourceId,
           buyer: c.buyer.toLowerCase(),
@@ -327,7 +316,6 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
           expires_at: c.expiresAt,
         })),
       ),
-      items.map(({ c }) => c.idemKey),
     ],
   );
   return claimedInOrder(items, rows);
