@@ -16,6 +16,11 @@ export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 
   const base = indexerUrl.replace(/\/+$/, "");
   const client = createClient(`${base}/sql`, { schema });
   const get = (path: string) => fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+  const statusBlock = async (): Promise<number | null> => {
+    const body = (await (await get("/status")).json()) as Record<string, { block?: { number?: number } }>;
+    const block = Object.values(body)[0]?.block?.number;
+    return typeof block === "number" ? block : null;
+  };
   return {
     url: base,
     db: client.db,
@@ -23,13 +28,18 @@ export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 
     /** Whether the backfill is done and the last indexed block (null when the indexer cannot be reached). */
     async progress(): Promise<IndexerProgress> {
       try {
-        const [ready, status] = await Promise.all([get("/ready"), get("/status")]);
-        const body = (await status.json()) as Record<string, { block?: { number?: number } }>;
-        const block = Object.values(body)[0]?.block?.number;
-        return { ready: ready.status === 200, block: typeof block === "number" ? block : null };
+        const [ready, block] = await Promise.all([get("/ready"), statusBlock()]);
+        return { ready: ready.status === 200, block };
       } catch {
         return { ready: false, block: null };
       }
+    },
+    /**
+     * The last indexed block alone (`/status`; null when unknown). Ponder writes a block's checkpoint with or after
+     * its rows, so while it stays the same no projection row changed.
+     */
+    async indexedBlock(): Promise<number | null> {
+      return statusBlock().catch(() => null);
     },
   };
 }

@@ -1,0 +1,82 @@
+import { expect } from "chai";
+import pino from "pino";
+import type { LocalChain } from "../../../test/support/localChain.ts";
+import { startLocalChain } from "../../../test/support/localChain.ts";
+import type { Indexer } from "../../../test/support/startIndexer.ts";
+import { startIndexer } from "../../../test/support/startIndexer.ts";
+import type { ProjectionsClient } from "../../projections/createProjectionsClient.ts";
+import { createProjectionsClient } from "../../projections/createProjectionsClient.ts";
+import type { Store } from "../../store/openStore.ts";
+import { openStore } from "../../store/openStore.ts";
+import { MIGRATIONS } from "../store/migrations.ts";
+import { createCatalog } from "./createCatalog.ts";
+import { startCatalogSync } from "./syncCatalog.ts";
+
+const until = async (what: string, check: () => boolean, timeoutMs = 20_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe("catalog sync against the real indexer", function () {
+  this.timeout(120_000);
+  let chain: LocalChain;
+  let indexer: Indexer;
+  let store: Store;
+
+  before(async function () {
+    chain = await startLocalChain();
+    indexer = await startIndexer(chain);
+    store = await openStore({ dataDir: "memory://", schema: "marketplace", migrations: MIGRATIONS });
+  });
+
+  after(async function () {
+    await store?.close();
+    await indexer?.stop();
+    await chain?.close();
+  });
+
+  it("reads no projection while the indexer's block stands still, and a new block's rows at once", async function () {
+    const real = createProjectionsClient(indexer.url);
+    // The real client against the real Ponder, with its projection reads counted.
+    let projectionReads = 0;
+    const counted: ProjectionsClient = {
+      url: real.url,
+      live: real.live,
+      progress: real.progress,
+      indexedBlock: real.indexedBlock,
+      db: new Proxy(real.db, {
+        get(target, key, receiver) {
+          if (key === "select") projectionReads++;
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+    };
+    const catalog = createCatalog({ cardUrlOf: (id) => `http://127.0.0.1/${id}`, uptimeWindow: 10, healthWindow: 5 });
+    const sync = startCatalogSync({
+      catalog,
+      indexer: counted,
+      store,
+      logger: pino({ level: "silent" }),
+      intervalMs: 20,
+      resyncIntervalMs: 300_000,
+    });
+    try {
+      await until("the first pull", () => sync.state.initialized);
+      const reads = projectionReads;
+      const lastSync = sync.state.lastSyncAt;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(sync.state.lastSyncAt, "the store is still pulled every interval").to.be.above(lastSync);
+      expect(projectionReads, "projection reads while no block was indexed").to.equal(reads);
+
+      const resourceId = await chain.registerResource({ slug: "moved-on" });
+      await until("the new resource in the catalog", () => catalog.get(resourceId)?.chain !== undefined);
+      expect(projectionReads).to.be.above(reads);
+      expect(sync.state.indexedBlock).to.be.a("number");
+    } finally {
+      await sync.stop();
+    }
+  });
+});
