@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
+import { debitAuthorization } from "../protocol/typedData.ts";
 import { awaitDebits, DebitMismatchError } from "./awaitDebits.ts";
 
 /** The bench's on-chain check: one debit per 200, none without, waiting for debits mined after the answers. */
@@ -31,18 +32,10 @@ describe("awaitDebits", function () {
       validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
     });
   async function debit(payload: Awaited<ReturnType<typeof sign>>) {
-    const a = payload.authorization;
     await chain.contracts.escrow.write.debit(
       [
         {
-          authorization: {
-            buyer: a.buyer,
-            resourceId: a.resourceId,
-            maxAmount: BigInt(a.maxAmount),
-            validAfter: 0n,
-            validBefore: BigInt(a.validBefore),
-            nonce: a.nonce,
-          },
+          authorization: debitAuthorization(payload.authorization),
           amount: 1_200n,
           signature: payload.signature,
         },

@@ -6,6 +6,7 @@ import { devKey, ROLE } from "../../test/support/localChain.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
+import { debitAuthorization } from "../protocol/typedData.ts";
 import type { MarketplaceStack } from "./testing/marketplaceStack.ts";
 import { startMarketplaceStack } from "./testing/marketplaceStack.ts";
 
@@ -47,18 +48,10 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
         maxAmount: 60_000n,
         validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
       });
-      const a = payload.authorization;
       await escrow.write.debit(
         [
           {
-            authorization: {
-              buyer: a.buyer,
-              resourceId: a.resourceId,
-              maxAmount: BigInt(a.maxAmount),
-              validAfter: 0n,
-              validBefore: BigInt(a.validBefore),
-              nonce: a.nonce,
-            },
+            authorization: debitAuthorization(payload.authorization),
             amount: 1_200n,
             signature: payload.signature,
           },

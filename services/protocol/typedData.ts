@@ -64,6 +64,22 @@ export function tokenDomain(token: Address, chainId: number = CHAIN_ID) {
 }
 
 /**
+ * A debit authorization as the escrow takes it (the `DebitAuthorization` struct, amounts and times as bigint): the
+ * signed message, and the `authorization` of a debit sent to the contract.
+ * @example await escrow.write.debit([{ authorization: debitAuthorization(payload.authorization), amount, signature }])
+ */
+export function debitAuthorization(authorization: EscrowAuthorization) {
+  return {
+    buyer: authorization.buyer,
+    resourceId: authorization.resourceId,
+    maxAmount: BigInt(authorization.maxAmount),
+    validAfter: BigInt(authorization.validAfter),
+    validBefore: BigInt(authorization.validBefore),
+    nonce: authorization.nonce,
+  };
+}
+
+/**
  * Full typed data of a debit authorization, ready for viem's `signTypedData`, `hashTypedData` and `recoverTypedDataAddress`.
  * @example await account.signTypedData(debitTypedData(authorization, escrow))
  */
@@ -72,14 +88,7 @@ export function debitTypedData(authorization: EscrowAuthorization, escrow: Addre
     domain: escrowDomain(escrow),
     types: debitAuthorizationTypes,
     primaryType: "DebitAuthorization",
-    message: {
-      buyer: authorization.buyer,
-      resourceId: authorization.resourceId,
-      maxAmount: BigInt(authorization.maxAmount),
-      validAfter: BigInt(authorization.validAfter),
-      validBefore: BigInt(authorization.validBefore),
-      nonce: authorization.nonce,
-    },
+    message: debitAuthorization(authorization),
   } as const;
 }
 

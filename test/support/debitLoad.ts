@@ -4,6 +4,7 @@ import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
 import type { CompactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 import { defined } from "../../services/protocol/defined.ts";
+import { debitAuthorization } from "../../services/protocol/typedData.ts";
 import type { LocalChain } from "./localChain.ts";
 import { ROLE } from "./localChain.ts";
 
@@ -50,14 +51,7 @@ export async function signDebits(load: DebitLoad, total: number): Promise<Compac
   return signed.map((p, i) =>
     defined(
       compactDebit({
-        authorization: {
-          buyer: p.authorization.buyer,
-          resourceId: p.authorization.resourceId,
-          maxAmount: BigInt(p.authorization.maxAmount),
-          validAfter: BigInt(p.authorization.validAfter),
-          validBefore: BigInt(p.authorization.validBefore),
-          nonce: p.authorization.nonce,
-        },
+        authorization: debitAuthorization(p.authorization),
         amount: 1_000n + BigInt(i % 1000),
         signature: p.signature,
       }),

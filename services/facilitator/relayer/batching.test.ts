@@ -9,6 +9,7 @@ import type { LocalChain } from "../../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { abiOf } from "../../protocol/artifacts.ts";
+import { debitAuthorization } from "../../protocol/typedData.ts";
 import type { DebitItem, DebitOutcome, RelayerParameters } from "./createRelayer.ts";
 import { createRelayer } from "./createRelayer.ts";
 
@@ -68,16 +69,8 @@ describe("relayer batching", function () {
       maxAmount,
       validBefore,
     });
-    const a = p.authorization;
     return {
-      authorization: {
-        buyer: a.buyer,
-        resourceId: a.resourceId,
-        maxAmount: BigInt(a.maxAmount),
-        validAfter: BigInt(a.validAfter),
-        validBefore,
-        nonce: a.nonce,
-      },
+      authorization: debitAuthorization(p.authorization),
       amount,
       signature: p.signature,
     };
