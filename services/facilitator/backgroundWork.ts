@@ -1,19 +1,32 @@
+import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import type { FacilitatorContext } from "./context.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import { driveSettlement, finalize, findDebit } from "./settlePayment.ts";
 import type { Reservation } from "./store/reservations.ts";
-import { backOffSettlement, claimStaleSettling, expireReservations, updateReservation } from "./store/reservations.ts";
+import {
+  backOffSettlement,
+  claimStaleSettling,
+  expireReservations,
+  purgeReservations,
+  updateReservation,
+} from "./store/reservations.ts";
 import { failCommitment, purgeResults } from "./store/results.ts";
 import { claimStrikes, finishStrike } from "./store/strikes.ts";
 
 /** Seconds past `validBefore` after which an unconfirmed debit is given up: the contract refuses it by then. */
 export const GIVE_UP_MARGIN_SECONDS = 30;
+/**
+ * How long a finished reservation is kept after its signed window closed: as long as results are served, so that a
+ * late settle or release of it still finds it while its result is there.
+ */
+export const RESERVATION_RETENTION_SECONDS = RESULT_TTL_SECONDS;
 const STRIKE_ATTEMPTS = 10;
 const RETRY_BACKOFF_SECONDS = 2;
 
 /**
  * One pass of the facilitator's background work: expire unsettled reservations (no strike), retry settlements
- * the chain did not confirm, send queued strikes, drop results past retention. Safe on many instances at once.
+ * the chain did not confirm, send queued strikes, drop results and finished reservations past retention. Safe on
+ * many instances at once.
  * Settlement retries and strikes run side by side, each item on its own, so one payment the chain keeps failing
  * holds up neither the other settlements nor the strikes.
  */
@@ -21,6 +34,7 @@ export async function runBackgroundPass(ctx: FacilitatorContext): Promise<void> 
   const now = ctx.clock.now();
   await ctx.store.transaction((tx) => expireReservations(tx, now));
   await ctx.store.transaction((tx) => purgeResults(tx, now));
+  await purgeReservations(ctx.store, now, RESERVATION_RETENTION_SECONDS);
   await Promise.all([retrySettlements(ctx, now), sendStrikes(ctx, now)]);
 }
 

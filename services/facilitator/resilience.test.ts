@@ -198,6 +198,84 @@ describe("facilitator resilience", function () {
         await facilitator.stop();
       }
     });
+
+    it("deletes a finished reservation a day after its signed window closed, and a replay of its nonce is still refused", async function () {
+      const clock = manualClock();
+      const facilitator = await startFacilitator(chain, { clock });
+      const statusOf = async (nonce: Hex) =>
+        (
+          await facilitator.ctx.store.query<{ status: string }>("SELECT status FROM reservation WHERE idem_key = $1", [
+            nonce,
+          ])
+        )[0]?.status ?? "deleted";
+      try {
+        const start = clock.now();
+        const window = 600;
+        const settled = await signEscrowPayment({
+          account: buyer,
+          escrow: chain.addresses.escrow,
+          resourceId,
+          maxAmount: CAP,
+          validBefore: BigInt(start + window),
+        });
+        const unsettled = await signEscrowPayment({
+          account: buyer,
+          escrow: chain.addresses.escrow,
+          resourceId,
+          maxAmount: CAP,
+          validBefore: BigInt(start + window),
+        });
+        const later = await signEscrowPayment({
+          account: buyer,
+          escrow: chain.addresses.escrow,
+          resourceId,
+          maxAmount: CAP,
+          validBefore: BigInt(start + 3_000),
+        });
+        for (const p of [settled, unsettled, later]) {
+          const v = await postJson(`${facilitator.url}/verify`, {
+            paymentPayload: p,
+            resourceId,
+            maxTimeoutSeconds: 60,
+          });
+          expect(v.body.isValid).to.equal(true);
+        }
+        const nonce = settled.authorization.nonce;
+        const s = await postJson(`${facilitator.url}/settle`, { idemKey: nonce, resourceId, amount: "1000", response });
+        expect(s.status).to.equal(200);
+        await until(async () => ((await statusOf(nonce)) === "settled" ? true : undefined));
+
+        // A second before a day past the window: everything is kept (the two unsettled ones now expired).
+        clock.advance(window + RESULT_TTL_SECONDS - 1);
+        await until(async () => ((await statusOf(unsettled.authorization.nonce)) === "expired" ? true : undefined));
+        await new Promise((resolve) => setTimeout(resolve, 1_500)); // at least one more background pass
+        expect(await statusOf(nonce)).to.equal("settled");
+
+        // A day past the window: the two finished in it are deleted; the one signed for longer is kept.
+        clock.advance(1);
+        await until(async () => ((await statusOf(nonce)) === "deleted" ? true : undefined));
+        expect(await statusOf(unsettled.authorization.nonce)).to.equal("deleted");
+        expect(await statusOf(later.authorization.nonce)).to.equal("expired");
+
+        // Replaying the deleted reservation's signed payment reserves nothing and settles nothing.
+        const replay = await postJson(`${facilitator.url}/verify`, {
+          paymentPayload: settled,
+          resourceId,
+          maxTimeoutSeconds: 60,
+        });
+        expect(replay.body).to.include({ isValid: false, invalidReason: "expired" });
+        expect(await statusOf(nonce)).to.equal("deleted");
+        const again = await postJson(`${facilitator.url}/settle`, {
+          idemKey: nonce,
+          resourceId,
+          amount: "1000",
+          response,
+        });
+        expect(again.status).to.equal(409);
+      } finally {
+        await facilitator.stop();
+      }
+    });
   });
 
   describe("the exact scheme", function () {

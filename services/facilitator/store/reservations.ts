@@ -372,6 +372,47 @@ export async function backOffSettlement(sql: Sql, idemKey: string, now: number):
   );
 }
 
+/**
+ * Deletes finished reservations (settled, released or expired) whose signed window closed at least
+ * `retentionSeconds` before `now`, oldest window first, at most `maxRows` in statements of PURGE_BATCH rows that
+ * each commit on their own (pass the store, not a transaction: on PGlite other requests run between them); returns
+ * how many. Such a nonce can never be reserved again however long it is kept: verify refuses an authorization whose
+ * `validBefore` has passed (and the escrow's nonce book refuses its debit), so the row is no longer needed to refuse
+ * a replay. Without this, every paid call would leave a row (its payload and response) in the store for good.
+ */
+export async function purgeReservations(
+  sql: Sql,
+  now: number,
+  retentionSeconds: number,
+  maxRows = 10 * PURGE_BATCH,
+): Promise<number> {
+  let purged = 0;
+  while (purged < maxRows) {
+    const [row] = await sql.query<{ n: number }>(
+      `WITH purged AS (
+         DELETE FROM reservation WHERE idem_key IN (
+           SELECT idem_key FROM reservation
+            WHERE status IN ('settled', 'released', 'expired') AND valid_before <= $1
+            ORDER BY valid_before LIMIT $2)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM purged`,
+      [now - retentionSeconds, PURGE_BATCH],
+    );
+    const n = row?.n ?? 0;
+    purged += n;
+    if (n < PURGE_BATCH) break;
+  }
+  return purged;
+}
+
+/**
+ * Rows per purge statement. Small on purpose: the statement then walks the `reservation_finished` index in order
+ * (about 1 ms per 100 rows on PGlite), where a limit above the planner's estimate (PGlite never gathers statistics)
+ * made it sort every eligible row first (83 ms for 1,000 of 180,000). Ten a pass, a pass a second: 1,000 rows/s.
+ */
+export const PURGE_BATCH = 100;
+
 /** Marks reservations whose authorization has expired unsettled as expired (no strike). Returns how many. */
 export async function expireReservations(tx: Sql, now: number): Promise<number> {
   const rows = await tx.query(
