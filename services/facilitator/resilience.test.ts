@@ -211,27 +211,15 @@ describe("facilitator resilience", function () {
       try {
         const start = clock.now();
         const window = 600;
-        const settled = await signEscrowPayment({
-          account: buyer,
-          escrow: chain.addresses.escrow,
-          resourceId,
-          maxAmount: CAP,
-          validBefore: BigInt(start + window),
-        });
-        const unsettled = await signEscrowPayment({
-          account: buyer,
-          escrow: chain.addresses.escrow,
-          resourceId,
-          maxAmount: CAP,
-          validBefore: BigInt(start + window),
-        });
-        const later = await signEscrowPayment({
-          account: buyer,
-          escrow: chain.addresses.escrow,
-          resourceId,
-          maxAmount: CAP,
-          validBefore: BigInt(start + 3_000),
-        });
+        const signFor = (seconds: number) =>
+          signEscrowPayment({
+            account: buyer,
+            escrow: chain.addresses.escrow,
+            resourceId,
+            maxAmount: CAP,
+            validBefore: BigInt(start + seconds),
+          });
+        const [settled, unsettled, later] = await Promise.all([signFor(window), signFor(window), signFor(3_000)]);
         for (const p of [settled, unsettled, later]) {
           const v = await postJson(`${facilitator.url}/verify`, {
             paymentPayload: p,
