@@ -5,7 +5,7 @@ import { startLocalChain } from "../../../test/support/localChain.ts";
 import type { Indexer } from "../../../test/support/startIndexer.ts";
 import { startIndexer } from "../../../test/support/startIndexer.ts";
 import type { ProjectionsClient } from "../../projections/createProjectionsClient.ts";
-import { createProjectionsClient } from "../../projections/createProjectionsClient.ts";
+import { createProjectionsClient, waitForIndexedBlock } from "../../projections/createProjectionsClient.ts";
 import type { Store } from "../../store/openStore.ts";
 import { openStore } from "../../store/openStore.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
@@ -40,6 +40,10 @@ describe("catalog sync against the real indexer", function () {
 
   it("reads no projection while the indexer's block stands still, and a new block's rows at once", async function () {
     const real = createProjectionsClient(indexer.url);
+    // Ponder answers /ready at the end of its backfill and may then index the head block in realtime: start once it
+    // has, so that the block stands still for as long as the test says.
+    const head = Number(await chain.publicClient.getBlockNumber());
+    await waitForIndexedBlock(real, head);
     // The real client against the real Ponder, with its projection reads counted.
     let projectionReads = 0;
     const counted: ProjectionsClient = {
@@ -64,7 +68,10 @@ describe("catalog sync against the real indexer", function () {
       resyncIntervalMs: 300_000,
     });
     try {
-      await until("the first pull", () => sync.state.initialized);
+      await until(
+        "the first pull at the chain's head",
+        () => sync.state.initialized && sync.state.indexedBlock === head,
+      );
       const reads = projectionReads;
       const lastSync = sync.state.lastSyncAt;
       await new Promise((resolve) => setTimeout(resolve, 400));
