@@ -9,8 +9,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, getJson, spawnFacilitator, startFacilitator } from "../../test/support/startFacilitator.ts";
+import { until } from "../../test/support/until.ts";
 import { POLICY_TTL_MS } from "./chain.ts";
-import { committedHarness, until } from "./testing/committedHarness.ts";
+import { committedHarness } from "./testing/committedHarness.ts";
 
 const CAP = 50_000n;
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

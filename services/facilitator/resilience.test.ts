@@ -11,25 +11,17 @@ import {
   postJson,
   startFacilitator,
 } from "../../test/support/startFacilitator.ts";
+import { until } from "../../test/support/until.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { signCallerToken } from "../protocol/callerToken.ts";
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
+import { runBackgroundPass } from "./backgroundWork.ts";
 import { loadFacilitatorConfig } from "./config.ts";
 import { createFacilitator } from "./createFacilitator.ts";
 import { createLogger } from "./logger.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("facilitator resilience", function () {
   let chain: LocalChain;
@@ -233,15 +225,16 @@ describe("facilitator resilience", function () {
         expect(s.status).to.equal(200);
         await until(async () => ((await statusOf(nonce)) === "settled" ? true : undefined));
 
-        // A second before a day past the window: everything is kept (the two unsettled ones now expired).
+        // A second before a day past the window: a whole pass keeps everything (the two unsettled ones expire).
         clock.advance(window + RESULT_TTL_SECONDS - 1);
-        await until(async () => ((await statusOf(unsettled.authorization.nonce)) === "expired" ? true : undefined));
-        await new Promise((resolve) => setTimeout(resolve, 1_500)); // at least one more background pass
+        await runBackgroundPass(facilitator.ctx);
+        expect(await statusOf(unsettled.authorization.nonce)).to.equal("expired");
         expect(await statusOf(nonce)).to.equal("settled");
 
         // A day past the window: the two finished in it are deleted; the one signed for longer is kept.
         clock.advance(1);
-        await until(async () => ((await statusOf(nonce)) === "deleted" ? true : undefined));
+        await runBackgroundPass(facilitator.ctx);
+        expect(await statusOf(nonce)).to.equal("deleted");
         expect(await statusOf(unsettled.authorization.nonce)).to.equal("deleted");
         expect(await statusOf(later.authorization.nonce)).to.equal("expired");
 

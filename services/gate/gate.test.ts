@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { until } from "../../test/support/until.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
@@ -17,7 +18,6 @@ import {
   poorAccount,
   startGateStack,
   startTestResource,
-  until,
 } from "./testing/gateStack.ts";
 
 const slowEcho = `export default {

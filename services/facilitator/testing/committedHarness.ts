@@ -1,6 +1,7 @@
 import type { Hex, LocalAccount } from "viem";
 import type { LocalChain } from "../../../test/support/localChain.ts";
 import { getJson, postJson } from "../../../test/support/startFacilitator.ts";
+import { until } from "../../../test/support/until.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { decodeBase64Json } from "../../protocol/base64.ts";
 import type { Receipt } from "../../protocol/schemas/receipt.ts";
@@ -8,21 +9,6 @@ import { receiptSchema } from "../../protocol/schemas/receipt.ts";
 
 /** The validated response every settle in these tests carries. */
 export const RESPONSE = { status: 200, contentType: "application/json", body: { ok: true } };
-
-/** Polls `probe` every 100 ms until it yields a value, or fails after `timeoutMs`. */
-export async function until<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-  what = "condition",
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * A buyer paying one resource through a facilitator at `url`: sign (escrow scheme), verify, settle; and read what

@@ -21,17 +21,6 @@ import type { Handler } from "../handler.ts";
 /** A local chain with the stack deployed, a funded buyer and a real facilitator. */
 export type GateStack = Awaited<ReturnType<typeof startGateStack>>;
 
-/** Polls `probe` until it returns a value other than undefined. */
-export async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /**
  * Starts the local chain, funds the buyer's escrow balance and starts a facilitator against it.
  * @example const stack = await startGateStack(); ...; await stack.close()

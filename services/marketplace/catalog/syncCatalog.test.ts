@@ -4,6 +4,7 @@ import type { LocalChain } from "../../../test/support/localChain.ts";
 import { startLocalChain } from "../../../test/support/localChain.ts";
 import type { Indexer } from "../../../test/support/startIndexer.ts";
 import { startIndexer } from "../../../test/support/startIndexer.ts";
+import { until } from "../../../test/support/until.ts";
 import type { ProjectionsClient } from "../../projections/createProjectionsClient.ts";
 import { createProjectionsClient, waitForIndexedBlock } from "../../projections/createProjectionsClient.ts";
 import type { Store } from "../../store/openStore.ts";
@@ -12,13 +13,8 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { createCatalog } from "./createCatalog.ts";
 import { startCatalogSync } from "./syncCatalog.ts";
 
-const until = async (what: string, check: () => boolean, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+/** Polls the synchronous `check` every 20 ms (the sync's own interval). */
+const untilTrue = (what: string, check: () => boolean) => until(() => check() || undefined, 20_000, what, 20);
 
 describe("catalog sync against the real indexer", function () {
   this.timeout(120_000);
@@ -68,7 +64,7 @@ describe("catalog sync against the real indexer", function () {
       resyncIntervalMs: 300_000,
     });
     try {
-      await until(
+      await untilTrue(
         "the first pull at the chain's head",
         () => sync.state.initialized && sync.state.indexedBlock === head,
       );
@@ -79,7 +75,7 @@ describe("catalog sync against the real indexer", function () {
       expect(projectionReads, "projection reads while no block was indexed").to.equal(reads);
 
       const resourceId = await chain.registerResource({ slug: "moved-on" });
-      await until("the new resource in the catalog", () => catalog.get(resourceId)?.chain !== undefined);
+      await untilTrue("the new resource in the catalog", () => catalog.get(resourceId)?.chain !== undefined);
       expect(projectionReads).to.be.above(reads);
       expect(sync.state.indexedBlock).to.be.a("number");
     } finally {
