@@ -1,13 +1,9 @@
-import { registerHooks } from "node:module";
-
 /**
- * Loaded with `node --import` before Ponder 0.16 (see ponderCommand.ts): it adds one line to Ponder's
- * `processRealtimeEvents`, which, unlike `processHistoricalEvents`, never tells the indexing cache which event is
- * running. The cache learns from sampled events which rows each handler reads (here the new `debit` row's key, which
- * an insert on PGlite looks up to detect a conflict) and prefetches them for a whole block in one query; in realtime
- * it kept sampling against the last backfilled event, learned nothing, and its predictions faded out, so every
- * `Debited` cost one lookup query of its own (about 1.4 ms of CPU on PGlite). Fails at start-up when Ponder's code
- * no longer has the line this patches, so that an upgrade cannot silently drop or double it.
+ * Ponder 0.16's `processRealtimeEvents`, unlike `processHistoricalEvents`, never tells the indexing cache which event
+ * is running. The cache learns from sampled events which rows each handler reads (here the new `debit` row's key,
+ * which an insert on PGlite looks up to detect a conflict) and prefetches them for a whole block in one query; in
+ * realtime it kept sampling against the last backfilled event, learned nothing, and its predictions faded out, so
+ * every `Debited` cost one lookup query of its own (about 1.4 ms of CPU on PGlite). This adds the missing line.
  */
 export const REALTIME_LOOP = `                const event = events[i];
                 client.event = event;
@@ -28,13 +24,3 @@ export function fixRealtimeCache(source: string): string {
     );
   return source.replace(REALTIME_LOOP, FIXED_REALTIME_LOOP);
 }
-
-const INDEXING_MODULE = /\/ponder\/dist\/esm\/indexing\/index\.js$/;
-
-registerHooks({
-  load(url, context, nextLoad) {
-    const loaded = nextLoad(url, context);
-    if (!INDEXING_MODULE.test(url) || loaded.source === undefined) return loaded;
-    return { ...loaded, source: fixRealtimeCache(Buffer.from(loaded.source as Uint8Array).toString("utf8")) };
-  },
-});

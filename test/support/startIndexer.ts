@@ -79,8 +79,8 @@ export type StartIndexerOptions = {
   cpus?: string;
   /** Extra arguments for Node before Ponder's (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
-  /** Preload indexer/ponder/realtimeCacheFix.ts (default true); false for the bench's comparison with Ponder as installed. */
-  realtimeCacheFix?: boolean;
+  /** Preload indexer/ponder/patches.ts (default true); false for the bench's comparison with Ponder as installed. */
+  patched?: boolean;
 };
 
 /** A running indexer: its base URL, the `/sql` URL for `@ponder/client`, and `stop`. */

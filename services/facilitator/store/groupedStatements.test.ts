@@ -65,6 +65,46 @@ for (const [kind, open] of stores) {
       ]);
     });
 
+    it("holds a settling or freshly mined debit at its amount, not at its cap", async function () {
+      const [first, second, third, fourth] = [hex(next++), hex(next++), hex(next++), hex(next++)];
+      const capped = (idemKey: Hex) => ({ ...reservation(idemKey), cap: 50_000n });
+      const at = (available: bigint, atBlock: bigint) => ({ now: 1, available, room: null, atBlock });
+      expect(await reserve(store, capped(first), at(60_000n, 1n))).to.deep.equal({ outcome: "reserved", held: 0n });
+      const committed = await claimAndCommit(
+        store,
+        {
+          idemKey: first,
+          resourceId,
+          buyer,
+          cap: 50_000n,
+          amount: 1_200n,
+          response,
+          leaseUntil: 100,
+          receipt: "r",
+          body: { status: "committed" },
+          expiresAt: 10_000,
+        },
+        1,
+      );
+      expect(committed).to.include({ status: "settling", amount: 1_200n });
+      // Settling: the escrow will take 1,200, so 58,800 of 60,000 is free for the next call's cap.
+      expect(await reserve(store, capped(second), at(60_000n, 1n))).to.deep.equal({
+        outcome: "reserved",
+        held: 1_200n,
+      });
+      const result = { idemKey: first, resourceId, response, receipt: "r", body: {}, settledAt: 1, expiresAt: 10_000 };
+      await recordSettlement(store, result, { transaction: hex(9), block: 5n });
+      // Mined in block 5, which a chain read at block 5 may not reflect yet: still held, at 1,200.
+      expect(await reserve(store, capped(third), at(101_199n, 5n))).to.deep.equal({
+        outcome: "insufficient_balance",
+        held: 51_200n,
+      });
+      expect(await reserve(store, capped(fourth), at(101_200n, 5n))).to.deep.equal({
+        outcome: "reserved",
+        held: 51_200n,
+      });
+    });
+
     it("lets one claim of an idemKey win, alone or in a group", async function () {
       const idemKeys = [hex(next++), hex(next++)];
       for (const idemKey of idemKeys) await reserve(store, reservation(idemKey), chain(50_000n));

@@ -94,9 +94,9 @@ type ReserveItem = {
 };
 
 /**
- * Reserves `cap` for a payment with the `reserve_payment` function (migration 2): under the buyer's lock, which
- * holds across instances sharing a database, it sums what is held — live reservations, debits settling, debits
- * mined at or after `atBlock` — and inserts the reservation only if `available` (the chain's balance as of
+ * Reserves `cap` for a payment with the `reserve_payment` function (migrations 2 and 8): under the buyer's lock, which
+ * holds across instances sharing a database, it sums what is held — live reservations at their cap, debits settling
+ * and debits mined at or after `atBlock` at their amount — and inserts the reservation only if `available` (the chain's balance as of
  * `atBlock`, less any pending withdrawal) covers it and `room` (what the spend limit leaves, null for none) allows
  * it. Concurrent reservations go to the store together, one statement per group (coalesce).
  */

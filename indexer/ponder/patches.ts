@@ -1,0 +1,23 @@
+import { registerHooks } from "node:module";
+import { memoizeBloom } from "./bloomMemo.ts";
+import { fixRealtimeCache } from "./realtimeCacheFix.ts";
+
+/**
+ * Where Ponder 0.16 is patched as it loads, and with what: each patch checks the code it patches and stops Ponder
+ * from starting when that code is not what it was written for, so that an upgrade cannot run silently unpatched or
+ * patched twice. The dependency itself stays as installed (no patched copy in the repository); the fixes belong
+ * upstream. Preloaded with `node --import` (ponderCommand.ts).
+ */
+export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) => string }[] = [
+  { module: /\/ponder\/dist\/esm\/indexing\/index\.js$/, patch: fixRealtimeCache },
+  { module: /\/ponder\/dist\/esm\/sync-realtime\/bloom\.js$/, patch: memoizeBloom },
+];
+
+registerHooks({
+  load(url, context, nextLoad) {
+    const loaded = nextLoad(url, context);
+    const found = PONDER_PATCHES.find(({ module }) => module.test(url));
+    if (!found || loaded.source === undefined) return loaded;
+    return { ...loaded, source: found.patch(Buffer.from(loaded.source as Uint8Array).toString("utf8")) };
+  },
+});
