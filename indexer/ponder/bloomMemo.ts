@@ -1,3 +1,5 @@
+import { replaceOnce } from "./replaceOnce.ts";
+
 type Hex = `0x${string}`;
 
 /** Inputs (addresses and topics) whose bloom bits are remembered; unique ones such as nonces come and go. */
@@ -57,12 +59,11 @@ const MEMOIZED = `export const isInBloom = createIsInBloom({ hexToBytes, keccak2
 
 /** Ponder's bloom module with `isInBloom` replaced by createIsInBloom; throws when it is not the code it replaces. */
 export function memoizeBloom(source: string): string {
-  if (source.includes(MEMOIZED)) return source;
-  const at = source.indexOf(PONDER_IS_IN_BLOOM);
-  if (at < 0 || source.indexOf(PONDER_IS_IN_BLOOM, at + 1) >= 0)
-    throw new Error(
-      "indexer/ponder/bloomMemo.ts: Ponder's isInBloom is not the 0.16 code it replaces; check the installed Ponder and drop or update the patch",
-    );
-  const importLine = `import { createIsInBloom } from ${JSON.stringify(import.meta.url)};\n`;
-  return importLine + source.replace(PONDER_IS_IN_BLOOM, MEMOIZED);
+  return replaceOnce(source, {
+    patch: "bloomMemo.ts",
+    what: "isInBloom",
+    original: PONDER_IS_IN_BLOOM,
+    replacement: MEMOIZED,
+    prefix: `import { createIsInBloom } from ${JSON.stringify(import.meta.url)};\n`,
+  });
 }

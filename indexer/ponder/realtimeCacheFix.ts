@@ -1,3 +1,5 @@
+import { replaceOnce } from "./replaceOnce.ts";
+
 /**
  * Ponder 0.16's `processRealtimeEvents`, unlike `processHistoricalEvents`, never tells the indexing cache which event
  * is running. The cache learns from sampled events which rows each handler reads (here the new `debit` row's key,
@@ -16,11 +18,10 @@ export const FIXED_REALTIME_LOOP = `                const event = events[i];
 
 /** Ponder's indexing module with the fix applied; throws when it is not the code the fix was written for. */
 export function fixRealtimeCache(source: string): string {
-  if (source.includes(FIXED_REALTIME_LOOP)) return source;
-  const at = source.indexOf(REALTIME_LOOP);
-  if (at < 0 || source.indexOf(REALTIME_LOOP, at + 1) >= 0)
-    throw new Error(
-      "indexer/ponder/realtimeCacheFix.ts: Ponder's processRealtimeEvents is not the 0.16 code it patches; check whether the installed Ponder sets indexingCache.event in realtime and drop or update the fix",
-    );
-  return source.replace(REALTIME_LOOP, FIXED_REALTIME_LOOP);
+  return replaceOnce(source, {
+    patch: "realtimeCacheFix.ts",
+    what: "processRealtimeEvents (does it set indexingCache.event in realtime now?)",
+    original: REALTIME_LOOP,
+    replacement: FIXED_REALTIME_LOOP,
+  });
 }
