@@ -3,7 +3,8 @@
  * then with 500 ms blocks, every 200 checked against one `Debited` event on chain; and the gate alone (stub
  * facilitator) in the same run, with ratios between them and against issue 18's baselines. Writes the "Gate" section
  * of docs/benchmarks.md. Sizes: BENCH_GATE_PAID (paid calls per loaded run), BENCH_GATE_LATENCY (calls at one
- * connection), BENCH_GATE_CONNECTIONS ("32,128"), BENCH_GATE_MINING ("auto,interval"), BENCH_GATE_BUYERS,
+ * connection), BENCH_GATE_WARMUP (paid calls after each stack's start, before the measured loads, reported apart),
+ * BENCH_GATE_CONNECTIONS ("32,128"), BENCH_GATE_MINING ("auto,interval"), BENCH_GATE_BUYERS,
  * BENCH_GATE_STUB (calls per gate-alone loaded run); BENCH_GATE_CONFIRMED=1 adds a stack with SETTLEMENT=confirmed
  * (automine, first connection count) for comparison. SETTLEMENT is passed through to the stack.
  */
@@ -27,6 +28,7 @@ const list = (value: string) =>
     .filter(Boolean);
 const PAID = Number(process.env.BENCH_GATE_PAID ?? 2000);
 const LATENCY = Number(process.env.BENCH_GATE_LATENCY ?? 100);
+const WARM_UP = Number(process.env.BENCH_GATE_WARMUP ?? 4000);
 const CONNECTIONS = list(process.env.BENCH_GATE_CONNECTIONS ?? "32,128").map(Number);
 const MINING = list(process.env.BENCH_GATE_MINING ?? "auto,interval") as ("auto" | "interval")[];
 const BUYERS = Number(process.env.BENCH_GATE_BUYERS ?? 64);
@@ -108,6 +110,7 @@ async function main() {
 
   const common = {
     latencyCalls: LATENCY,
+    warmUpCalls: WARM_UP,
     paidCalls: PAID,
     buyers: BUYERS,
     cap: CAP,

@@ -72,6 +72,13 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
     ...all.flatMap((s) => {
       const name = `\`npm start\`, ${mode(s)}${s === p.confirmed ? ", SETTLEMENT=confirmed" : ""}`;
       return [
+        ...s.warmUp.map((w, i) =>
+          row(
+            `${name}: warm-up ${i + 1}, ${fmt(w.run.paidIndices.length)} paid calls ${i === 0 ? "right after start" : "in sequence"} (not counted)`,
+            w.connections,
+            w.run,
+          ),
+        ),
         row(`${name}: unpaid echo (baseline, just before)`, 1, s.unpaid),
         row(`${name}: paid through the stack's hosted echo`, 1, s.latency.run),
         ...s.loads.map((l) => row(`${name}: paid through the stack's hosted echo`, l.connections, l.run)),
@@ -150,7 +157,10 @@ What runs: the whole \`npm start\` stack as shipped (services/stack/start.ts as 
 temporary STACK_DIR: the Hardhat EDR chain, the facilitator on PGlite, the host with the gate and the samples in
 workerd, the marketplace, the Ponder indexer on PGlite, live throughout, and the studio), started afresh for each of
 ${p.stacks.map((s) => `\`CHAIN_MINING=${s.mining}\``).join(" and ")} (\`interval\`: a block every 500 ms, the test network's block time);
-\`SETTLEMENT\` ${p.settlement}. Paid calls go to the stack's own hosted echo sample (\`/r/echo/call\`), each with a
+\`SETTLEMENT\` ${p.settlement}. Each stack first serves a warm-up load (its row says how many calls, at how many
+connections; checked on chain like every load, not counted toward the targets): a stack runs for hours, and its first
+thousands of paid calls after a start run while V8 still compiles every process's hot paths, so they measure the
+start, not the stack. Paid calls go to the stack's own hosted echo sample (\`/r/echo/call\`), each with a
 pre-signed unique payment: at one connection all from one buyer (an agent paying in sequence), in the loaded runs
 spread over ${p.buyers} buyers funded on the stack's chain before the load; request body
 \`${p.body}\`, so every paid call costs ${p.price} base units. The gate alone is the echo sample in workerd behind a
@@ -168,7 +178,8 @@ Summary, with ratios against the figures issue 18 measured before (same machine,
 ${table(`| figure | ${p.stacks.map((s) => `\`npm start\`, ${mode(s)}`).join(" | ")} | gate alone | ours before | stock x402 | target |`, summaryRows)}
 
 CPU seconds of each process of the stack (summed per part from /proc/<pid>/stat; workerd is the host's sandboxes) from
-each load's first request until its last debit was on chain. At one connection the indexer's figure per paid call is
+each load's first request until its last debit was on chain and the indexer had indexed it (each load starts once the
+indexer has the chain's head, so no load carries indexing left over from before it). At one connection the indexer's figure per paid call is
 mostly its work per block and its polling, spread over few calls, not a cost each call adds:
 
 ${table(`| part | ${loadsOf.map(({ label }) => label).join(" | ")} |`, cpuRows)}

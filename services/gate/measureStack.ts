@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, http } from "viem";
 import { runStack, stackPorts } from "../../test/support/runStack.ts";
+import { createProjectionsClient, waitForIndexedBlock } from "../projections/createProjectionsClient.ts";
 import { defined } from "../protocol/defined.ts";
 import type { StackCpu } from "../stack/stackCpu.ts";
 import { cpuSince, readStackCpu } from "../stack/stackCpu.ts";
@@ -20,6 +21,12 @@ export type MeasureStackParameters = {
   settlement?: string;
   /** Paid calls at one connection for the added latency (after a short warm-up). */
   latencyCalls: number;
+  /**
+   * Paid calls at the first connection count right after start, then a tenth as many at one connection (one buyer),
+   * each checked on chain but not counted: the first thousands of calls after a start, and the first hundreds in
+   * sequence after a load, run while V8 still compiles (and recompiles) the hot paths of every process.
+   */
+  warmUpCalls: number;
   /** Paid calls per loaded run, and the connection counts of those runs. */
   paidCalls: number;
   connections: readonly number[];
@@ -43,7 +50,7 @@ export type StackLoad = {
   connections: number;
   run: LoadResult;
   onChain: DebitsOnChain;
-  /** CPU seconds per part, from the load's first request until its last debit was on chain. */
+  /** CPU seconds per part, from the load's first request until its last debit was on chain and indexed. */
   cpu: StackCpu;
   windowSeconds: number;
 };
@@ -53,6 +60,8 @@ export type StackMeasurement = {
   mining: "auto" | "interval";
   settlement: string;
   startSeconds: number;
+  /** The warm-up loads, in order (none without warm-up). */
+  warmUp: StackLoad[];
   unpaid: LoadResult;
   latency: StackLoad;
   loads: StackLoad[];
@@ -91,11 +100,32 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     );
     const callUrl = `${echo.resourceUrl}/call`;
     const chainClient = createPublicClient({ transport: http(stack.rpcUrl) });
+    const indexer = createProjectionsClient(stack.indexerUrl);
+    // Until the indexer has the chain's head, so that no load's CPU includes indexing left over from before it.
+    const indexed = async () =>
+      waitForIndexedBlock(indexer, await chainClient.getBlockNumber({ cacheTime: 0 }), {
+        timeoutMs: p.drainTimeoutMs,
+        intervalMs: 100,
+      });
     p.log(`ready in ${startSeconds.toFixed(1)} s; funding ${p.buyers} buyers`);
 
-    // One connection is one agent paying in sequence: one buyer. Loaded runs spread over every buyer.
-    const sequential = WARM_UP + p.latencyCalls;
-    const loaded = p.paidCalls * p.connections.length;
+    // Every paid load, in order: [connections, calls]. One connection is one agent paying in sequence (one buyer);
+    // loaded runs spread over every buyer.
+    const warmUps = (
+      [
+        [p.connections[0] ?? 1, p.warmUpCalls],
+        [1, Math.ceil(p.warmUpCalls / 10)],
+      ] as [number, number][]
+    ).filter(([, calls]) => calls > 0);
+    const plan: [number, number][] = [
+      [1, WARM_UP],
+      ...warmUps,
+      [1, p.latencyCalls],
+      ...p.connections.map((c): [number, number] => [c, p.paidCalls]),
+    ];
+    const callsAt = (one: boolean) => plan.reduce((sum, [c, n]) => sum + ((c === 1) === one ? n : 0), 0);
+    const sequential = callsAt(true);
+    const loaded = callsAt(false);
     const buyers = await fundBenchBuyers({
       rpcUrl: stack.rpcUrl,
       token: stack.contracts.token,
@@ -113,22 +143,21 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
         count,
       });
     const [inSequence, spread] = await Promise.all([sign(buyers.slice(0, 1), sequential), sign(buyers, loaded)]);
-    const payments = {
-      headers: [...inSequence.headers, ...spread.headers],
-      nonces: [...inSequence.nonces, ...spread.nonces],
-    };
-    let used = 0;
-    const take = (count: number) => {
+    // One connection takes the one buyer's payments in order, a loaded run the spread ones.
+    const pools = [inSequence, spread].map((payments) => ({ payments, used: 0 }));
+    const take = (connections: number, count: number) => {
+      const pool = defined(pools[connections === 1 ? 0 : 1], "a payment pool");
       const slice = {
-        headers: payments.headers.slice(used, used + count),
-        nonces: payments.nonces.slice(used, used + count),
+        headers: pool.payments.headers.slice(pool.used, pool.used + count),
+        nonces: pool.payments.nonces.slice(pool.used, pool.used + count),
       };
-      used += count;
+      pool.used += count;
       return slice;
     };
 
     const load = async (connections: number, count: number): Promise<StackLoad> => {
-      const { headers, nonces } = take(count);
+      const { headers, nonces } = take(connections, count);
+      await indexed();
       const fromBlock = (await chainClient.getBlockNumber({ cacheTime: 0 })) + 1n;
       const cpuBefore = readStackCpu(stackPid);
       const started = performance.now();
@@ -147,6 +176,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
         paid,
         timeoutMs: p.drainTimeoutMs,
       });
+      await indexed();
       const cpu = cpuSince(cpuBefore, readStackCpu(stackPid));
       const windowSeconds = (performance.now() - started) / 1000;
       p.log(
@@ -157,6 +187,11 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
 
     p.log(`warm-up: ${WARM_UP} paid calls, 1 connection (checked on chain, not reported)`);
     await load(1, WARM_UP);
+    const warmUp: StackLoad[] = [];
+    for (const [connections, calls] of warmUps) {
+      p.log(`warm-up: ${calls} paid calls, ${connections} connection(s) (checked on chain, reported apart)`);
+      warmUp.push(await load(connections, calls));
+    }
     p.log(`unpaid echo: ${p.latencyCalls * 2} calls, 1 connection`);
     const unpaid = await runLoad({
       url: p.unpaidUrl,
@@ -172,7 +207,15 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       p.log(`paid through the stack: ${p.paidCalls} calls, ${connections} connections`);
       loads.push(await load(connections, p.paidCalls));
     }
-    return { mining: p.mining, settlement: p.settlement ?? "", startSeconds, unpaid, latency, loads };
+    return {
+      mining: p.mining,
+      settlement: p.settlement ?? "",
+      startSeconds,
+      warmUp,
+      unpaid,
+      latency,
+      loads,
+    };
   } finally {
     p.log("stopping the stack");
     if (running && !(await running.stop().catch(() => false))) running.kill();

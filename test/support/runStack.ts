@@ -13,6 +13,7 @@ export type StackFile = {
   marketplaceUrl: string;
   facilitatorUrl: string;
   hostUrl: string;
+  indexerUrl: string;
   hostToken: string;
   publishToken: string;
   studioUrl?: string;
