@@ -1,4 +1,6 @@
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
+import type { Store } from "../store/openStore.ts";
+import { vacuumEmbedded } from "../store/vacuumEmbedded.ts";
 import type { FacilitatorContext } from "./context.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import { driveSettlement, finalize, findDebit } from "./settlePayment.ts";
@@ -22,6 +24,20 @@ export const GIVE_UP_MARGIN_SECONDS = 30;
 export const RESERVATION_RETENTION_SECONDS = RESULT_TTL_SECONDS;
 const STRIKE_ATTEMPTS = 10;
 const RETRY_BACKOFF_SECONDS = 2;
+
+/** Seconds between two reclaims of the embedded store's space (reclaimStoreSpace). */
+export const RECLAIM_INTERVAL_SECONDS = 60;
+
+/**
+ * Reclaims the space of the facilitator's purged rows and of the row versions each paid call leaves behind, on
+ * PGlite, which has no autovacuum: a paid call writes about 7 KB (a reservation's three versions, a result's two),
+ * and without this the store's files kept every byte of it for good, purged or not. Run every RECLAIM_INTERVAL_SECONDS;
+ * returns the milliseconds it held the store (0 on PostgreSQL, whose autovacuum does it).
+ */
+export async function reclaimStoreSpace(store: Store): Promise<number> {
+  const started = performance.now();
+  return (await vacuumEmbedded(store, ["reservation", "result", "strike"])) ? performance.now() - started : 0;
+}
 
 /**
  * One pass of the facilitator's background work: expire unsettled reservations (no strike), retry settlements

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
 import { defined } from "../protocol/defined.ts";
-import { runBackgroundPass } from "./backgroundWork.ts";
+import { RECLAIM_INTERVAL_SECONDS, reclaimStoreSpace, runBackgroundPass } from "./backgroundWork.ts";
 import { createBuyerSnapshots } from "./buyerSnapshots.ts";
 import { createChainReader } from "./chain.ts";
 import type { FacilitatorConfig } from "./config.ts";
@@ -100,13 +100,20 @@ export async function createFacilitator(
 
   let stopped = false;
   let pass: Promise<void> = Promise.resolve();
+  let reclaimedAt = ctx.clock.now();
+  const reclaim = async () => {
+    if (ctx.clock.now() - reclaimedAt < RECLAIM_INTERVAL_SECONDS) return;
+    reclaimedAt = ctx.clock.now();
+    const heldMs = await reclaimStoreSpace(store);
+    if (heldMs > 0) logger.debug({ heldMs: Math.round(heldMs) }, "store space reclaimed");
+  };
   const interval = setInterval(() => {
     pass = pass.then(() =>
       stopped
         ? undefined
-        : runBackgroundPass(ctx).catch((error) =>
-            logger.warn({ err: (error as Error).message }, "background pass failed"),
-          ),
+        : runBackgroundPass(ctx)
+            .then(reclaim)
+            .catch((error) => logger.warn({ err: (error as Error).message }, "background pass failed")),
     );
   }, options.backgroundIntervalMs ?? 1_000);
 
