@@ -61,8 +61,8 @@ async function storeBytes(store: Store): Promise<number> {
 }
 
 /**
- * A day of calls, purged a day later, day after day: the store must reuse what it purged. PGlite runs no autovacuum,
- * so without reclaimStoreSpace its files grew by every call ever paid.
+ * A day of calls, purged a day later, day after day: the store must reuse what it purged. PGlite runs no autovacuum
+ * and no checkpointer, so without reclaimStoreSpace its files grew by every call ever paid.
  */
 describe("reclaiming the embedded store's space (PGlite)", function () {
   let store: Store;
@@ -87,6 +87,28 @@ describe("reclaiming the embedded store's space (PGlite)", function () {
     // Each day holds one day of calls. Unreclaimed, the files grew by a day of writes every day (2.2 MB a day here,
     // 5.6 times the first day's size after six).
     expect(Math.max(...sizes.slice(1))).to.be.at.most(1.5 * (sizes[1] ?? 0));
+  });
+});
+
+describe("checkpointing the embedded store's log (PGlite)", function () {
+  it("moves the redo point, from which a crash replays the log, up to the last call", async function () {
+    const store = await createStore({ dataDir: "memory://" });
+    try {
+      const redoPoint = async () =>
+        (await store.query<{ lsn: string }>("SELECT redo_lsn::text AS lsn FROM pg_control_checkpoint()"))[0]?.lsn;
+      const atStart = await redoPoint();
+      await payCalls(store, 1_000, 1_000_000);
+      expect(await redoPoint()).to.equal(atStart);
+      await reclaimStoreSpace(store);
+      const [{ behind } = { behind: "-1" }] = await store.query<{ behind: string }>(
+        "SELECT (pg_current_wal_lsn() - redo_lsn)::text AS behind FROM pg_control_checkpoint()",
+      );
+      // Only the checkpoint record itself (and what the VACUUMs wrote before it) lies past the redo point.
+      expect(Number(behind)).to.be.below(64 * 1024);
+      expect(await redoPoint()).to.not.equal(atStart);
+    } finally {
+      await store.close();
+    }
   });
 });
 
