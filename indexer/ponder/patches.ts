@@ -1,5 +1,6 @@
 import { registerHooks } from "node:module";
 import { memoizeBloom } from "./bloomMemo.ts";
+import { checkpointPonderPglite } from "./pgliteCheckpoints.ts";
 import { fixRealtimeCache } from "./realtimeCacheFix.ts";
 
 /**
@@ -11,6 +12,7 @@ import { fixRealtimeCache } from "./realtimeCacheFix.ts";
 export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) => string }[] = [
   { module: /\/ponder\/dist\/esm\/indexing\/index\.js$/, patch: fixRealtimeCache },
   { module: /\/ponder\/dist\/esm\/sync-realtime\/bloom\.js$/, patch: memoizeBloom },
+  { module: /\/ponder\/dist\/esm\/utils\/pglite\.js$/, patch: checkpointPonderPglite },
 ];
 
 registerHooks({
