@@ -1,10 +1,11 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { reclaimStoreSpace } from "../backgroundWork.ts";
+import { storePaidCalls } from "../testing/storePaidCalls.ts";
 import type { Store } from "./createStore.ts";
 import { createStore } from "./createStore.ts";
-import { claimAndCommit, purgeReservations, reserve } from "./reservations.ts";
-import { purgeResults, recordSettlement } from "./results.ts";
+import { purgeReservations } from "./reservations.ts";
+import { purgeResults } from "./results.ts";
 
 const hex = (n: number, bytes = 32): Hex => `0x${n.toString(16).padStart(bytes * 2, "0")}`;
 const resourceId = hex(1);
@@ -18,39 +19,16 @@ const CALLS = 300;
 const DAY = 86_400;
 
 /** CALLS paid calls as the facilitator stores them (reserved, committed, mined), at `now`. */
-async function payCalls(store: Store, first: number, now: number): Promise<void> {
-  const idemKeys = Array.from({ length: CALLS }, (_, i) => hex(first + i));
-  await Promise.all(
-    idemKeys.map((idemKey) =>
-      reserve(
-        store,
-        {
-          idemKey,
-          scheme: "service-escrow",
-          buyer,
-          resourceId,
-          cap: 1_000n,
-          payload: { scheme: "service-escrow", authorization: { buyer, nonce: idemKey }, signature: hex(3, 65) },
-          validBefore: now + 120,
-        },
-        { now, available: 10n ** 12n, room: null, atBlock: 1n },
-      ),
-    ),
-  );
-  const terms = { resourceId, buyer, cap: 1_000n, amount: 1_000n, response, leaseUntil: now + 60 };
-  await Promise.all(
-    idemKeys.map((idemKey) => claimAndCommit(store, { idemKey, ...terms, ...answer, expiresAt: now + DAY }, now)),
-  );
-  await Promise.all(
-    idemKeys.map((idemKey) =>
-      recordSettlement(
-        store,
-        { idemKey, resourceId, response, ...answer, settledAt: now, expiresAt: now + DAY },
-        { transaction: hex(4), block: 2n },
-      ),
-    ),
-  );
-}
+const payCalls = (store: Store, first: number, now: number) =>
+  storePaidCalls(store, {
+    resourceId,
+    payments: Array.from({ length: CALLS }, (_, i) => ({ buyer, idemKey: hex(first + i) })),
+    now,
+    validBefore: now + 120,
+    block: 2,
+    response,
+    answer,
+  });
 
 /** Bytes on disk of the facilitator's tables and their indexes. */
 async function storeBytes(store: Store): Promise<number> {

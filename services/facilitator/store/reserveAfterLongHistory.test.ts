@@ -1,9 +1,8 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { storePaidCalls } from "../testing/storePaidCalls.ts";
 import type { Store } from "./createStore.ts";
 import { createStore } from "./createStore.ts";
-import { claimAndCommit, reserve } from "./reservations.ts";
-import { recordSettlement } from "./results.ts";
 
 /** Buyers paying side by side (their rows interleave in the store, as in production), and each one's payments. */
 const BUYERS = 8;
@@ -16,13 +15,6 @@ const resourceId = hex(1);
 const buyers = Array.from({ length: BUYERS }, (_, i) => hex(i + 1, 20));
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
 const answer = { receipt: "e30=", body: { success: true, status: "committed" } };
-/** A payload of the size a real one has, so that rows, and the pages they fill, are as big as in production. */
-const signedPayload = (buyer: Hex, nonce: Hex) => ({
-  scheme: "service-escrow",
-  authorization: { buyer, resourceId, maxAmount: "50000", validAfter: "0", validBefore: "9999999999", nonce },
-  signature: `0x${"5a".repeat(65)}` as Hex,
-});
-
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const stores: [string, (schema: string) => Promise<Store>][] = [
   ["PGlite", () => createStore({ dataDir: "memory://" })],
@@ -41,56 +33,6 @@ async function pagesOfOneReservation(store: Store, buyer: Hex, idemKey: Hex, atB
     { Plan: Record<string, number> },
   ];
   return (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0);
-}
-
-/** Reserves, commits and mines `idemKeys` (one relayer batch, mined in `block`), as the facilitator does. */
-async function settleGroup(store: Store, payments: { buyer: Hex; idemKey: Hex }[], block: number): Promise<void> {
-  const now = 1;
-  await Promise.all(
-    payments.map(({ buyer, idemKey }) =>
-      reserve(
-        store,
-        {
-          idemKey,
-          scheme: "service-escrow",
-          buyer,
-          resourceId,
-          cap: 1_000n,
-          payload: signedPayload(buyer, idemKey),
-          validBefore: 9_999_999_999,
-        },
-        { now, available: 10n ** 12n, room: null, atBlock: BigInt(block) },
-      ),
-    ),
-  );
-  await Promise.all(
-    payments.map(({ buyer, idemKey }) =>
-      claimAndCommit(
-        store,
-        {
-          idemKey,
-          resourceId,
-          buyer,
-          cap: 1_000n,
-          amount: 1_000n,
-          response,
-          leaseUntil: 60,
-          expiresAt: 86_400,
-          ...answer,
-        },
-        now,
-      ),
-    ),
-  );
-  await Promise.all(
-    payments.map(({ idemKey }) =>
-      recordSettlement(
-        store,
-        { idemKey, resourceId, response, ...answer, settledAt: now, expiresAt: 86_400 },
-        { transaction: hex(block), block: BigInt(block) },
-      ),
-    ),
-  );
 }
 
 for (const [kind, open] of stores) {
@@ -112,7 +54,15 @@ for (const [kind, open] of stores) {
         idemKey: hex(1_000 + i),
       }));
       for (let at = 0; at < payments.length; at += GROUP)
-        await settleGroup(store, payments.slice(at, at + GROUP), ++lastBlock);
+        await storePaidCalls(store, {
+          resourceId,
+          payments: payments.slice(at, at + GROUP),
+          now: 1,
+          validBefore: 9_999_999_999,
+          block: ++lastBlock,
+          response,
+          answer,
+        });
     });
     after(async function () {
       if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
