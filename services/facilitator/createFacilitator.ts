@@ -112,8 +112,9 @@ export async function createFacilitator(
       stopped
         ? undefined
         : runBackgroundPass(ctx)
+            .catch((error) => logger.warn({ err: (error as Error).message }, "background pass failed"))
             .then(reclaim)
-            .catch((error) => logger.warn({ err: (error as Error).message }, "background pass failed")),
+            .catch((error) => logger.warn({ err: (error as Error).message }, "store maintenance failed")),
     );
   }, options.backgroundIntervalMs ?? 1_000);
 
