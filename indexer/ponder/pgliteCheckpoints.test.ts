@@ -49,10 +49,10 @@ describe("checkpointing Ponder's PGlite (pgliteCheckpoints.ts)", () => {
       },
       20,
     );
-    await sleep(70);
+    for (const deadline = Date.now() + 5_000; sent.length === 0 && Date.now() < deadline; ) await sleep(10);
     await db.close();
     const before = sent.length;
-    await sleep(80);
+    await sleep(100);
     expect(before).to.be.greaterThan(0);
     expect(sent).to.have.length(before);
     expect(new Set(sent)).to.deep.equal(new Set(["CHECKPOINT"]));
