@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { until } from "../../test/support/until.ts";
 import { checkpointPeriodically } from "./pgliteCheckpoints.ts";
 
 /** The PGlite that Ponder embeds (0.2), as Ponder creates it. */
@@ -18,18 +19,17 @@ describe("checkpointing Ponder's PGlite (pgliteCheckpoints.ts)", () => {
         await db.query<{ written: string }>("SELECT pg_current_wal_lsn()::text AS written")
       ).rows;
       // Without checkpoints the redo point stays at start-up, a megabyte of log behind.
-      const deadline = Date.now() + 5_000;
-      let passed = false;
-      while (!passed && Date.now() < deadline) {
-        await sleep(50);
-        const [row] = (
-          await db.query<{ passed: boolean }>(
-            `SELECT redo_lsn >= '${written}'::pg_lsn AS passed FROM pg_control_checkpoint()`,
-          )
-        ).rows;
-        passed = row?.passed === true;
-      }
-      expect(passed).to.equal(true);
+      await until(
+        async () =>
+          (
+            await db.query<{ passed: boolean }>(
+              `SELECT redo_lsn >= '${written}'::pg_lsn AS passed FROM pg_control_checkpoint()`,
+            )
+          ).rows[0]?.passed === true || undefined,
+        5_000,
+        "the redo point past what was written",
+        50,
+      );
     } finally {
       await db.close();
     }
@@ -49,7 +49,7 @@ describe("checkpointing Ponder's PGlite (pgliteCheckpoints.ts)", () => {
       },
       20,
     );
-    for (const deadline = Date.now() + 5_000; sent.length === 0 && Date.now() < deadline; ) await sleep(10);
+    await until(() => sent.length > 0 || undefined, 5_000, "a first checkpoint", 10);
     await db.close();
     const before = sent.length;
     await sleep(100);

@@ -15,7 +15,7 @@ import { until } from "../../test/support/until.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { signCallerToken } from "../protocol/callerToken.ts";
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
-import { runBackgroundPass } from "./backgroundWork.ts";
+import { RECLAIM_INTERVAL_SECONDS, runBackgroundPass } from "./backgroundWork.ts";
 import { loadFacilitatorConfig } from "./config.ts";
 import { createFacilitator } from "./createFacilitator.ts";
 import { createLogger } from "./logger.ts";
@@ -133,6 +133,31 @@ describe("facilitator resilience", function () {
         expect(ready.status).to.equal(503);
       } finally {
         await chain.rpc.resume();
+        await facilitator.stop();
+      }
+    });
+  });
+
+  describe("store maintenance (PGlite)", function () {
+    it("checkpoints the store once RECLAIM_INTERVAL_SECONDS have passed, and not before", async function () {
+      const clock = manualClock();
+      const facilitator = await startFacilitator(chain, { clock, backgroundIntervalMs: 20 });
+      const redoPoint = async () =>
+        (
+          await facilitator.ctx.store.query<{ lsn: string }>(
+            "SELECT redo_lsn::text AS lsn FROM pg_control_checkpoint()",
+          )
+        )[0]?.lsn;
+      try {
+        const p = await pay();
+        await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
+        const atStart = await redoPoint();
+        clock.advance(RECLAIM_INTERVAL_SECONDS - 1);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await redoPoint()).to.equal(atStart);
+        clock.advance(1);
+        await until(async () => ((await redoPoint()) !== atStart ? true : undefined), 5_000, "a checkpoint");
+      } finally {
         await facilitator.stop();
       }
     });
