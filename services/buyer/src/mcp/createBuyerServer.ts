@@ -15,6 +15,8 @@ import { verifyDebit } from "../sdk/verifyDebit.ts";
 import type { BuyerEnvironment, EnvironmentSource } from "./buyerEnvironment.ts";
 import { requireSettings } from "./buyerEnvironment.ts";
 import type { BuyerConfig } from "./loadBuyerConfig.ts";
+import type { ServerLog } from "./serverLog.ts";
+import { writeStderr } from "./serverLog.ts";
 import { checkSpend, remainingBudgets, SpendRefusedError } from "./spendPolicy.ts";
 import { toolAnswer, toolError } from "./toolResult.ts";
 
@@ -47,10 +49,15 @@ const pinnedShape = z.object({
 
 /**
  * The buyer MCP server: six tools over the buyer SDK, limited to `config.scope`, paying only within the spend
- * policy. `source` supplies the network (live settings, or the in-process demo started on the first tool call).
+ * policy. `source` supplies the network (live settings, or the in-process demo started on the first tool call);
+ * `log` receives diagnostic lines (stderr by default).
  * @example const server = createBuyerServer(config, liveEnvironment(config)); await server.connect(transport)
  */
-export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource): McpServer {
+export function createBuyerServer(
+  config: BuyerConfig,
+  source: EnvironmentSource,
+  log: ServerLog = writeStderr,
+): McpServer {
   const server = new McpServer(
     { name: "service-buyer", version: "0.1.0" },
     {
@@ -82,7 +89,7 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
       return await work(env);
     } catch (error) {
       if (!(error instanceof BuyerError) && !isChainUnavailable(error))
-        process.stderr.write(`service-buyer: ${(error as Error).stack ?? error}\n`);
+        log(`service-buyer: ${(error as Error).stack ?? error}`);
       return toolError(env?.mode ?? config.mode, error);
     }
   };
@@ -247,7 +254,7 @@ export function createBuyerServer(config: BuyerConfig, source: EnvironmentSource
               if (refusal) throw new SpendRefusedError(refusal);
               release = ledger.hold(terms.cap);
             },
-            onSigned: (idemKey) => process.stderr.write(`service-buyer: signed payment ${idemKey} for ${id}\n`),
+            onSigned: (idemKey) => log(`service-buyer: signed payment ${idemKey} for ${id}`),
           });
           const { transaction } = await verifyDebit(chain, paid.receipt);
           ledger.record({

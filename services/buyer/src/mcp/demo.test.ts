@@ -1,14 +1,25 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "chai";
 import { DEMO_DEPOSIT } from "../demo/startDemoSystem.ts";
-import { callTool, connectInMemory } from "./testing/connectBuyer.ts";
+import { callTool, connectStdio } from "./testing/connectBuyer.ts";
 import { DEMO_NOTICE } from "./toolResult.ts";
 
-/** Demo mode with an empty environment: the whole escrow loop in this process, on loopback, said in every answer. */
+const bin = new URL("../../bin/service-buyer-mcp.ts", import.meta.url).pathname;
+
+/**
+ * Demo mode with an empty environment, launched over stdio as an MCP client launches it: the whole escrow loop in
+ * the server's process, on loopback, said in every answer. (A process of its own also gives the demo's EVM its own
+ * EDR context: EDR allows one per process, and this test process already has Hardhat's.)
+ */
 describe("buyer MCP server, demo mode", function () {
   this.timeout(180_000);
+  const home = mkdtempSync(join(tmpdir(), "buyer-demo-home-"));
+  after(() => rmSync(home, { recursive: true, force: true }));
 
   it("with no settings at all, pays echo through the real contracts, facilitator and gate, and says it is the demo", async function () {
-    const { client, close } = await connectInMemory({});
+    const { client, close, stderr } = await connectStdio(process.execPath, [bin], { HOME: home });
     try {
       const search = await callTool(client, "search_resources");
       expect(search.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
@@ -30,6 +41,9 @@ describe("buyer MCP server, demo mode", function () {
       const refused = await callTool(client, "get_card", { resourceId: `0x${"00".repeat(32)}` });
       expect(refused.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
       expect(refused.error?.code).to.equal("unknown_resource");
+      expect(stderr()).to.match(
+        /service-buyer: demo started \(chain http:\/\/127\.0\.0\.1:\d+, buyer 0x[0-9a-fA-F]{40}\)/,
+      );
     } finally {
       await close();
     }

@@ -8,21 +8,23 @@ import { buyerChain } from "../sdk/pinPaymentTerms.ts";
 import type { BuyerEnvironment, EnvironmentSource } from "./buyerEnvironment.ts";
 import { ledgerFor } from "./buyerEnvironment.ts";
 import type { BuyerConfig } from "./loadBuyerConfig.ts";
+import type { ServerLog } from "./serverLog.ts";
+import { writeStderr } from "./serverLog.ts";
 
 /**
  * The demo: on the first tool call, starts the in-process escrow loop (`startDemoSystem`) and points the tools at
  * it with its ephemeral funded buyer. The spend ledger lives in a temporary folder removed on close; the settings'
- * spend policy and scope still apply.
+ * spend policy and scope still apply. `log` receives the line that says the demo started (stderr by default).
  * @example const source = demoEnvironment(loadBuyerConfig({}))
  */
-export function demoEnvironment(config: BuyerConfig): EnvironmentSource {
+export function demoEnvironment(config: BuyerConfig, log: ServerLog = writeStderr): EnvironmentSource {
   let starting: Promise<{ system: DemoSystem; environment: BuyerEnvironment; dir: string }> | undefined;
   const start = async () => {
     const { startDemoSystem } = await import("../demo/startDemoSystem.ts");
     const system = await startDemoSystem();
     const dir = mkdtempSync(join(tmpdir(), "service-buyer-demo-"));
     const account = privateKeyToAccount(system.buyerKey);
-    process.stderr.write(`service-buyer: demo started (chain ${system.rpcUrl}, buyer ${account.address})\n`);
+    log(`service-buyer: demo started (chain ${system.rpcUrl}, buyer ${account.address})`);
     const environment: BuyerEnvironment = {
       mode: "demo",
       chain: buyerChain({ rpcUrl: system.rpcUrl, escrow: system.escrow }),

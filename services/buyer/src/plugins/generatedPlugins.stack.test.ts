@@ -27,7 +27,7 @@ describe("generated plugins against npm start", function () {
   const closers: (() => Promise<void>)[] = [];
 
   before(async function () {
-    execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "inherit" });
+    execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
     running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
   });
 
@@ -54,7 +54,7 @@ describe("generated plugins against npm start", function () {
           "--enrich",
           "--json",
         ],
-        { cwd: repo, encoding: "utf8" },
+        { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
       ),
     );
     const slugs = stack.resources.map((r) => r.slug).sort();

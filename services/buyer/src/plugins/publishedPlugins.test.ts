@@ -66,7 +66,7 @@ describe("service-plugins generate --published", function () {
   });
 
   it("launches the buyer MCP server through npx from the registry once the package is published there", async function () {
-    execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "inherit" });
+    execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
     for (const dir of dependencyClosure(buyerDir)) await registry.publishInstalled(dir);
     const packed = execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
       cwd: buyerDir,

@@ -17,20 +17,25 @@ export type ToolOutcome = {
 };
 
 /**
- * The buyer server built from `env` and the official client connected to it in memory.
+ * The buyer server built from `env` and the official client connected to it in memory; what the server logs is
+ * kept for `stderr()`, not printed.
  * @example const { client, close } = await connectInMemory({ RPC_URL, ... })
  */
 export async function connectInMemory(env: Record<string, string | undefined>): Promise<ConnectedBuyer> {
   const config = loadBuyerConfig(env);
-  const source = config.mode === "demo" ? demoEnvironment(config) : liveEnvironment(config);
-  const server = createBuyerServer(config, source);
+  let stderr = "";
+  const log = (line: string) => {
+    stderr += `${line}\n`;
+  };
+  const source = config.mode === "demo" ? demoEnvironment(config, log) : liveEnvironment(config);
+  const server = createBuyerServer(config, source, log);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "buyer-test", version: "1.0.0" });
   await client.connect(clientSide);
   return {
     client,
-    stderr: () => "",
+    stderr: () => stderr,
     async close() {
       await client.close();
       await server.close();
