@@ -1,14 +1,4 @@
-import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { expect } from "chai";
@@ -16,11 +6,12 @@ import type { Hex } from "viem";
 import { resourceIdOf } from "../../../protocol/resourceId.ts";
 import { asset, creator, escrow, validCard, validIndexRecord } from "../../../protocol/testing/fixtures.ts";
 import { assignPluginNames } from "./assignPluginNames.ts";
-import { runPluginsCli } from "./cli.ts";
 import { fixtureMarketplace } from "./testing/fixtureMarketplace.ts";
+import { readTree } from "./testing/readTree.ts";
+import { runPluginsCommand as cli } from "./testing/runPluginsCommand.ts";
+import { validateStrict } from "./testing/validateStrict.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
-const claude = join(repo, "node_modules/.bin/claude");
 const CAP = "777777";
 
 const id = (slug: string) => resourceIdOf(creator, slug);
@@ -45,27 +36,6 @@ function record(slug: string, cardUrl: string, extra: Record<string, unknown> = 
     pricing: { ...base.pricing, max: CAP },
     ...extra,
   };
-}
-
-/** Runs the CLI as its bin does, capturing stdout and stderr. */
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runPluginsCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
-
-function filesUnder(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(relative(dir, path), readFileSync(path, "utf8"));
-    }
-  };
-  walk(dir);
-  return files;
 }
 
 const pluginNames = (out: string) => readdirSync(join(out, "plugins")).sort();
@@ -118,12 +88,7 @@ describe("service-plugins generate", function () {
     expect(code, stderr).to.equal(0);
     const plugins = pluginNames(dir);
     expect(plugins).to.have.length(5);
-    for (const target of [dir, ...plugins.map((name) => join(dir, "plugins", name))]) {
-      const report = JSON.parse(
-        execFileSync(claude, ["plugin", "validate", "--strict", "--json", target], { encoding: "utf8" }),
-      );
-      expect(report.success, `${target}: ${JSON.stringify(report.manifest)}`).to.equal(true);
-    }
+    expect(validateStrict(dir)).to.deep.equal([]);
     const listed = readJson(join(dir, ".claude-plugin/marketplace.json")).plugins.map((p: { name: string }) => p.name);
     expect(listed).to.deep.equal(plugins);
   });
@@ -173,7 +138,7 @@ describe("service-plugins generate", function () {
       dir,
       "--local",
     );
-    for (const [path, text] of filesUnder(dir)) {
+    for (const [path, text] of readTree(dir)) {
       const lower = text.toLowerCase();
       expect(lower, path).to.not.include(escrow.toLowerCase());
       expect(lower, path).to.not.include(asset.toLowerCase());
@@ -211,7 +176,7 @@ describe("service-plugins generate", function () {
       b,
       "--local",
     );
-    const [filesA, filesB] = [filesUnder(a), filesUnder(b)];
+    const [filesA, filesB] = [readTree(a), readTree(b)];
     expect([...filesA.keys()].sort()).to.deep.equal([...filesB.keys()].sort());
     for (const [path, text] of filesA) expect(filesB.get(path), path).to.equal(text);
   });
@@ -300,10 +265,10 @@ describe("service-plugins generate", function () {
 
     const kept = out("unreachable-kept");
     await cli("generate", "--marketplace-url", market.url, "--out", kept, "--local");
-    const before = filesUnder(kept);
+    const before = readTree(kept);
     const second = await cli("generate", "--marketplace-url", gone.url, "--out", kept, "--local", "--prune");
     expect(second.code).to.equal(1);
-    expect(filesUnder(kept)).to.deep.equal(before);
+    expect(readTree(kept)).to.deep.equal(before);
   });
 
   it("--prune drops plugin folders no longer generated; without it they stay but are not listed", async function () {
