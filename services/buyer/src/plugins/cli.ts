@@ -15,7 +15,7 @@ export const PLUGINS_USAGE = `usage: service-plugins generate [--marketplace-url
                            default); refused unless that version is on the configured npm registry
   --prune                  remove plugins/ before writing, so stale plugins are dropped
   --no-base                omit the base plugin service-buyer
-  --enrich                 take each endpoint's description from its agent card
+  --enrich                 read each endpoint's agent card and quote its creator's words, sanitised, in its skill
   --json                   print a summary as JSON on stdout (progress always goes to stderr)
 `;
 

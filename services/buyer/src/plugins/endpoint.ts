@@ -1,15 +1,25 @@
 import type { Hex } from "viem";
 
 /**
- * One endpoint as the generator projects it: resource id, slug, price and reputation, plus the display text of its
- * skill. Never a money field the buyer signs (escrow, asset, cap): the buyer re-pins those against the chain.
+ * What the creator of an endpoint wrote in its agent card: its name, description and skills. Nobody but the creator
+ * vouches for these words, so the generator only ever quotes them, sanitised, as data in the body of the skill.
+ */
+export type CreatorWords = {
+  name: string;
+  description: string;
+  skills: readonly { name: string; description: string; tags: readonly string[]; examples: readonly string[] }[];
+};
+
+/**
+ * One endpoint as the generator projects it: resource id, slug, category, price and reputation, from which every
+ * name, heading and manifest field is written, and the creator's own words when its card was read. Never a money
+ * field the buyer signs (escrow, asset, cap): the buyer re-pins those against the chain.
  */
 export type Endpoint = {
   resourceId: Hex;
   /** Normalised slug, before collisions are resolved into plugin names. */
   slug: string;
-  title: string;
-  description: string;
+  /** The index's category when it is a short slug (see `boundCategory`); undefined otherwise or for a card alone. */
   category: string | undefined;
   /** Indicative price in stablecoin base units; the 402 quote is what the buyer pays by. */
   price: { base: string; perKB: string };
@@ -19,4 +29,6 @@ export type Endpoint = {
   health: number;
   /** The marketplace that serves the endpoint's card, which the buyer MCP reads. */
   marketplaceUrl: string;
+  /** The card's own words, when its card was read (`--enrich`, `--card`). */
+  creatorWords: CreatorWords | undefined;
 };

@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { resourceIdOf } from "../../../protocol/resourceId.ts";
-import { asset, creator, escrow, validCard, validIndexRecord } from "../../../protocol/testing/fixtures.ts";
+import { asset, buyer, creator, escrow, validCard, validIndexRecord } from "../../../protocol/testing/fixtures.ts";
 import { assignPluginNames } from "./assignPluginNames.ts";
 import { fixtureMarketplace } from "./testing/fixtureMarketplace.ts";
 import { readTree } from "./testing/readTree.ts";
@@ -15,6 +15,8 @@ const repo = new URL("../../../../", import.meta.url).pathname;
 const CAP = "777777";
 
 const id = (slug: string) => resourceIdOf(creator, slug);
+/** The plugin name of a card read alone: from its resource id, never from its words. */
+const alone = (slug: string) => `service-endpoint-${id(slug).slice(2, 10)}`;
 
 function card(resourceId: Hex, name: string, description: string, payTo: Hex = resourceId): unknown {
   const base = validCard();
@@ -181,32 +183,32 @@ describe("service-plugins generate", function () {
     for (const [path, text] of filesA) expect(filesB.get(path), path).to.equal(text);
   });
 
-  it("gives slugs that collide after normalisation distinct, stable names, and never the base plugin's", async function () {
-    const dir = out("collide");
-    const { code } = await cli(
-      "generate",
-      "--marketplace-url",
-      market.url,
-      "--card",
-      market.cardUrl(id("echo-2")),
-      "--out",
-      dir,
-      "--local",
-    );
-    expect(code).to.equal(0);
-    const suffix = (slug: string) => id(slug).slice(2, 10);
-    expect(pluginNames(dir)).to.deep.equal(
-      [
-        "service-buyer",
-        `service-buyer-${suffix("buyer")}`,
-        `service-echo-${suffix("echo")}`,
-        `service-echo-${suffix("echo-2")}`,
-        "service-weather",
-      ].sort(),
-    );
+  it("gives endpoints whose slugs collide distinct, stable names, and never the base plugin's", async function () {
+    const twin = resourceIdOf(buyer.address, "echo");
+    market.content.records.push({
+      ...(record("echo", market.cardUrl(twin)) as object),
+      resourceId: twin,
+      creator: buyer.address,
+    });
+    try {
+      const dir = out("collide");
+      expect((await cli("generate", "--marketplace-url", market.url, "--out", dir, "--local")).code).to.equal(0);
+      const suffix = (resourceId: Hex) => resourceId.slice(2, 10);
+      expect(pluginNames(dir)).to.deep.equal(
+        [
+          "service-buyer",
+          `service-buyer-${suffix(id("buyer"))}`,
+          `service-echo-${suffix(id("echo"))}`,
+          `service-echo-${suffix(twin)}`,
+          "service-weather",
+        ].sort(),
+      );
+    } finally {
+      market.content.records.pop();
+    }
     const inputs = [
       { resourceId: id("echo"), slug: "echo" },
-      { resourceId: id("echo-2"), slug: "echo" },
+      { resourceId: twin, slug: "echo" },
       { resourceId: id("buyer"), slug: "buyer" },
       { resourceId: id("weather"), slug: "weather" },
     ];
@@ -239,10 +241,10 @@ describe("service-plugins generate", function () {
     expect(code, stderr).to.equal(0);
     expect(stderr).to.match(new RegExp(`warning: skipped card ${bad[0]}: fails the strict card schema`));
     expect(stderr).to.match(new RegExp(`warning: skipped card ${bad[1]}: x402.payTo ${id("weather")} differs`));
-    expect(pluginNames(dir)).to.deep.equal(["service-buyer", "service-text-stats"]);
+    expect(pluginNames(dir)).to.deep.equal(["service-buyer", alone("text-stats")]);
     const summary = JSON.parse(stdout);
     expect(summary.skipped.map((s: { source: string }) => s.source)).to.deep.equal(bad.map((u) => `card ${u}`));
-    expect(summary.plugins.map((p: { name: string }) => p.name)).to.deep.equal(["service-buyer", "service-text-stats"]);
+    expect(summary.plugins.map((p: { name: string }) => p.name)).to.deep.equal(["service-buyer", alone("text-stats")]);
   });
 
   it("reads only active endpoints and skips index records that fail the schema, with a warning", async function () {
@@ -324,15 +326,16 @@ describe("service-plugins generate", function () {
     }
   });
 
-  it("repeated --card adds each card, alone or beside the index; a card of a listed endpoint refines it", async function () {
-    const alone = out("cards-alone");
+  it("repeated --card adds each card, alone (named from its resource id) or beside the index; a card of a listed endpoint adds its words", async function () {
+    const dir = out("cards-alone");
     const cards = ["text-stats", "weather"].flatMap((slug) => ["--card", market.cardUrl(id(slug))]);
-    expect((await cli("generate", ...cards, "--out", alone, "--local")).code).to.equal(0);
-    expect(pluginNames(alone)).to.deep.equal(["service-buyer", "service-text-stats", "service-weather"]);
-    const env = readJson(join(alone, "plugins/service-text-stats/.mcp.json")).mcpServers.buyer.env;
-    expect(env.SERVICE_RESOURCE_IDS).to.equal(id("text-stats"));
-    const manifest = readJson(join(alone, "plugins/service-text-stats/.claude-plugin/plugin.json"));
+    expect((await cli("generate", ...cards, "--out", dir, "--local")).code).to.equal(0);
+    expect(pluginNames(dir)).to.deep.equal(["service-buyer", alone("text-stats"), alone("weather")].sort());
+    const plugin = join(dir, "plugins", alone("text-stats"));
+    expect(readJson(join(plugin, ".mcp.json")).mcpServers.buyer.env.SERVICE_RESOURCE_IDS).to.equal(id("text-stats"));
+    const manifest = readJson(join(plugin, ".claude-plugin/plugin.json"));
     expect(manifest.userConfig.marketplace_url.default).to.equal(market.url);
+    expect(readFileSync(join(plugin, `skills/${alone("text-stats")}/SKILL.md`), "utf8")).to.include('"Counts words."');
 
     const both = out("cards-and-index");
     await cli("generate", "--marketplace-url", market.url, ...cards, "--out", both, "--local");

@@ -2,8 +2,7 @@ import { join } from "node:path";
 import { BASE_PLUGIN_NAME } from "./assignPluginNames.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { type McpLaunch, mcpCommand } from "./mcpLaunch.ts";
-import { normaliseSlug } from "./normaliseSlug.ts";
-import { oneLine, priceText, renderBaseSkill, renderEndpointSkill, reputationText } from "./renderSkill.ts";
+import { endpointLabel, priceText, renderBaseSkill, renderEndpointSkill, reputationText } from "./renderSkill.ts";
 import { pluginUserConfig } from "./userConfig.ts";
 
 /** Name of the generated plugin marketplace (`/plugin install <plugin>@service-marketplace`). */
@@ -11,6 +10,9 @@ export const MARKETPLACE_NAME = "service-marketplace";
 
 /** Name of the buyer MCP server inside every generated plugin. */
 export const MCP_SERVER_NAME = "buyer";
+
+/** Marketplace category of the base plugin, and of an endpoint without a category of its own. */
+export const DEFAULT_CATEGORY = "development";
 
 /** Inputs of {@link renderPlugins}. */
 export type RenderPluginsParameters = {
@@ -43,14 +45,14 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
     name: string,
     description: string,
     scope: string | undefined,
-    category: string,
+    category: string | undefined,
     skill: string,
     readme: string,
   ) => {
     const dir = `plugins/${name}`;
     const marketplaceUrl = scopeMarketplace(parameters, name);
     const config = pluginUserConfig({ marketplaceUrl, scoped: scope !== undefined });
-    const keywords = ["x402", "paid-endpoint", "mcp"];
+    const keywords = ["x402", "paid-endpoint", "mcp", ...(category ? [category] : [])];
     files.set(
       `${dir}/.claude-plugin/plugin.json`,
       json({
@@ -71,7 +73,7 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
     files.set(`${dir}/.mcp.json`, json({ mcpServers: { [MCP_SERVER_NAME]: { type: "stdio", command, args, env } } }));
     files.set(`${dir}/skills/${name}/SKILL.md`, skill);
     files.set(`${dir}/README.md`, readme);
-    entries.push({ name, description, category, keywords });
+    entries.push({ name, description, category: category ?? DEFAULT_CATEGORY, keywords });
   };
 
   if (parameters.base) {
@@ -79,22 +81,18 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       BASE_PLUGIN_NAME,
       "Discover the marketplace's paid endpoints and pay for any of them per call from escrow. Demo mode by default: no configuration, nothing real paid.",
       undefined,
-      "development",
+      undefined,
       renderBaseSkill(BASE_PLUGIN_NAME, parameters.marketplaceUrl),
       baseReadme(parameters.marketplaceUrl),
     );
   }
   for (const { name, endpoint } of [...parameters.endpoints].sort((a, b) => compare(a.name, b.name))) {
-    const description = oneLine(
-      `${oneLine(endpoint.title, 80)}: ${oneLine(endpoint.description, 200)} Paid per call: ${priceText(endpoint)}.`,
-      400,
-    );
-    const category = endpoint.category ? normaliseSlug(endpoint.category) : "development";
+    const description = `Paid ${endpointLabel(endpoint)}, resource ${endpoint.resourceId}: ${priceText(endpoint)}; reputation ${reputationText(endpoint)}. Its buyer MCP server pays per call from escrow.`;
     plugin(
       name,
       description,
       endpoint.resourceId,
-      category,
+      endpoint.category,
       renderEndpointSkill(name, endpoint),
       endpointReadme(name, endpoint),
     );
@@ -147,9 +145,11 @@ The generator never writes a key, an escrow, an asset or a cap into these files.
 function endpointReadme(name: string, endpoint: Endpoint): string {
   return `# ${name}
 
-A Claude Code plugin for one paid endpoint of the agent marketplace, "${oneLine(endpoint.title, 80)}": a skill that
-says when and how to use it, and the buyer MCP server scoped to it (\`SERVICE_RESOURCE_IDS\`), which pays per call
-from escrow after re-pinning the payment terms against the chain.
+A Claude Code plugin for the paid ${endpointLabel(endpoint)}:
+a skill that says when and how to use it, and the buyer MCP server scoped to it (\`SERVICE_RESOURCE_IDS\`), which
+pays per call from escrow after re-pinning the payment terms against the chain. Names, descriptions and headings are
+written from the endpoint's slug, category, resource id, price and reputation; its creator's own words appear only at
+the end of the skill, quoted as data.
 
 - Resource id: \`${endpoint.resourceId}\`
 - Price: ${priceText(endpoint)}
