@@ -2,69 +2,41 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { pino } from "pino";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devKey, ROLE } from "../../test/support/localChain.ts";
 import { getJson, postJson } from "../../test/support/startFacilitator.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack } from "../gate/testing/gateStack.ts";
+import { startGateStack } from "../gate/testing/gateStack.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { resourceIdOf } from "../protocol/resourceId.ts";
 import { cardSchema, cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import type { Host } from "./createHost.ts";
-import { createHost } from "./createHost.ts";
-import { loadHostConfig } from "./hostConfig.ts";
 import type { SampleName } from "./samples/sampleDeployment.ts";
-import { sampleDeployment } from "./samples/sampleDeployment.ts";
-
-const TOKEN = "host-token-0123456789abcdef";
-const bearer = { authorization: `Bearer ${TOKEN}` };
+import {
+  bearer,
+  testCreator as creator,
+  payHosted,
+  registerSample,
+  sampleBody,
+  startTestHost,
+  TEST_HOST_TOKEN as TOKEN,
+} from "./testing/testHost.ts";
 
 describe("host", function () {
   let stack: GateStack;
   let dataDir: string;
   let host: Host;
-  const creator = privateKeyToAccount(devKey(ROLE.creator)).address;
   const other = privateKeyToAccount(devKey(ROLE.other)).address;
 
-  const start = (env: Record<string, string | undefined> = {}) =>
-    createHost(
-      loadHostConfig({
-        PORT: "0",
-        DATA_DIR: dataDir,
-        HOST_TOKEN: TOKEN,
-        FACILITATOR_URL: stack.facilitator.url,
-        ESCROW_ADDRESS: stack.chain.addresses.escrow,
-        TOKEN_ADDRESS: stack.chain.addresses.token,
-        HANDLER_TIMEOUT_MS: "5000",
-        ...env,
-      }),
-      { logger: pino({ level: "silent" }) },
-    );
-  const sample = (name: SampleName, overrides: Record<string, unknown> = {}) => ({
-    ...sampleDeployment(name, { creator, asset: stack.chain.addresses.token, escrow: stack.chain.addresses.escrow }),
-    ...overrides,
-  });
+  const start = (env: Record<string, string | undefined> = {}) => startTestHost(stack, { DATA_DIR: dataDir, ...env });
+  const sample = (name: SampleName, overrides: Record<string, unknown> = {}) => sampleBody(stack, name, overrides);
   const deploy = (body: unknown, headers: Record<string, string> = bearer) =>
     postJson(`${host.url}/deployments`, body, headers);
-  const register = (name: SampleName, slug: string = name) => {
-    const { pricing } = sample(name);
-    return stack.chain.registerResource({
-      slug,
-      cap: BigInt(pricing.max),
-      base: BigInt(pricing.base),
-      perKB: BigInt(pricing.perKB),
-      creatorIndex: ROLE.creator,
-    });
-  };
-  const pay = async (slug: string, body: unknown) => {
-    const card = (await getJson(`${host.url}/r/${slug}/.well-known/agent-card.json`)).body;
-    const payload = await payEscrow(stack, { resourceId: card.x402.payTo as Hex, cap: BigInt(card.x402.pricing.max) });
-    return call(card.url, body, { "X-PAYMENT": paymentHeader(payload) });
-  };
+  const register = (name: SampleName, slug: string = name) => registerSample(stack, name, slug);
+  const pay = (slug: string, body: unknown) => payHosted(stack, host.url, slug, body);
 
   before(async function () {
     stack = await startGateStack();
