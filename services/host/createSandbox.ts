@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
@@ -41,22 +44,40 @@ export type CreateSandboxParameters = {
   logger?: Logger | undefined;
 };
 
-/** A running sandbox: its handler for the gate, readiness, restarts, and `dispose`. */
+/** A running sandbox: its handler for the gate, readiness, restarts, its workerd process id, and `dispose`. */
 export type Sandbox = {
   handler: Handler;
   ready(): Promise<boolean>;
   restarts(): number;
+  /** The pid of the workerd process serving now (undefined while it starts). */
+  pid(): number | undefined;
   dispose(): Promise<void>;
 };
 
-type Instance = { mf: Miniflare; url: URL; agent: Agent; generation: number };
+type Instance = {
+  mf: Miniflare;
+  url: URL;
+  agent: Agent;
+  generation: number;
+  pid: number | undefined;
+  pidFile: string;
+};
+
+function readPid(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, "utf8").trim());
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function drain(stream: Readable, onLine: (line: string) => void) {
   createInterface({ input: stream }).on("line", onLine);
 }
 
 function get(
-  instance: Instance,
+  instance: { url: URL; agent: Agent },
   path: string,
   timeoutMs: number,
 ): Promise<{ status: number; text: string } | undefined> {
@@ -89,9 +110,16 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
   let generation = 0;
   let restarts = 0;
   let disposed = false;
+  let serving: Instance | undefined;
+
+  async function teardown(instance: Instance) {
+    instance.agent.destroy();
+    await instance.mf.dispose().catch(() => undefined);
+    rmSync(instance.pidFile, { force: true });
+  }
 
   async function start(): Promise<Instance> {
-    configureWorkerd(memory);
+    const pidFile = join(configureWorkerd(memory), `${randomUUID()}.pid`);
     const stderr: string[] = [];
     const mf = new Miniflare({
       name: p.name,
@@ -102,6 +130,7 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
       compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
       outboundService: { network: { allow: p.allowNetwork ?? [] } },
       unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+      unsafeRuntimeEnv: { SANDBOX_PID_FILE: pidFile },
       handleRuntimeStdio(out: Readable, err: Readable) {
         drain(out, (line) => log?.debug({ resource: p.name, line: line.slice(0, 500) }, "sandbox stdout"));
         drain(err, (line) => {
@@ -110,6 +139,7 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
         });
       },
     });
+    const agent = new Agent({ keepAlive: true, maxSockets: 256 });
     let timer: NodeJS.Timeout | undefined;
     try {
       const url = await Promise.race([
@@ -121,15 +151,16 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
           );
         }),
       ]);
-      const instance = { mf, url, agent: new Agent({ keepAlive: true, maxSockets: 256 }), generation: ++generation };
-      const health = await get(instance, HEALTH_PATH, 5_000);
-      if (health?.status !== 200) {
-        instance.agent.destroy();
-        throw new SandboxStartError(health?.text || "the module does not answer");
-      }
+      const health = await get({ url, agent }, HEALTH_PATH, 5_000);
+      if (health?.status !== 200) throw new SandboxStartError(health?.text || "the module does not answer");
+      const pid = readPid(pidFile);
+      const instance: Instance = { mf, url, agent, generation: ++generation, pid, pidFile };
+      serving = instance;
       return instance;
     } catch (error) {
+      agent.destroy();
       await mf.dispose().catch(() => undefined);
+      rmSync(pidFile, { force: true });
       if (error instanceof SandboxStartError) throw error;
       const detail = stderr.find((line) => /error|exception/i.test(line)) ?? (error as Error).message.split("\n")[0];
       throw new SandboxStartError(`the module could not be loaded: ${detail}`);
@@ -145,12 +176,9 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
     if (disposed || from.generation !== generation) return;
     generation++;
     restarts++;
-    log?.warn({ resource: p.name, why }, "restarting the sandbox");
-    from.agent.destroy();
-    current = from.mf
-      .dispose()
-      .catch(() => undefined)
-      .then(start);
+    serving = undefined;
+    log?.warn({ resource: p.name, why, restarts, pid: from.pid }, "restarting the sandbox");
+    current = teardown(from).then(start);
     current.catch((error) =>
       log?.error({ resource: p.name, err: (error as Error).message }, "the sandbox did not restart"),
     );
@@ -200,11 +228,11 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
       }
     },
     restarts: () => restarts,
+    pid: () => serving?.pid,
     async dispose() {
       disposed = true;
       const running = await current.catch(() => undefined);
-      running?.agent.destroy();
-      await running?.mf.dispose().catch(() => undefined);
+      if (running) await teardown(running);
     },
   };
 }
