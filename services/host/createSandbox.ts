@@ -10,6 +10,8 @@ import type { Handler } from "../gate/handler.ts";
 import { callSandbox } from "./callSandbox.ts";
 import type { SandboxMemory } from "./configureWorkerd.ts";
 import { configureWorkerd, DEFAULT_SANDBOX_MEMORY } from "./configureWorkerd.ts";
+import type { SandboxWatchdog, SandboxWatchdogLimits } from "./watchSandboxProcess.ts";
+import { watchSandboxProcess } from "./watchSandboxProcess.ts";
 
 /** The workerd compatibility date every sandbox runs under (no `nodejs_compat`: no `process`, no `node:fs`). */
 export const SANDBOX_COMPATIBILITY_DATE = "2025-01-01";
@@ -22,7 +24,22 @@ export default {
     if (new URL(request.url).pathname === '${HEALTH_PATH}') {
       return typeof handler?.fetch === 'function' ? new Response('ok') : new Response('the module has no default export with a fetch method', { status: 500 })
     }
-    return handler.fetch(request, Object.freeze({}), ctx)
+    const pending = []
+    let open = true
+    const call = Object.freeze({
+      waitUntil(promise) {
+        if (!open) throw new Error('waitUntil() after the answer: no work outlives its call')
+        pending.push(Promise.resolve(promise).catch(() => undefined))
+      },
+      passThroughOnException() {},
+    })
+    try {
+      const response = await handler.fetch(request, Object.freeze({}), call)
+      while (pending.length > 0) await Promise.all(pending.splice(0))
+      return response
+    } finally {
+      open = false
+    }
   },
 }
 `;
@@ -40,6 +57,8 @@ export type CreateSandboxParameters = {
   /** workerd network allow-list (CIDRs, or `public`); empty or absent: no outbound network at all. */
   allowNetwork?: string[] | undefined;
   memory?: SandboxMemory | undefined;
+  /** When the process counts as stuck and is restarted (`DEFAULT_SANDBOX_WATCHDOG` for what is not given). */
+  watchdog?: Partial<SandboxWatchdogLimits> | undefined;
   startTimeoutMs?: number | undefined;
   logger?: Logger | undefined;
 };
@@ -61,6 +80,7 @@ type Instance = {
   generation: number;
   pid: number | undefined;
   pidFile: string;
+  watchdog: SandboxWatchdog;
 };
 
 function readPid(file: string): number | undefined {
@@ -96,10 +116,13 @@ function get(
 
 /**
  * Starts one resource's handler in its own workerd process (a V8 isolate through miniflare): no filesystem, no
- * `process`, no environment, outbound network blocked unless allow-listed, heap and private memory capped. Calls go
- * straight to the worker's own socket (a call lost to a stale kept-alive socket is sent again). After a failed or
- * timed-out call the process is restarted if it no longer answers its health check (a crash, an endless loop), so
- * one resource cannot stall another; a process that still answers keeps serving the calls in flight on it.
+ * `process`, no environment, outbound network blocked unless allow-listed, heap and private memory capped. The handler
+ * gets a `ctx` whose `waitUntil` work runs inside its call (the answer waits for it, under the same wall-time limit),
+ * so no work outlives a call. Calls go straight to the worker's own socket (a call lost to a stale kept-alive socket
+ * is sent again). A watchdog (`watchSandboxProcess`) restarts the process when it burns CPU that no call accounts
+ * for, stops answering its periodic health probe, or exits; after a failed or timed-out call the process is
+ * restarted at once if it no longer answers its health check (a crash, an endless loop), so one resource cannot stall
+ * another. A process that still answers keeps serving the calls in flight on it. Restarts are counted and logged.
  * @throws {SandboxStartError} when the module cannot be loaded or has no `fetch`.
  * @example const sandbox = await createSandbox({ name: 'echo', source }); await gate({ handler: sandbox.handler })
  */
@@ -113,6 +136,7 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
   let serving: Instance | undefined;
 
   async function teardown(instance: Instance) {
+    instance.watchdog.stop();
     instance.agent.destroy();
     await instance.mf.dispose().catch(() => undefined);
     rmSync(instance.pidFile, { force: true });
@@ -154,7 +178,14 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
       const health = await get({ url, agent }, HEALTH_PATH, 5_000);
       if (health?.status !== 200) throw new SandboxStartError(health?.text || "the module does not answer");
       const pid = readPid(pidFile);
-      const instance: Instance = { mf, url, agent, generation: ++generation, pid, pidFile };
+      if (pid === undefined) log?.warn({ resource: p.name }, "workerd reported no pid; its CPU is not watched");
+      const watchdog = watchSandboxProcess({
+        pid,
+        probe: async (timeoutMs) => (await get({ url, agent }, HEALTH_PATH, timeoutMs))?.status === 200,
+        onStuck: (why) => restart(instance, why),
+        limits: p.watchdog,
+      });
+      const instance: Instance = { mf, url, agent, generation: ++generation, pid, pidFile, watchdog };
       serving = instance;
       return instance;
     } catch (error) {
@@ -198,7 +229,7 @@ export async function createSandbox(p: CreateSandboxParameters): Promise<Sandbox
     async handler(request) {
       const running = await instance();
       try {
-        return await callSandbox(running.agent, new URL("/call", running.url), request);
+        return await running.watchdog.call(() => callSandbox(running.agent, new URL("/call", running.url), request));
       } catch (error) {
         const timedOut = request.signal.aborted;
         // Restart only a process that no longer answers: a restart fails every call in flight on it.

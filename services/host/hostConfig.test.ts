@@ -15,6 +15,9 @@ describe("host configuration", function () {
       HANDLER_TIMEOUT_MS: 10_000,
       MAX_TIMEOUT_SECONDS: 60,
       SANDBOX_HEAP_MB: 128,
+      SANDBOX_HEALTH_INTERVAL_MS: 5_000,
+      SANDBOX_WATCHDOG_INTERVAL_MS: 500,
+      SANDBOX_IDLE_CPU_MS: 500,
       SANDBOX_ALLOW_PRIVATE_NETWORK: false,
     });
   });
@@ -29,6 +32,7 @@ describe("host configuration", function () {
       /HANDLER_TIMEOUT_MS/,
     ],
     ["a data limit below what workerd reserves", { SANDBOX_DATA_LIMIT_MB: "256" }, /SANDBOX_DATA_LIMIT_MB/],
+    ["a watchdog that would read /proc in a tight loop", { SANDBOX_WATCHDOG_INTERVAL_MS: "1" }, /SANDBOX_WATCHDOG/],
   ];
   for (const [name, overrides, message] of refused) {
     it(`refuses ${name}`, function () {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SETTLE_BUDGET_SECONDS, VERIFY_GRACE_SECONDS } from "../gate/gateConfig.ts";
 import { addressSchema, httpUrlSchema } from "../protocol/schemas/primitives.ts";
+import { DEFAULT_SANDBOX_WATCHDOG } from "./watchSandboxProcess.ts";
 
 const flag = z.enum(["0", "1", "true", "false", "on", "off"]).transform((v) => v === "1" || v === "true" || v === "on");
 
@@ -25,6 +26,17 @@ export const hostEnvSchema = z.object({
   MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(21).max(86_400).default(60),
   SANDBOX_HEAP_MB: z.coerce.number().int().min(16).max(4096).default(128),
   SANDBOX_DATA_LIMIT_MB: z.coerce.number().int().min(768).max(65_536).default(1024),
+  /** How often every sandbox, busy or idle, gets a health probe; one unanswered within HANDLER_TIMEOUT_MS restarts it. */
+  SANDBOX_HEALTH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(3_600_000)
+    .default(DEFAULT_SANDBOX_WATCHDOG.healthIntervalMs),
+  /** How often the watchdog reads each workerd process's CPU time from /proc. */
+  SANDBOX_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(20).max(60_000).default(DEFAULT_SANDBOX_WATCHDOG.tickMs),
+  /** CPU time a sandbox process may burn that no call in flight accounts for, before it is killed and restarted. */
+  SANDBOX_IDLE_CPU_MS: z.coerce.number().int().min(50).max(600_000).default(DEFAULT_SANDBOX_WATCHDOG.idleCpuMs),
   /** Let a deployment's network allow-list name loopback and private ranges (development and tests only). */
   SANDBOX_ALLOW_PRIVATE_NETWORK: flag.default(false),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -67,6 +67,12 @@ export async function startResource(ctx: HostContext, deployment: Deployment): P
     source: deployment.source,
     allowNetwork: deployment.allowNetwork,
     memory: { heapMb: ctx.config.SANDBOX_HEAP_MB, dataLimitMb: ctx.config.SANDBOX_DATA_LIMIT_MB },
+    watchdog: {
+      tickMs: ctx.config.SANDBOX_WATCHDOG_INTERVAL_MS,
+      idleCpuMs: ctx.config.SANDBOX_IDLE_CPU_MS,
+      healthIntervalMs: ctx.config.SANDBOX_HEALTH_INTERVAL_MS,
+      probeTimeoutMs: ctx.config.HANDLER_TIMEOUT_MS,
+    },
     logger: ctx.logger,
   });
   try {

@@ -1,0 +1,139 @@
+import { existsSync } from "node:fs";
+import { processCpuSeconds } from "../stack/stackCpu.ts";
+
+/** When a sandbox process counts as stuck. */
+export type SandboxWatchdogLimits = {
+  /** How often the process's CPU time is read from /proc. */
+  tickMs: number;
+  /** CPU time the process may burn that no call in flight accounts for; past it, the process is stuck. */
+  idleCpuMs: number;
+  /** How often the process is sent a health probe, busy or idle. */
+  healthIntervalMs: number;
+  /** How long a probe may wait for its answer (a call may hold the isolate that long). */
+  probeTimeoutMs: number;
+};
+
+/** Default limits: CPU read every 500 ms, 500 ms of unaccounted CPU, a probe every 5 s answered within 10 s. */
+export const DEFAULT_SANDBOX_WATCHDOG: SandboxWatchdogLimits = {
+  tickMs: 500,
+  idleCpuMs: 500,
+  healthIntervalMs: 5_000,
+  probeTimeoutMs: 10_000,
+};
+
+/** CPU a call in flight accounts for, per millisecond of it: the isolate's thread and as much again of V8's helpers. */
+const CPU_PER_CALL_MS = 2;
+
+/** Unaccounted CPU that drains away on its own, per millisecond: 1% of a core, the runtime's own housekeeping. */
+const CPU_DRAIN_PER_MS = 0.01;
+
+/** What the watchdog watches: one sandbox process, how to probe it, and whom to tell when it is stuck. */
+export type WatchSandboxProcessParameters = {
+  /** The workerd process; undefined watches nothing but the probes. */
+  pid: number | undefined;
+  /** Resolves true when the process answered a health probe within `timeoutMs`. */
+  probe(timeoutMs: number): Promise<boolean>;
+  /** Called at most once, when the process must be killed and started again, with the reason. */
+  onStuck(why: string): void;
+  limits?: Partial<SandboxWatchdogLimits> | undefined;
+};
+
+/** A running watchdog: `call` wraps each call sent to the process, `stop` ends the watch. */
+export type SandboxWatchdog = {
+  call<T>(work: () => Promise<T>): Promise<T>;
+  stop(): void;
+};
+
+const procfs = existsSync("/proc/self/stat");
+
+/**
+ * Watches one sandbox process for work that outlives its calls. Every tick it reads the process's CPU time from
+ * /proc (what the process really burned, which no code inside it can fake): CPU beyond what the calls in flight
+ * account for goes into an account that drains by 1% of a core, and an account past `idleCpuMs` (a handler that
+ * spins after answering, or between calls) makes the process stuck. Every `healthIntervalMs` it sends a health probe
+ * that the entry module answers before any creator code; no answer within `probeTimeoutMs` (a process that spins in
+ * a call, or is wedged while idle) makes it stuck too, as does a process that has exited. The watch is per process,
+ * not per handler, so it holds as well for a process that runs many handlers.
+ * @example const watchdog = watchSandboxProcess({ pid, probe, onStuck: (why) => restart(why) }); await watchdog.call(() => send())
+ */
+export function watchSandboxProcess(p: WatchSandboxProcessParameters): SandboxWatchdog {
+  const limits = { ...DEFAULT_SANDBOX_WATCHDOG, ...p.limits };
+  const pid = procfs ? p.pid : undefined;
+  const cpuMs = (at: number) => processCpuSeconds(at) * 1000;
+  let inFlight = 0;
+  let busySince = 0;
+  let busyMs = 0;
+  let lastTick = performance.now();
+  let lastCpu = 0;
+  let unaccounted = 0;
+  let lastProbe = lastTick;
+  let probing = false;
+  let stopped = false;
+
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  const stuck = (why: string) => {
+    if (stopped) return;
+    stop();
+    p.onStuck(why);
+  };
+
+  const readCpu = (): boolean => {
+    if (pid === undefined) return true;
+    const now = performance.now();
+    let cpu: number;
+    try {
+      cpu = cpuMs(pid);
+    } catch {
+      stuck("the sandbox process exited");
+      return false;
+    }
+    const inCall = busyMs + (inFlight > 0 ? now - Math.max(busySince, lastTick) : 0);
+    unaccounted = Math.max(
+      0,
+      unaccounted + (cpu - lastCpu) - CPU_PER_CALL_MS * inCall - CPU_DRAIN_PER_MS * (now - lastTick),
+    );
+    busyMs = 0;
+    lastCpu = cpu;
+    lastTick = now;
+    if (unaccounted <= limits.idleCpuMs) return true;
+    stuck(`it burned ${Math.round(unaccounted)} ms of CPU that no call in flight accounts for`);
+    return false;
+  };
+
+  const probe = () => {
+    probing = true;
+    void p.probe(limits.probeTimeoutMs).then((answered) => {
+      probing = false;
+      lastProbe = performance.now();
+      if (!answered) stuck(`it did not answer its health check within ${limits.probeTimeoutMs} ms`);
+    });
+  };
+
+  const timer = setInterval(() => {
+    if (!readCpu()) return;
+    if (!probing && performance.now() - lastProbe >= limits.healthIntervalMs) probe();
+  }, limits.tickMs);
+  timer.unref();
+  if (pid !== undefined) {
+    try {
+      lastCpu = cpuMs(pid);
+    } catch {
+      queueMicrotask(() => stuck("the sandbox process exited"));
+    }
+  }
+
+  return {
+    async call(work) {
+      if (inFlight++ === 0) busySince = performance.now();
+      try {
+        return await work();
+      } finally {
+        if (--inFlight === 0) busyMs += performance.now() - Math.max(busySince, lastTick);
+      }
+    },
+    stop,
+  };
+}
