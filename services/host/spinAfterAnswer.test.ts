@@ -8,8 +8,9 @@ import type { GateStack } from "../gate/testing/gateStack.ts";
 import { startGateStack } from "../gate/testing/gateStack.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import { cpuSince, processCpuSeconds, readStackCpu } from "../stack/stackCpu.ts";
+import { cpuSince, readStackCpu } from "../stack/stackCpu.ts";
 import type { Host } from "./createHost.ts";
+import { processCpuSeconds } from "./readProcessStat.ts";
 import { bearer, payHosted, registerSample, sampleBody, startTestHost } from "./testing/testHost.ts";
 
 const HANDLER_TIMEOUT_MS = 2_000;

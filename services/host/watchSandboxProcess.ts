@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { processCpuSeconds } from "../stack/stackCpu.ts";
+import { processCpuSeconds } from "./readProcessStat.ts";
 
 /** When a sandbox process counts as stuck. */
 export type SandboxWatchdogLimits = {

@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { readProcessStat } from "../host/readProcessStat.ts";
 
 /** The parts of `npm start` told apart by their command line, in the order reports list them. */
 export const STACK_PARTS = [
@@ -30,36 +30,17 @@ const PATTERNS: [StackPart, RegExp][] = [
   ["orchestrator", /stack\/start\.ts/],
 ];
 
-let ticksPerSecond: number | undefined;
-function clockTicks(): number {
-  ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  return ticksPerSecond;
-}
-
 type Proc = { pid: number; ppid: number; cpu: number; command: string };
 
 function readProc(pid: number): Proc | undefined {
+  const stat = readProcessStat(pid);
+  if (!stat) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-    // Fields 4, 14 and 15 of proc(5): ppid, utime, stime (here shifted by the two fields cut off).
-    return { pid, ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / clockTicks(), command };
+    return { pid, ppid: stat.ppid, cpu: stat.cpuSeconds, command };
   } catch {
     return undefined;
   }
-}
-
-/**
- * CPU seconds (user + system) one process has used so far, from /proc/<pid>/stat.
- * @throws when the process is gone.
- * @example const cpu = processCpuSeconds(indexer.pid)
- */
-export function processCpuSeconds(pid: number): number {
-  const proc = readProc(pid);
-  if (!proc) throw new Error(`process ${pid} is gone`);
-  return proc.cpu;
 }
 
 /** One reading: CPU seconds so far of every process of the stack, by pid, with the part each belongs to. */
