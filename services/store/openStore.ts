@@ -18,6 +18,13 @@ export type Store = Sql & {
    * queries commit one by one, so other keys are never blocked while `fn` waits on the network.
    */
   withLock<T>(key: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` with the payload of every notification on `channel` (`SELECT pg_notify(channel, payload)`, by
+   * any instance of the store, this one included; a notification sent in a transaction arrives once it commits) until
+   * the returned function is called. PostgreSQL: a connection of its own runs `LISTEN`, and is opened again when it
+   * drops, after which `onReconnect` runs (notifications sent meanwhile are lost). PGlite: the same, in process.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   readonly kind: "postgres" | "pglite";
 };
@@ -39,6 +46,54 @@ export type OpenStoreParameters = {
  * Opens a store and applies its pending migrations, one code path for both engines.
  * @example const store = await openStore({ databaseUrl: process.env.DATABASE_URL, dataDir: ".data/marketplace", schema: "marketplace", migrations })
  */
+function channelName(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid channel name "${channel}"`);
+  return channel;
+}
+
+/** Keeps one PostgreSQL connection listening on `channel`, opening it again (after `retryMs`) whenever it drops. */
+async function listenPostgres(
+  url: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onReconnect: (() => void) | undefined,
+  retryMs = 1_000,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on("notification", (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? "");
+    });
+    next.on("error", () => {});
+    next.on("end", () => {
+      if (stopped || client !== next) return;
+      client = undefined;
+      const retry = () => {
+        timer = setTimeout(() => {
+          connect().then(
+            () => onReconnect?.(),
+            () => retry(),
+          );
+        }, retryMs);
+        timer.unref();
+      };
+      retry();
+    });
+    await next.connect();
+    await next.query(`LISTEN ${channel}`);
+    client = next;
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
+  };
+}
+
 export async function openStore({
   databaseUrl,
   dataDir,
@@ -88,6 +143,7 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
         return fn(tx);
       });
     },
+    listen: (channel, onNotify, onReconnect) => listenPostgres(url, channelName(channel), onNotify, onReconnect),
     close: () => pool.end(),
   };
   return store;
@@ -116,6 +172,12 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
       db.transaction((tx) =>
         fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] }),
       ),
+    listen: async (channel, onNotify) => {
+      const stop = await db.listen(channelName(channel), onNotify);
+      return async () => {
+        await stop().catch(() => {});
+      };
+    },
     close: () => db.close(),
   };
 }
