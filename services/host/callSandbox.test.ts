@@ -38,8 +38,8 @@ describe("callSandbox", function () {
     const { server, url, requests } = await oneRequestPerConnection();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      expect((await callSandbox(agent, url, call())).status).to.equal(200);
-      const second = await callSandbox(agent, url, call());
+      expect((await callSandbox(agent, url, "k", call()))?.status).to.equal(200);
+      const second = (await callSandbox(agent, url, "k", call()))!;
       expect(second.status).to.equal(200);
       expect(second.body.toString()).to.equal('{"ok":true}');
       expect(requests()).to.equal(3);
@@ -57,7 +57,7 @@ describe("callSandbox", function () {
     const agent = new Agent({ keepAlive: true });
     try {
       const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/call`);
-      const error = await callSandbox(agent, url, call()).then(
+      const error = await callSandbox(agent, url, "k", call()).then(
         () => null,
         (e: NodeJS.ErrnoException) => e,
       );

@@ -1,48 +1,83 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { shardDispatcherSource } from "./shardDispatcher.ts";
 
 /** Memory limits of every sandbox process. */
 export type SandboxMemory = {
-  /** V8 old-space limit: a heap bomb crashes its own workerd process at this size. */
+  /** V8 old-space limit of each isolate: a heap bomb crashes its own workerd process at this size. */
   heapMb: number;
-  /** RLIMIT_DATA of the workerd process (about 500 MB of it are V8's own reservations); ArrayBuffer and Wasm bombs fail there. */
+  /**
+   * RLIMIT_DATA of a workerd process holding one handler (about 500 MB of it are V8's own reservations); a process
+   * that may hold more gets `DATA_MB_PER_HANDLER` more per handler. ArrayBuffer and Wasm bombs fail there.
+   */
   dataLimitMb: number;
 };
 
-/** Default limits: a 128 MB heap, 1 GiB of private writable memory per sandbox process. */
+/** Default limits: a 128 MB heap, 1 GiB of private writable memory for a process of one handler. */
 export const DEFAULT_SANDBOX_MEMORY: SandboxMemory = { heapMb: 128, dataLimitMb: 1024 };
 
-const WRAPPER = `#!/bin/sh
-# workerd for one resource: private memory capped, nothing of the host's environment inherited. The pid written
-# first stays workerd's own, as both execs keep it.
-[ -z "$SANDBOX_PID_FILE" ] || echo $$ > "$SANDBOX_PID_FILE" || exit 71
-ulimit -d "$SANDBOX_DATA_LIMIT_KB" || exit 70
-exec env -i TZ=UTC "$SANDBOX_WORKERD_BINARY" "$@"
-`;
+/** Private writable memory V8 reserves for each further isolate of a process (about 2.5 MB measured), with room. */
+export const DATA_MB_PER_HANDLER = 4;
 
-let wrapperPath: string | undefined;
+/** What one shard's workerd process is configured with. */
+export type WorkerdConfigParameters = {
+  /** Outbound network of every handler of the shard (workerd allow-list); empty: none at all. */
+  allowNetwork: readonly string[];
+  heapMb: number;
+};
+
+let directory: string | undefined;
 
 /**
- * Points miniflare at a wrapper (written once per process into a fresh private temporary directory) that starts
- * workerd with a data-segment limit and an empty environment, and sets the V8 heap limit. Miniflare reads these
- * process-wide settings when it spawns workerd, so one host has one setting. A sandbox that passes
- * `SANDBOX_PID_FILE` in workerd's spawn environment gets workerd's pid written there before workerd starts.
- * @returns the private directory, where sandboxes keep their pid files.
- * @example const dir = configureWorkerd({ heapMb: 128, dataLimitMb: 1024 })
+ * The private directory (created once per host process, removed at exit) that holds the dispatcher module and the
+ * shards' configurations.
+ * @example const dir = workerdDirectory()
  */
-export function configureWorkerd(memory: SandboxMemory): string {
-  if (!wrapperPath || !existsSync(wrapperPath)) {
+export function workerdDirectory(): string {
+  if (!directory) {
     const dir = mkdtempSync(join(tmpdir(), "resource-host-"));
-    wrapperPath = join(dir, "workerd-sandbox.sh");
-    writeFileSync(wrapperPath, WRAPPER, { mode: 0o700 });
+    writeFileSync(join(dir, "dispatcher.js"), shardDispatcherSource(), { mode: 0o600 });
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    directory = dir;
   }
-  const binary = (createRequire(import.meta.url)("workerd") as { default: string }).default;
-  process.env.SANDBOX_WORKERD_BINARY = binary;
-  process.env.SANDBOX_DATA_LIMIT_KB = String(Math.floor(memory.dataLimitMb * 1024));
-  process.env.MINIFLARE_WORKERD_PATH = wrapperPath;
-  process.env.MINIFLARE_WORKERD_V8_FLAGS = `--max-old-space-size=${Math.floor(memory.heapMb)}`;
-  return dirname(wrapperPath);
+  return directory;
+}
+
+/**
+ * Writes the workerd configuration (capnp text) of a shard: the dispatcher worker with a Worker Loader and the
+ * Durable Object that holds the loaded handlers, the shard's outbound network service (only when it allows
+ * something), one HTTP socket on 127.0.0.1 with a port of the kernel's choosing, and the V8 flags (heap limit, and
+ * `--expose-gc` so that an unloaded handler's isolate is freed at once).
+ * @returns the path of the configuration file.
+ * @example const file = configureWorkerd({ allowNetwork: [], heapMb: 128 })
+ */
+export function configureWorkerd(p: WorkerdConfigParameters): string {
+  const dir = workerdDirectory();
+  const network = p.allowNetwork.length > 0;
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    ( name = "dispatcher",
+      worker = (
+        modules = [(name = "dispatcher.js", esModule = embed "dispatcher.js")],
+        compatibilityDate = "2025-01-01",
+        bindings = [
+          (name = "LOADER", workerLoader = ()),
+          (name = "HANDLERS", durableObjectNamespace = "Handlers")${network ? `,\n          (name = "NETWORK", service = "network")` : ""}
+        ],
+        durableObjectNamespaces = [(className = "Handlers", ephemeralLocal = void, preventEviction = true)],
+        globalOutbound = "none",
+      )
+    ),
+    (name = "none", network = (allow = [])),${network ? `\n    (name = "network", network = (allow = [${p.allowNetwork.map((entry) => JSON.stringify(entry)).join(", ")}])),` : ""}
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "dispatcher")],
+  v8Flags = ["--expose-gc", "--max-old-space-size=${Math.floor(p.heapMb)}"],
+);
+`;
+  const file = join(dir, `shard-${createHash("sha256").update(config).digest("hex").slice(0, 16)}.capnp`);
+  writeFileSync(file, config, { mode: 0o600 });
+  return file;
 }

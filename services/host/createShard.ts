@@ -1,0 +1,338 @@
+import { Agent, request as httpRequest } from "node:http";
+import type { Logger } from "pino";
+import type { HandlerCall, HandlerResult } from "../gate/handler.ts";
+import { callSandbox } from "./callSandbox.ts";
+import type { SandboxMemory } from "./configureWorkerd.ts";
+import { configureWorkerd, DATA_MB_PER_HANDLER, DEFAULT_SANDBOX_MEMORY } from "./configureWorkerd.ts";
+import { SHARD_PATHS } from "./shardDispatcher.ts";
+import type { WorkerdProcess } from "./startWorkerd.ts";
+import { startWorkerd } from "./startWorkerd.ts";
+import type { SandboxWatchdog, SandboxWatchdogLimits } from "./watchSandboxProcess.ts";
+import { watchSandboxProcess } from "./watchSandboxProcess.ts";
+
+/** A handler could not be loaded (syntax error, no `fetch`, a top level that never finishes). */
+export class SandboxStartError extends Error {
+  override name = "SandboxStartError";
+}
+
+/** A handler as a shard loads it: a key naming this version of it, and its module source. */
+export type ShardEndpoint = { key: string; source: string };
+
+/** Why a shard's process was killed and started again, and which handlers may be to blame. */
+export type ShardRestart = {
+  why: string;
+  /** The killed process. */
+  pid: number | undefined;
+  /**
+   * The handlers that can have run code since the process last answered a probe: those whose answer was still
+   * streaming at that probe, and those the host had sent a call or a load to since (or that were still running).
+   */
+  suspects: string[];
+  /** The handlers that were loaded in the killed process. */
+  loaded: string[];
+};
+
+/** Options of one shard. */
+export type CreateShardParameters = {
+  name: string;
+  /** Outbound network of every handler of the shard (workerd allow-list); empty or absent: none. */
+  allowNetwork?: readonly string[] | undefined;
+  memory?: SandboxMemory | undefined;
+  /** How many handlers it is meant to hold; sizes the process's RLIMIT_DATA. */
+  capacity?: number | undefined;
+  watchdog?: Partial<SandboxWatchdogLimits> | undefined;
+  /** How long starting the process, or loading one handler, may take. */
+  startTimeoutMs?: number | undefined;
+  logger?: Logger | undefined;
+  /** Told each time the process is killed and started again (watchdog, crash, a failed call it no longer answers). */
+  onRestart?: ((restart: ShardRestart) => void) | undefined;
+};
+
+/** One workerd process holding many handlers, each in an isolate of its own, restarted whole when it is stuck. */
+export type Shard = {
+  readonly name: string;
+  /** Runs one call of a handler, loading it first when this process does not hold it. */
+  call(endpoint: ShardEndpoint, call: HandlerCall): Promise<HandlerResult>;
+  /** @throws {SandboxStartError} */
+  load(endpoint: ShardEndpoint): Promise<void>;
+  unload(key: string): Promise<void>;
+  /** The handlers loaded (or loading) in the process serving now. */
+  loaded(): string[];
+  /** Calls or loads of `key` under way. */
+  busy(key: string): boolean;
+  ready(): Promise<boolean>;
+  restarts(): number;
+  /** The pid of the workerd process serving now (undefined while it starts). */
+  pid(): number | undefined;
+  close(): Promise<void>;
+};
+
+type Instance = {
+  workerd: WorkerdProcess;
+  agent: Agent;
+  generation: number;
+  loads: Map<string, Promise<void>>;
+  watchdog: SandboxWatchdog;
+  /** The handlers whose answer was still streaming at the last answered probe, and when that probe was sent. */
+  open: { keys: string[]; probedAt: number };
+};
+
+type Answer = { status: number; text: string };
+
+function send(
+  instance: { workerd: WorkerdProcess; agent: Agent },
+  path: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<Answer | undefined> {
+  return new Promise((resolve) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = httpRequest(
+      new URL(path, instance.workerd.url),
+      {
+        method: payload ? "POST" : "GET",
+        agent: instance.agent,
+        timeout: timeoutMs,
+        headers: payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", () => resolve(undefined));
+      },
+    );
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(undefined));
+    req.end(payload);
+  });
+}
+
+function messageOf(answer: Answer): string {
+  try {
+    return String((JSON.parse(answer.text) as { error?: unknown }).error ?? answer.text);
+  } catch {
+    return answer.text || `the shard answered ${answer.status}`;
+  }
+}
+
+/**
+ * Starts a shard: one workerd process (see `configureWorkerd`, `startWorkerd`) whose dispatcher loads handlers on
+ * demand, each as a dynamic worker in an isolate of its own (no bindings, the shard's outbound or no network, the
+ * heap limit), and routes each call to its handler by key. A watchdog (`watchSandboxProcess`) reads the process's
+ * CPU time and probes it; when the process burns CPU that no call accounts for, stops answering its probe, or exits,
+ * it is killed and a fresh process started (about 100 ms), which loads each handler again on its next call. After a
+ * failed call or load the process is probed at once and restarted if it does not answer within 1 s. Each restart
+ * names the handlers that may be to blame (`onRestart`), so that the caller can move them elsewhere.
+ * @throws {SandboxStartError} when workerd itself does not start.
+ * @example const shard = await createShard({ name: 'shard-0' }); await shard.call({ key, source }, call)
+ */
+export async function createShard(p: CreateShardParameters): Promise<Shard> {
+  const memory = p.memory ?? DEFAULT_SANDBOX_MEMORY;
+  const startTimeoutMs = p.startTimeoutMs ?? 15_000;
+  const configFile = configureWorkerd({ allowNetwork: p.allowNetwork ?? [], heapMb: memory.heapMb });
+  const dataLimitMb = memory.dataLimitMb + Math.max(0, (p.capacity ?? 1) - 1) * DATA_MB_PER_HANDLER;
+  const log = p.logger?.child({ shard: p.name });
+  const inFlight = new Map<string, number>();
+  const startedAt = new Map<string, number>();
+  let generations = 0;
+  let live = 0;
+  let restarts = 0;
+  let closed = false;
+  let serving: Instance | undefined;
+
+  async function track<T>(key: string, work: () => Promise<T>): Promise<T> {
+    inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+    startedAt.set(key, performance.now());
+    try {
+      return await work();
+    } finally {
+      const left = (inFlight.get(key) ?? 1) - 1;
+      if (left > 0) inFlight.set(key, left);
+      else inFlight.delete(key);
+    }
+  }
+
+  async function probe(instance: Instance, timeoutMs: number): Promise<boolean> {
+    const probedAt = performance.now();
+    const answer = await send(instance, SHARD_PATHS.health, undefined, timeoutMs);
+    if (answer?.status !== 200) return false;
+    try {
+      instance.open = { keys: (JSON.parse(answer.text) as { open: string[] }).open, probedAt };
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  async function teardown(instance: Instance) {
+    instance.watchdog.stop();
+    instance.agent.destroy();
+    await instance.workerd.kill();
+  }
+
+  async function start(): Promise<Instance> {
+    let workerd: WorkerdProcess;
+    try {
+      workerd = await startWorkerd({
+        configFile,
+        dataLimitMb,
+        startTimeoutMs,
+        onLine: (line, stream) => log?.debug({ line: line.slice(0, 500) }, `sandbox ${stream}`),
+      });
+    } catch (error) {
+      throw new SandboxStartError(`the sandbox process did not start: ${(error as Error).message}`);
+    }
+    const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+    const instance = {
+      workerd,
+      agent,
+      generation: ++generations,
+      loads: new Map(),
+      open: { keys: [], probedAt: performance.now() },
+    } as unknown as Instance;
+    if (!(await probe(instance, startTimeoutMs))) {
+      agent.destroy();
+      await workerd.kill();
+      throw new SandboxStartError("the sandbox process does not answer");
+    }
+    instance.watchdog = watchSandboxProcess({
+      pid: workerd.pid,
+      probe: (timeoutMs) => probe(instance, timeoutMs),
+      onStuck: (why) => restart(instance, why),
+      limits: p.watchdog,
+    });
+    void workerd.exited.then(() => restart(instance, "the sandbox process exited"));
+    if (closed) {
+      await teardown(instance);
+      throw new SandboxStartError("the shard is closed");
+    }
+    live = instance.generation;
+    serving = instance;
+    return instance;
+  }
+
+  let current: Promise<Instance> = start();
+  await current;
+
+  function restart(from: Instance, why: string) {
+    if (closed || from.generation !== live) return;
+    live = 0;
+    restarts++;
+    serving = undefined;
+    const since = from.open.probedAt;
+    const suspects = new Set(from.open.keys);
+    for (const [key, at] of startedAt) if (at >= since || inFlight.has(key)) suspects.add(key);
+    const restart: ShardRestart = {
+      why,
+      pid: from.workerd.pid,
+      suspects: [...suspects],
+      loaded: [...from.loads.keys()],
+    };
+    log?.warn({ why, restarts, pid: from.workerd.pid, suspects: restart.suspects }, "restarting the sandbox");
+    current = teardown(from).then(start);
+    current.catch((error) => log?.error({ err: (error as Error).message }, "the sandbox did not restart"));
+    startedAt.clear();
+    p.onRestart?.(restart);
+  }
+
+  async function instance(): Promise<Instance> {
+    try {
+      return await current;
+    } catch (error) {
+      if (closed) throw error;
+      current = start();
+      return current;
+    }
+  }
+
+  function checkAfterFailure(running: Instance, why: string) {
+    void send(running, SHARD_PATHS.health, undefined, 1_000).then((health) => {
+      if (health?.status !== 200) restart(running, why);
+    });
+  }
+
+  function load(running: Instance, endpoint: ShardEndpoint): Promise<void> {
+    const existing = running.loads.get(endpoint.key);
+    if (existing !== undefined) return existing;
+    const loading = track(endpoint.key, async () => {
+      const answer = await send(running, SHARD_PATHS.load, endpoint, startTimeoutMs);
+      if (answer?.status === 200) return;
+      if (answer === undefined) {
+        checkAfterFailure(running, "a handler's load left the process unresponsive");
+        throw new SandboxStartError(`the module did not finish loading within ${startTimeoutMs} ms`);
+      }
+      throw new SandboxStartError(`the module could not be loaded: ${messageOf(answer)}`);
+    });
+    running.loads.set(endpoint.key, loading);
+    loading.catch(() => {
+      if (running.loads.get(endpoint.key) === loading) running.loads.delete(endpoint.key);
+    });
+    return loading;
+  }
+
+  async function callOnce(running: Instance, endpoint: ShardEndpoint, call: HandlerCall) {
+    await load(running, endpoint);
+    return track(endpoint.key, () =>
+      running.watchdog.call(() =>
+        callSandbox(running.agent, new URL("/call", running.workerd.url), endpoint.key, call),
+      ),
+    );
+  }
+
+  return {
+    name: p.name,
+    async call(endpoint, call) {
+      const running = await instance();
+      try {
+        const result = await callOnce(running, endpoint, call);
+        if (result) return result;
+        running.loads.delete(endpoint.key);
+        const again = await callOnce(running, endpoint, call);
+        if (again) return again;
+        throw new Error("the shard lost the handler twice");
+      } catch (error) {
+        if (error instanceof SandboxStartError) throw error;
+        const timedOut = call.signal.aborted;
+        checkAfterFailure(
+          running,
+          timedOut
+            ? "a timed-out call left the process unresponsive"
+            : `the sandbox process failed: ${(error as Error).message}`,
+        );
+        throw new Error(
+          timedOut ? "the handler did not answer in time" : `the sandbox failed: ${(error as Error).message}`,
+        );
+      }
+    },
+    async load(endpoint) {
+      await load(await instance(), endpoint);
+    },
+    async unload(key) {
+      const running = serving;
+      if (!running?.loads.has(key)) return;
+      running.loads.delete(key);
+      await send(running, SHARD_PATHS.unload, { key }, 5_000);
+    },
+    loaded: () => [...(serving?.loads.keys() ?? [])],
+    busy: (key) => inFlight.has(key),
+    async ready() {
+      try {
+        const running = await Promise.race([
+          current,
+          new Promise<undefined>((resolve) => setTimeout(resolve, 1_000, undefined)),
+        ]);
+        return running !== undefined && (await send(running, SHARD_PATHS.health, undefined, 1_000))?.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    restarts: () => restarts,
+    pid: () => serving?.workerd.pid,
+    async close() {
+      closed = true;
+      const running = await current.catch(() => undefined);
+      if (running) await teardown(running);
+    },
+  };
+}
