@@ -1,6 +1,7 @@
 import type { RequestListener } from "node:http";
 import Koa from "koa";
 import { pino } from "pino";
+import { admitCall } from "./admitCall.ts";
 import { callRoute } from "./callRoute.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { cors } from "./cors.ts";
@@ -36,6 +37,7 @@ export const GATE_STEPS = [
   "parseBody",
   "requirePayment",
   "decodePayment",
+  "admitCall",
   "reservePayment",
   "releaseOnFailure",
   "runHandler",
@@ -56,8 +58,9 @@ export type Gate = {
 /**
  * Creates the paid sidecar of one resource from trusted configuration: free card, health and readiness; and
  * `POST /call` through content type (415), size (413), JSON and request schema (400), payment header (402),
- * decoding and binding (402), reservation (402 / replay 200 / 409), the handler under a wall-time limit,
- * response validation (release with a strike, 502), metered price and settlement (200 with receipt / 503).
+ * decoding and binding (402), the resource's bound on calls in progress (503), reservation (402 / replay 200 / 409),
+ * the handler under a wall-time limit, response validation (release with a strike, 502), metered price and
+ * settlement (200 with receipt / 503).
  * @throws {GateConfigError} when the configuration, the card or a schema is invalid (at start-up, never per request).
  * @example const gate = createGate({ resourceId, escrow, token, cap: 50000n, pricing, requestSchema, responseSchema, card, callUrl, facilitatorUrl, handler })
  */
@@ -96,6 +99,7 @@ export function createGate(input: GateConfig): Gate {
     parseBody: parseBody(runtime.validateRequest),
     requirePayment: requirePayment(runtime),
     decodePayment: decodePayment(runtime),
+    admitCall: admitCall(config.maxConcurrentCalls),
     reservePayment: reservePayment(runtime),
     releaseOnFailure: releaseOnFailure(runtime),
     runHandler: runHandler(config.handler, load, limits),

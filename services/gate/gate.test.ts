@@ -77,6 +77,7 @@ describe("gate", function () {
         "parseBody",
         "requirePayment",
         "decodePayment",
+        "admitCall",
         "reservePayment",
         "releaseOnFailure",
         "runHandler",

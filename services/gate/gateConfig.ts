@@ -37,6 +37,11 @@ export type GateConfig = {
   maxTimeoutSeconds?: number | undefined;
   handlerTimeoutMs?: number | undefined;
   maxBodyBytes?: number | undefined;
+  /**
+   * Paid calls this gate takes at once, each from before its reservation until its answer; one more is answered 503
+   * `endpoint_busy` with `Retry-After` before anything is reserved (default: no bound).
+   */
+  maxConcurrentCalls?: number | undefined;
   /** Offer the flat `exact` entry besides `service-escrow` (default true). */
   acceptExact?: boolean | undefined;
   handler: Handler;
@@ -94,6 +99,7 @@ const configSchema = z.object({
     .default(DEFAULT_MAX_TIMEOUT_SECONDS),
   handlerTimeoutMs: z.int().positive().default(10_000),
   maxBodyBytes: z.int().positive().default(DEFAULT_MAX_BODY_BYTES),
+  maxConcurrentCalls: z.int().positive().optional(),
   acceptExact: z.boolean().default(true),
   sampleRequest: z.record(z.string(), z.unknown()).default({}),
   handler: z.custom<Handler>((value) => typeof value === "function", "must be a function"),

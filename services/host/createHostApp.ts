@@ -8,6 +8,7 @@ import { HttpError } from "../http/httpError.ts";
 import { parseWith as parse } from "../http/parseWith.ts";
 import type { ErrorCode } from "../protocol/reasons.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
+import type { PooledHandlerStatus, PoolShardStatus } from "./createSandboxPool.ts";
 import { deploymentRequestSchema, identityRequestSchema } from "./deploymentSchema.ts";
 import type { HostContext } from "./hostContext.ts";
 import { resourceUrls } from "./hostContext.ts";
@@ -29,7 +30,8 @@ export type HostOperations = {
     | { kind: "refused"; message: string }
   >;
   remove(slug: string): Promise<{ kind: "removed"; deployment: Deployment } | { kind: "unknown" }>;
-  list(): { deployment: Deployment; restarts: number }[];
+  list(): { deployment: Deployment; sandbox: PooledHandlerStatus }[];
+  shards(): PoolShardStatus[];
   ready(): boolean;
 };
 
@@ -75,7 +77,14 @@ export function createHostApp(ctx: HostContext, operations: HostOperations): Koa
     else throw new HttpError(503, "not_ready", "deployments are still loading");
   });
   router.get("/deployments", auth, (koa) => {
-    koa.body = operations.list().map(({ deployment, restarts }) => ({ ...describe(ctx, deployment), restarts }));
+    koa.body = operations.list().map(({ deployment, sandbox }) => ({
+      ...describe(ctx, deployment),
+      restarts: sandbox.restarts,
+      sandbox: { loaded: sandbox.loaded, shard: sandbox.shard ?? null, quarantined: sandbox.quarantined },
+    }));
+  });
+  router.get("/shards", auth, (koa) => {
+    koa.body = operations.shards().map((shard) => ({ ...shard, pid: shard.pid ?? null }));
   });
   router.post("/deployments", auth, json, async (koa) => {
     const request = parse(deploymentRequestSchema, koa.request.body);

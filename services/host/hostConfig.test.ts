@@ -15,10 +15,15 @@ describe("host configuration", function () {
       HANDLER_TIMEOUT_MS: 10_000,
       MAX_TIMEOUT_SECONDS: 60,
       SANDBOX_HEAP_MB: 128,
-      SANDBOX_HEALTH_INTERVAL_MS: 5_000,
+      SANDBOX_HEALTH_INTERVAL_MS: 1_000,
+      SANDBOX_STALL_MS: 2_000,
       SANDBOX_WATCHDOG_INTERVAL_MS: 500,
       SANDBOX_IDLE_CPU_MS: 500,
       SANDBOX_ALLOW_PRIVATE_NETWORK: false,
+      SANDBOX_SHARDS: 4,
+      SANDBOX_SHARD_CAPACITY: 400,
+      ENDPOINT_MAX_CONCURRENT_CALLS: 128,
+      DATABASE_SCHEMA: "host",
     });
   });
 
@@ -33,6 +38,12 @@ describe("host configuration", function () {
     ],
     ["a data limit below what workerd reserves", { SANDBOX_DATA_LIMIT_MB: "256" }, /SANDBOX_DATA_LIMIT_MB/],
     ["a watchdog that would read /proc in a tight loop", { SANDBOX_WATCHDOG_INTERVAL_MS: "1" }, /SANDBOX_WATCHDOG/],
+    [
+      "a stall limit past the handler timeout",
+      { HANDLER_TIMEOUT_MS: "1000", SANDBOX_STALL_MS: "2000" },
+      /SANDBOX_STALL_MS/,
+    ],
+    ["a schema name that is not an identifier", { DATABASE_SCHEMA: "host; DROP" }, /DATABASE_SCHEMA/],
   ];
   for (const [name, overrides, message] of refused) {
     it(`refuses ${name}`, function () {

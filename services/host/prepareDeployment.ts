@@ -5,10 +5,10 @@ import { resourceIdOf } from "../protocol/resourceId.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { DeploymentRequest } from "./deploymentSchema.ts";
 import { privateNetworkEntry } from "./deploymentSchema.ts";
+import { gateConfigOf } from "./gateConfigOf.ts";
 import type { HostContext } from "./hostContext.ts";
 import { resourceUrls } from "./hostContext.ts";
 import { servedCard } from "./servedCard.ts";
-import { gateConfigOf } from "./startResource.ts";
 
 /** A deploy request turned into a deployment, or why it is refused (400). */
 export type PrepareDeploymentReturnType = { ok: true; deployment: Deployment } | { ok: false; message: string };

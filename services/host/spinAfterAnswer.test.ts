@@ -6,8 +6,6 @@ import { getJson, postJson } from "../../test/support/startFacilitator.ts";
 import { until } from "../../test/support/until.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
 import { startGateStack } from "../gate/testing/gateStack.ts";
-import { decodeBase64Json } from "../protocol/base64.ts";
-import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import { cpuSince, readStackCpu } from "../stack/stackCpu.ts";
 import type { Host } from "./createHost.ts";
 import { processCpuSeconds } from "./readProcessStat.ts";
@@ -61,11 +59,15 @@ const CRUNCHER = `export default {
   },
 }`;
 
-/** The ways the spinner keeps burning CPU after it answered, each deployed as a resource of its own. */
+/**
+ * The ways the spinner keeps burning CPU once its answer is on its way, each deployed as a resource of its own. The
+ * call lasts until the answer's stream has ended (the shard's dispatcher passes it on as it comes), so each way is a
+ * call that times out: 502, nothing debited.
+ */
 const ways: [string, string][] = [
-  ["waitUntil", "a ctx.waitUntil busy loop: the answer waits for it, so the call fails and nothing is debited"],
-  ["stream", "a busy loop after a fixed-length answer whose stream stays open: paid for its answer, then killed"],
-  ["slices", "40 ms slices between timer turns (it answers health checks): paid for its answer, then killed"],
+  ["waitUntil", "a ctx.waitUntil busy loop: the answer waits for it"],
+  ["stream", "a busy loop behind a fixed-length answer whose stream stays open: the answer never ends"],
+  ["slices", "40 ms slices between timer turns behind an answer that never ends (it answers health checks)"],
 ];
 
 /**
@@ -84,7 +86,8 @@ describe("attack: a handler that answers and then spins starves the host", funct
     const list = (await getJson(`${host.url}/deployments`, bearer)).body as { slug: string; restarts: number }[];
     return list.find((d) => d.slug === slug)?.restarts ?? -1;
   };
-  const sandboxOf = (slug: string) => host.resources.get(slug)!.sandbox;
+  const keyOf = (slug: string) => host.endpoints.get(slug)!.sandbox.key;
+  const pidOf = (slug: string) => host.pool.status(keyOf(slug)).pid;
   const gone = (pid: number) => {
     try {
       processCpuSeconds(pid);
@@ -113,6 +116,10 @@ describe("attack: a handler that answers and then spins starves the host", funct
       SANDBOX_WATCHDOG_INTERVAL_MS: "100",
       SANDBOX_IDLE_CPU_MS: "300",
       SANDBOX_HEALTH_INTERVAL_MS: "500",
+      SANDBOX_STALL_MS: String(HANDLER_TIMEOUT_MS),
+      // A shard of its own for each endpoint, as one process per endpoint was: spinTakesDownItsShard.test.ts has
+      // the spinner share a process with its neighbours.
+      SANDBOX_SHARDS: "8",
     });
     const deployments: [string, string | undefined][] = [
       ["neighbour", undefined],
@@ -134,26 +141,16 @@ describe("attack: a handler that answers and then spins starves the host", funct
   });
 
   for (const [way, title] of ways) {
-    it(`${way}: ${title}; restarted within the time limit plus slack, the neighbour answers, CPU falls back`, async function () {
+    it(`${way}: ${title}; 502, nothing debited, restarted within the time limit plus slack, the neighbour answers, CPU falls back`, async function () {
       const spinner = `spinner-${way.toLowerCase()}`;
       const restarts = await restartsOf(spinner);
-      const pid = sandboxOf(spinner).pid()!;
+      const pid = pidOf(spinner)!;
       const balance = await stack.escrowBalance();
 
       const answer = await payHosted(stack, host.url, spinner, { spin: way });
-      if (way === "waitUntil") {
-        expect(answer.status, answer.text).to.equal(502);
-        expect(answer.body.error.code).to.equal("upstream_failed");
-        expect(await stack.escrowBalance()).to.equal(balance);
-      } else {
-        expect(answer.status, answer.text).to.equal(200);
-        const receipt = receiptSchema.parse(decodeBase64Json(answer.headers.get("payment-response")!));
-        await until(
-          async () => ((await stack.escrowBalance()) === balance - BigInt(receipt.amount) ? true : undefined),
-          10_000,
-          "exactly the receipt's amount debited",
-        );
-      }
+      expect(answer.status, answer.text).to.equal(502);
+      expect(answer.body.error.code).to.equal("upstream_failed");
+      expect(await stack.escrowBalance()).to.equal(balance);
       await neighbourAnswers();
 
       await until(
@@ -171,10 +168,10 @@ describe("attack: a handler that answers and then spins starves the host", funct
   }
 
   it("a handler that computes hard inside its calls, back to back, is never restarted", async function () {
-    const sandbox = sandboxOf("cruncher");
+    const handler = host.pool.handler(host.endpoints.get("cruncher")!.sandbox);
     const until = Date.now() + 3_000;
     while (Date.now() < until) {
-      const result = await sandbox.handler({
+      const result = await handler({
         body: {},
         rawBody: Buffer.from("{}"),
         signal: AbortSignal.timeout(HANDLER_TIMEOUT_MS),
@@ -188,7 +185,7 @@ describe("attack: a handler that answers and then spins starves the host", funct
 
   it("an idle sandbox that stops answering its health check is restarted, and serves again", async function () {
     const restarts = await restartsOf("neighbour");
-    const pid = sandboxOf("neighbour").pid()!;
+    const pid = pidOf("neighbour")!;
     process.kill(pid, "SIGSTOP");
     await until(
       async () => ((await restartsOf("neighbour")) > restarts ? true : undefined),
@@ -196,7 +193,7 @@ describe("attack: a handler that answers and then spins starves the host", funct
       "the neighbour's restart",
     );
     await until(() => gone(pid), SLACK_MS, `the end of the stopped workerd process ${pid}`);
-    await until(async () => ((await sandboxOf("neighbour").ready()) ? true : undefined), SLACK_MS, "ready again");
+    await until(async () => ((await host.pool.ready(keyOf("neighbour"))) ? true : undefined), SLACK_MS, "ready again");
     await neighbourAnswers();
   });
 });

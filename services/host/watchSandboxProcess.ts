@@ -9,16 +9,16 @@ export type SandboxWatchdogLimits = {
   idleCpuMs: number;
   /** How often the process is sent a health probe, busy or idle. */
   healthIntervalMs: number;
-  /** How long a probe may wait for its answer (a call may hold the isolate that long). */
+  /** How long a probe may wait for its answer: the longest one call may hold the process's thread. */
   probeTimeoutMs: number;
 };
 
-/** Default limits: CPU read every 500 ms, 500 ms of unaccounted CPU, a probe every 5 s answered within 10 s. */
+/** Default limits: CPU read every 500 ms, 500 ms of unaccounted CPU, a probe every second answered within 2 s. */
 export const DEFAULT_SANDBOX_WATCHDOG: SandboxWatchdogLimits = {
   tickMs: 500,
   idleCpuMs: 500,
-  healthIntervalMs: 5_000,
-  probeTimeoutMs: 10_000,
+  healthIntervalMs: 1_000,
+  probeTimeoutMs: 2_000,
 };
 
 /** CPU a call in flight accounts for, per millisecond of it: the isolate's thread and as much again of V8's helpers. */

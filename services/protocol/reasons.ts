@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   "handler_failed",
   "method_not_allowed",
   "facilitator_unavailable",
+  "endpoint_busy",
   "provider_unavailable",
   "draft_not_verified",
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),

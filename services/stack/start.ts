@@ -210,6 +210,7 @@ async function main() {
       cwd: root,
       env: {
         PORT: String(env.HOST_PORT),
+        DATABASE_URL: env.DATABASE_URL,
         DATA_DIR: join(dataDir, "host"),
         HOST_TOKEN: hostToken,
         FACILITATOR_URL: facilitatorUrl,
