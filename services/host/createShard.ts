@@ -256,7 +256,7 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     const existing = running.loads.get(endpoint.key);
     if (existing !== undefined) return existing;
     const loading = track(endpoint.key, async () => {
-      const answer = await send(running, SHARD_PATHS.load, endpoint, startTimeoutMs);
+      const answer = await running.watchdog.call(() => send(running, SHARD_PATHS.load, endpoint, startTimeoutMs));
       if (answer?.status === 200) return;
       if (answer === undefined) {
         checkAfterFailure(running, "a handler's load left the process unresponsive");
@@ -312,7 +312,7 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       const running = serving;
       if (!running?.loads.has(key)) return;
       running.loads.delete(key);
-      await send(running, SHARD_PATHS.unload, { key }, 5_000);
+      await running.watchdog.call(() => send(running, SHARD_PATHS.unload, { key }, 5_000));
     },
     loaded: () => [...(serving?.loads.keys() ?? [])],
     busy: (key) => inFlight.has(key),

@@ -78,6 +78,9 @@ describe("attack: a spinning handler takes down the neighbours of its shard", fu
     await answers("neighbour", { warm: 1 });
     await answers("other-neighbour", { warm: 1 });
     await answers("spinner", { warm: 1 });
+    // A handler called since the shard's last answered probe is a suspect too (its code may still run): let a few
+    // probes pass, so that the spinner's own calls alone fall in the window of each stall.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   });
 
   after(async function () {
@@ -118,6 +121,7 @@ describe("attack: a spinning handler takes down the neighbours of its shard", fu
 
   it("spinning again takes down no one else: the neighbours answer while it spins, their process lives on", async function () {
     await answers("spinner", { quarantined: "but serving" });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const pid = shardPid();
     const restarts = statusOf("neighbour").restarts;
     const balance = await stack.escrowBalance();

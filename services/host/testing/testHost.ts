@@ -39,7 +39,7 @@ export function startTestHost(
       HANDLER_TIMEOUT_MS: "5000",
       ...env,
     }),
-    { logger: pino({ level: "silent" }) },
+    { logger: pino({ level: process.env.TEST_HOST_LOG_LEVEL ?? "silent" }) },
   );
 }
 
