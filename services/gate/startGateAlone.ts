@@ -5,10 +5,10 @@ import { pino } from "pino";
 import type { Address, Hex } from "viem";
 import { createSandbox } from "../host/createSandbox.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
-import { encodeBase64Json } from "../protocol/base64.ts";
 import { PLACEHOLDER_AGENT_ID } from "../protocol/constants.ts";
 import type { Gate } from "./createGate.ts";
 import { createGate } from "./createGate.ts";
+import { startStubFacilitator } from "./startStubFacilitator.ts";
 
 /** The gate on its own: the echo sample in workerd, unpaid behind a plain Node server and paid through a gate whose facilitator is a stub. */
 export type GateAlone = {
@@ -51,26 +51,7 @@ function listen(
 export async function startGateAlone(p: StartGateAloneParameters): Promise<GateAlone> {
   const echo = sampleDeployment("echo", { creator: p.escrow, asset: p.token, escrow: p.escrow });
   const sandbox = await createSandbox({ name: "echo", source: echo.source });
-  const stub = await listen(async (req, res) => {
-    const raw = await body(req);
-    res.setHeader("content-type", "application/json");
-    if (req.url === "/verify") {
-      const { paymentPayload } = JSON.parse(raw.toString()) as {
-        paymentPayload: { authorization: { buyer: string; nonce: string } };
-      };
-      res.end(
-        JSON.stringify({
-          isValid: true,
-          payer: paymentPayload.authorization.buyer,
-          idemKey: paymentPayload.authorization.nonce,
-          reserved: p.cap.toString(),
-          expiresAt: new Date().toISOString(),
-        }),
-      );
-    } else if (req.url === "/settle") {
-      res.end(JSON.stringify({ success: true, receipt: encodeBase64Json({ success: true, stub: true }) }));
-    } else res.end(JSON.stringify({ ready: true }));
-  });
+  const stub = await startStubFacilitator();
   const unpaid = await listen(async (req, res) => {
     const rawBody = await body(req);
     const result = await sandbox.handler({
@@ -118,7 +99,8 @@ export async function startGateAlone(p: StartGateAloneParameters): Promise<GateA
     paidUrl: `${served.url}/call`,
     async close() {
       for (const gate of gates) gate.close();
-      for (const { server } of [served, unpaid, stub]) server.close();
+      for (const { server } of [served, unpaid]) server.close();
+      await stub.close();
       await sandbox.dispose();
     },
   };
