@@ -135,17 +135,22 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
     }
   }
 
-  function move(keys: string[], allowNetwork: readonly string[]) {
-    if (keys.length === 0) return;
+  /** Places `keys` together in a new quarantine shard, until `until`. */
+  function quarantine(keys: string[], allowNetwork: readonly string[], until: number): Slot {
     const slot = open(`quarantine-${++serial}`, "quarantine", allowNetwork, keys.length);
     quarantines.add(slot);
-    const until = Date.now() + p.quarantineMs;
     for (const key of keys) {
       placed.get(key)?.members.delete(key);
       placed.set(key, slot);
       slot.members.add(key);
       quarantined.set(key, until);
     }
+    return slot;
+  }
+
+  function move(keys: string[], allowNetwork: readonly string[]) {
+    const until = Date.now() + p.quarantineMs;
+    const slot = quarantine(keys, allowNetwork, until);
     log?.warn({ shard: slot.name, handlers: keys, until: new Date(until).toISOString() }, "handlers quarantined");
   }
 
@@ -188,6 +193,8 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
   function place(handler: PooledHandler): Slot {
     const existing = placed.get(handler.key);
     if (existing) return existing;
+    const until = quarantined.get(handler.key) ?? 0;
+    if (until > Date.now()) return quarantine([handler.key], handler.allowNetwork ?? [], until);
     const slot = poolSlot(handler.allowNetwork ?? []);
     makeRoom(slot);
     slot.members.add(handler.key);

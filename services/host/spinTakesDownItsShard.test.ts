@@ -65,6 +65,7 @@ describe("attack: a spinning handler takes down the neighbours of its shard", fu
       SANDBOX_WATCHDOG_INTERVAL_MS: "100",
       SANDBOX_HEALTH_INTERVAL_MS: "250",
       SANDBOX_STALL_MS: "1000",
+      SANDBOX_IDLE_UNLOAD_MS: "4000",
     });
     for (const [slug, source] of [
       ["neighbour", undefined],
@@ -135,5 +136,12 @@ describe("attack: a spinning handler takes down the neighbours of its shard", fu
     expect(statusOf("neighbour").restarts).to.equal(restarts);
     await until(() => (statusOf("spinner").restarts > 1 ? true : undefined), SLACK_MS, "the spinner's own restart");
     await answers("spinner", { alone: true });
+  });
+
+  it("idling does not end a quarantine: the spinner, unloaded while idle, loads again in a quarantine shard", async function () {
+    await until(() => (statusOf("spinner").shard === undefined ? true : undefined), 20_000, "the spinner unloaded");
+    await answers("spinner", { back: "after idling" });
+    expect(statusOf("spinner").shard).to.match(/^quarantine-/);
+    expect(statusOf("spinner").quarantined).to.equal(true);
   });
 });
