@@ -121,9 +121,9 @@ function messageOf(answer: Answer): string {
  * demand, each as a dynamic worker in an isolate of its own (no bindings, the shard's outbound or no network, the
  * heap limit), and routes each call to its handler by key. A watchdog (`watchSandboxProcess`) reads the process's
  * CPU time and probes it; when the process burns CPU that no call accounts for, stops answering its probe, or exits,
- * it is killed and a fresh process started (about 100 ms), which loads each handler again on its next call. After a
- * failed call or load the process is probed at once and restarted if it does not answer within 1 s. Each restart
- * names the handlers that may be to blame (`onRestart`), so that the caller can move them elsewhere.
+ * it is killed and a fresh process started (tens of milliseconds), which loads each handler again on its next call.
+ * After a failed call or load the process is probed at once and restarted if it does not answer within 1 s. Each
+ * restart names the handlers that may be to blame (`onRestart`), so that the caller can move them elsewhere.
  * @throws {SandboxStartError} when workerd itself does not start.
  * @example const shard = await createShard({ name: 'shard-0' }); await shard.call({ key, source }, call)
  */

@@ -33,7 +33,7 @@ export const hostEnvSchema = z.object({
   FACILITATOR_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).max(40_000).default(10_000),
   MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(21).max(86_400).default(60),
-  /** Paid calls one endpoint takes at once (from before the reservation to the answer); more are 503 with Retry-After. */
+  /** Paid calls one endpoint takes at once (from before the reservation to the answer); more: 503 with Retry-After. */
   ENDPOINT_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(100_000).default(128),
   /** workerd processes that endpoints without network share (each endpoint its own isolate in one of them). */
   SANDBOX_SHARDS: z.coerce.number().int().min(1).max(64).default(4),
@@ -52,7 +52,7 @@ export const hostEnvSchema = z.object({
     .min(50)
     .max(3_600_000)
     .default(DEFAULT_SANDBOX_WATCHDOG.healthIntervalMs),
-  /** The longest a shard's thread may stay busy without answering its probe (one handler holding it up its neighbours). */
+  /** How long a shard's thread may stay busy without answering its probe (one handler holding up its neighbours). */
   SANDBOX_STALL_MS: z.coerce.number().int().min(100).max(40_000).default(DEFAULT_SANDBOX_WATCHDOG.probeTimeoutMs),
   /** How often the watchdog reads each workerd process's CPU time from /proc. */
   SANDBOX_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(20).max(60_000).default(DEFAULT_SANDBOX_WATCHDOG.tickMs),

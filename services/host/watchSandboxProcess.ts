@@ -51,9 +51,9 @@ const procfs = existsSync("/proc/self/stat");
  * /proc (what the process really burned, which no code inside it can fake): CPU beyond what the calls in flight
  * account for goes into an account that drains by 1% of a core, and an account past `idleCpuMs` (a handler that
  * spins after answering, or between calls) makes the process stuck. Every `healthIntervalMs` it sends a health probe
- * that the entry module answers before any creator code; no answer within `probeTimeoutMs` (a process that spins in
- * a call, or is wedged while idle) makes it stuck too, as does a process that has exited. The watch is per process,
- * not per handler, so it holds as well for a process that runs many handlers.
+ * that the shard's dispatcher answers, no creator code involved; no answer within `probeTimeoutMs` (a handler holding
+ * the process's one thread, or a process wedged while idle) makes it stuck too, as does a process that has exited.
+ * The watch is per process, not per handler: `call` wraps every call, load and unload sent to it.
  * @example const watchdog = watchSandboxProcess({ pid, probe, onStuck: (why) => restart(why) }); await watchdog.call(() => send())
  */
 export function watchSandboxProcess(p: WatchSandboxProcessParameters): SandboxWatchdog {
