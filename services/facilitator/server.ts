@@ -16,10 +16,12 @@ import { releasePayment } from "./releasePayment.ts";
 import {
   bytes32ParamSchema,
   releaseRequestSchema,
+  resultQuerySchema,
   settleRequestSchema,
   verifyRequestSchema,
 } from "./routes/schemas.ts";
 import { settlePayment } from "./settlePayment.ts";
+import { payersOf } from "./store/payersOf.ts";
 import { findReservation } from "./store/reservations.ts";
 import { findResult } from "./store/results.ts";
 import { verifyPayment } from "./verifyPayment.ts";
@@ -42,6 +44,20 @@ function authorize(koa: Koa.Context, auth: CallerAuth, resourceId: string, now: 
   const verdict = verifyCallerToken({ token, secret: auth.secret, resourceId, now });
   if (!verdict.ok) throw new HttpError(401, "unauthorized", `caller token refused: ${verdict.reason}`);
 }
+
+/**
+ * Whose reservation or result a request means: the `payer` it names, else the one buyer holding the nonce (undefined:
+ * none). A nonce is each buyer's own, so two may hold one; a request naming neither is refused, never guessed.
+ */
+async function payerOf(payer: Hex | undefined, holders: () => Promise<string[]>): Promise<Hex | undefined> {
+  if (payer) return payer.toLowerCase() as Hex;
+  const found = await holders();
+  if (found.length > 1)
+    throw new HttpError(409, "payer_required", "more than one buyer holds this idemKey: name the payer");
+  return found[0] as Hex | undefined;
+}
+
+const NO_RESERVATION = "no reservation for this idemKey and resource";
 
 /** Where a stored result's settlement stands, from its settle answer (one without `status` was answered mined). */
 function settlementOf(body: Record<string, unknown>): "committed" | "confirmed" | "failed" {
@@ -85,6 +101,7 @@ export function createFacilitatorApp(
           payload: normalized.payload,
           resourceId: request.resourceId,
           maxTimeoutSeconds: request.maxTimeoutSeconds,
+          requestHash: request.requestHash,
         })
       : { isValid: false as const, invalidReason: "invalid_payload" as const, invalidMessage: normalized.message };
     ctx.metrics.verify.inc({ outcome: result.isValid ? "valid" : result.invalidReason });
@@ -94,7 +111,11 @@ export function createFacilitatorApp(
   router.post("/release", async (koa) => {
     const request = parseWith(releaseRequestSchema, koa.request.body);
     authorize(koa, auth, request.resourceId, ctx.clock.now());
-    const outcome = await releasePayment(ctx, request);
+    const buyer = await payerOf(request.payer, () =>
+      payersOf(ctx.store, { table: "reservation", idemKey: request.idemKey, resourceId: request.resourceId }),
+    );
+    if (!buyer) throw new HttpError(409, "no_reservation", NO_RESERVATION);
+    const outcome = await releasePayment(ctx, { ...request, buyer });
     if (outcome.kind === "no_reservation") throw new HttpError(409, "no_reservation", outcome.message);
     if (outcome.kind === "already_settled") throw new HttpError(409, "already_settled", outcome.message);
     koa.body = outcome.body;
@@ -103,8 +124,13 @@ export function createFacilitatorApp(
   router.post("/settle", async (koa) => {
     const request = parseWith(settleRequestSchema, koa.request.body);
     authorize(koa, auth, request.resourceId, ctx.clock.now());
+    const buyer = await payerOf(request.payer, () =>
+      payersOf(ctx.store, { table: "reservation", idemKey: request.idemKey, resourceId: request.resourceId }),
+    );
+    if (!buyer) throw new HttpError(409, "no_reservation", NO_RESERVATION);
     const outcome = await settlePayment(ctx, {
       idemKey: request.idemKey,
+      buyer,
       resourceId: request.resourceId,
       amount: BigInt(request.amount),
       response: {
@@ -125,12 +151,15 @@ export function createFacilitatorApp(
 
   router.get("/results/:idemKey", async (koa) => {
     const idemKey = parseWith(bytes32ParamSchema, koa.params.idemKey) as Hex;
+    const { payer } = parseWith(resultQuerySchema, koa.query);
     const now = ctx.clock.now();
-    const result = await findResult(ctx.store, idemKey, now);
+    const buyer = await payerOf(payer, () => payersOf(ctx.store, { table: "result", idemKey, now }));
+    const result = buyer ? await findResult(ctx.store, { idemKey, buyer }, now) : null;
     if (auth.enabled) authorize(koa, auth, result?.resourceId ?? "unknown", now);
     if (!result)
       throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
-    const payment = (await findReservation(ctx.store, idemKey))?.payload;
+    const reservation = await findReservation(ctx.store, result);
+    const payment = reservation?.payload;
     koa.body = {
       idemKey: result.idemKey,
       resourceId: result.resourceId,
@@ -139,6 +168,9 @@ export function createFacilitatorApp(
         authorization: payment.authorization,
         signature: payment.signature,
       },
+      // The request the payment was reserved for (absent when its gate sent none): a gate replays the result only to
+      // that same request.
+      ...(reservation?.requestHash ? { requestHash: reservation.requestHash } : {}),
       response: result.response,
       receipt: result.receipt,
       // committed (answered, debit not mined yet), confirmed (mined: the receipt names the transaction) or failed

@@ -11,7 +11,13 @@ import type { FacilitatorContext } from "./context.ts";
 import { spendLimitRoom } from "./spendLimitRoom.ts";
 import { reserve } from "./store/reservations.ts";
 
-export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
+export type VerifyPaymentParameters = {
+  payload: PaymentPayload;
+  resourceId: Hex;
+  maxTimeoutSeconds: number;
+  /** The hash of the request the payment is for (requestHash.ts), stored with the reservation; gates may omit it. */
+  requestHash?: Hex | undefined;
+};
 
 /** `POST /verify`'s answer: a reservation, or why there is none (expected failures are data). */
 export type VerifyPaymentReturnType =
@@ -102,6 +108,7 @@ export async function verifyPayment(
       ...(signedBy === "contract" ? { signedBy } : {}),
     },
     validBefore: expiresAt,
+    requestHash: p.requestHash,
   };
   const reserveAgainst = async (chain: ChainView) => ({
     chain,

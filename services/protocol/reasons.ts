@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "facilitator_unavailable",
   "provider_unavailable",
   "draft_not_verified",
+  "payer_required",
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),
 ] as const;
 

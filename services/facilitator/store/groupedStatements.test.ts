@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import type { Store } from "./createStore.ts";
 import { createStore } from "./createStore.ts";
-import { claimAndCommit, claimForSettlement, reserve } from "./reservations.ts";
+import { claimAndCommit, claimForSettlement, purgeReservations, reserve } from "./reservations.ts";
 import { findResult, recordCommitment, recordSettlement } from "./results.ts";
 
 const hex = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
@@ -11,6 +11,7 @@ const buyer: Hex = `0x${"ab".repeat(20)}`;
 const payload = { scheme: "service-escrow", authorization: {}, signature: "0x" as Hex };
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
 const chain = (available: bigint) => ({ now: 1, available, room: null, atBlock: 1n });
+const DAY = 86_400;
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const stores: [string, (schema: string) => Promise<Store>][] = [
@@ -92,7 +93,16 @@ for (const [kind, open] of stores) {
         outcome: "reserved",
         held: 1_200n,
       });
-      const result = { idemKey: first, resourceId, response, receipt: "r", body: {}, settledAt: 1, expiresAt: 10_000 };
+      const result = {
+        idemKey: first,
+        buyer,
+        resourceId,
+        response,
+        receipt: "r",
+        body: {},
+        settledAt: 1,
+        expiresAt: 10_000,
+      };
       await recordSettlement(store, result, { transaction: hex(9), block: 5n });
       // Mined in block 5, which a chain read at block 5 may not reflect yet: still held, at 1,200.
       expect(await reserve(store, capped(third), at(101_199n, 5n))).to.deep.equal({
@@ -109,7 +119,7 @@ for (const [kind, open] of stores) {
       const idemKeys = [hex(next++), hex(next++)];
       for (const idemKey of idemKeys) await reserve(store, reservation(idemKey), chain(50_000n));
       const claim = (idemKey: Hex) =>
-        claimForSettlement(store, { idemKey, resourceId, amount: 5_000n, response, leaseUntil: 100 }, 1);
+        claimForSettlement(store, { idemKey, buyer, resourceId, amount: 5_000n, response, leaseUntil: 100 }, 1);
       const claims = await Promise.all([...idemKeys, ...idemKeys, ...idemKeys].map(claim));
       expect(
         claims
@@ -157,11 +167,14 @@ for (const [kind, open] of stores) {
       ]);
       expect(claimed.map((r) => r?.idemKey ?? null)).to.deep.equal([mine, null, null, null, twice, null]);
       expect(claimed[0]).to.include({ status: "settling", amount: 700n, committedAt: 1 });
-      expect((await findResult(store, mine, 1))?.body).to.deep.equal({ status: "committed", idemKey: mine });
-      expect(await findResult(store, otherCap, 1)).to.equal(null);
+      expect((await findResult(store, { idemKey: mine, buyer }, 1))?.body).to.deep.equal({
+        status: "committed",
+        idemKey: mine,
+      });
+      expect(await findResult(store, { idemKey: otherCap, buyer }, 1)).to.equal(null);
       const untouched = await claimForSettlement(
         store,
-        { idemKey: otherCap, resourceId, amount: 900n, response, leaseUntil: 100 },
+        { idemKey: otherCap, buyer, resourceId, amount: 900n, response, leaseUntil: 100 },
         1,
       );
       expect(untouched).to.include({ status: "settling", amount: 900n, committedAt: null });
@@ -170,9 +183,10 @@ for (const [kind, open] of stores) {
     it("stores one commitment per idemKey and answers every duplicate with it; the confirmed result replaces it", async function () {
       const idemKey = hex(next++);
       await reserve(store, reservation(idemKey), chain(50_000n));
-      await claimForSettlement(store, { idemKey, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
+      await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
       const result = (body: Record<string, unknown>) => ({
         idemKey,
+        buyer,
         resourceId,
         response,
         receipt: JSON.stringify(body),
@@ -190,12 +204,30 @@ for (const [kind, open] of stores) {
         ),
       );
       expect(confirmed).to.deep.equal([1, 1].map((n) => ({ status: "confirmed", n })));
-      expect((await findResult(store, idemKey, 1))?.body).to.deep.equal({ status: "confirmed", n: 1 });
+      expect((await findResult(store, { idemKey, buyer }, 1))?.body).to.deep.equal({ status: "confirmed", n: 1 });
       const [row] = await store.query<{ status: string; mined_block: string }>(
         "SELECT status, mined_block::text AS mined_block FROM reservation WHERE idem_key = $1",
         [idemKey],
       );
       expect(row).to.deep.equal({ status: "settled", mined_block: "3" });
+    });
+
+    it("keys a nonce by its buyer, and refuses a debited one for good once its reservation is purged", async function () {
+      const idemKey = hex(next++);
+      const other: Hex = `0x${"cd".repeat(20)}`;
+      const mine = reservation(idemKey);
+      expect(await reserve(store, mine, chain(50_000n))).to.include({ outcome: "reserved" });
+      expect(await reserve(store, { ...mine, buyer: other }, chain(50_000n)), "another buyer's").to.include({
+        outcome: "reserved",
+      });
+      await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
+      const result = { idemKey, buyer, resourceId, response, receipt: "r", body: {}, settledAt: 1, expiresAt: 10 };
+      await recordSettlement(store, result, { transaction: hex(7), block: 3n });
+      expect(await purgeReservations(store, mine.validBefore + DAY, DAY)).to.equal(1);
+      const reused = { ...mine, validBefore: mine.validBefore + DAY + 600 };
+      expect(await reserve(store, reused, { ...chain(50_000n), now: mine.validBefore + DAY })).to.deep.equal({
+        outcome: "nonce_used",
+      });
     });
   });
 }

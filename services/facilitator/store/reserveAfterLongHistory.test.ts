@@ -25,7 +25,7 @@ const stores: [string, (schema: string) => Promise<Store>][] = [
 async function pagesOfOneReservation(store: Store, buyer: Hex, idemKey: Hex, atBlock: number): Promise<number> {
   const [row] = await store.query<Record<string, unknown>>(
     `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
-     SELECT * FROM reserve_payment($1, 'service-escrow', $2, $3, 1000, '{}'::jsonb, 9999999999, 1, 1000000000, NULL, $4)`,
+     SELECT * FROM reserve_payment($1, 'service-escrow', $2, $3, 1000, '{}'::jsonb, 9999999999, 1, 1000000000, NULL, $4, NULL)`,
     [idemKey, buyer, resourceId, atBlock],
   );
   const explained = Object.values(row ?? {})[0];

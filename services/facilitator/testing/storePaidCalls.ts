@@ -58,10 +58,10 @@ export async function storePaidCalls(store: Store, p: StorePaidCallsParameters):
     p.payments.map(({ buyer, idemKey }) => claimAndCommit(store, { idemKey, buyer, ...terms, ...p.answer }, now)),
   );
   await Promise.all(
-    p.payments.map(({ idemKey }) =>
+    p.payments.map(({ buyer, idemKey }) =>
       recordSettlement(
         store,
-        { idemKey, resourceId, response: p.response, ...p.answer, settledAt: now, expiresAt },
+        { idemKey, buyer, resourceId, response: p.response, ...p.answer, settledAt: now, expiresAt },
         { transaction: `0x${p.block.toString(16).padStart(64, "0")}`, block: BigInt(p.block) },
       ),
     ),
