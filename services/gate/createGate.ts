@@ -83,7 +83,7 @@ export function createGate(input: GateConfig): Gate {
       sampleRequest: config.sampleRequest,
       ready: config.ready ?? (() => true),
     }),
-    inFlight: new Set(),
+    inFlight: new Map(),
     pending: new Map(),
   };
   const steps: Record<(typeof GATE_STEPS)[number], GateMiddleware> = {

@@ -8,7 +8,7 @@ import type { GateStack, TestResource } from "./testing/gateStack.ts";
 import { payEscrow, payExact, startGateStack, startTestResource } from "./testing/gateStack.ts";
 
 /** Statuses a fuzzed request may get; never a 5xx (502 and 503 need a failing handler or chain). */
-const ALLOWED = [200, 400, 402, 404, 405, 409, 413, 415];
+const ALLOWED = [200, 400, 402, 404, 405, 409, 413, 415, 422];
 
 async function send(
   url: string,

@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "provider_unavailable",
   "draft_not_verified",
   "payer_required",
+  "request_mismatch",
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),
 ] as const;
 
