@@ -23,6 +23,9 @@ import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts"
 import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { freePort } from "../../test/support/startIndexer.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
+import { RESERVATION_RETENTION_SECONDS } from "../facilitator/backgroundWork.ts";
+import { createStore } from "../facilitator/store/createStore.ts";
+import { purgeReservations } from "../facilitator/store/reservations.ts";
 import type { HandlerCall } from "../gate/handler.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
 import { call, paymentHeader, startTestResource } from "../gate/testing/gateStack.ts";
@@ -119,8 +122,10 @@ const faultHandler = async ({ body }: HandlerCall) => {
 };
 const faulty = await startTestResource(stack, { slug: "drill-faulty", cap: CAP, handler: faultHandler });
 
+/** The kind of the buyer who reuses a debited nonce after its reservation was purged (reusedNonce, below). */
+const REUSED = "nonce reused after its purge";
 /** Who paid: the load's EOA buyers, or one of the injected faulty buyers. */
-type Kind = "load" | "exact, funds moved after verify" | "exact, cancelled after verify" | WalletKind;
+type Kind = "load" | "exact, funds moved after verify" | "exact, cancelled after verify" | WalletKind | typeof REUSED;
 type WalletKind = "wallet at the ERC-1271 limit" | "wallet over the ERC-1271 limit";
 const KINDS: Kind[] = [
   "load",
@@ -128,6 +133,7 @@ const KINDS: Kind[] = [
   "exact, cancelled after verify",
   "wallet at the ERC-1271 limit",
   "wallet over the ERC-1271 limit",
+  REUSED,
 ];
 type Call = { kind: Kind; buyer: Hex; nonce: Hex; maxAmount: bigint; statuses: string[]; final: number };
 const calls: Call[] = [];
@@ -200,7 +206,49 @@ async function walletPayer(kind: WalletKind, account: LocalAccount, everyMs: num
   }
 }
 
+/**
+ * A load buyer reusing one of its nonces the escrow already debited, in a fresh authorization, once the facilitator
+ * has purged that payment's finished reservation (a day after its window closed): it must be refused, never answered
+ * 200. `paid` pays with a window of just over the gate's minimum at the start; while the facilitator is down after its
+ * crash, `purged` runs the facilitator's own purge on its store as a day later, for that window only (every other
+ * payment's window ends later); `reused` pays again with the nonce once it is back, beside the load that shares the
+ * buyer's state snapshot.
+ */
+const reusedNonce = {
+  async paid(): Promise<Payload> {
+    const payload = await signEscrowPayment({
+      account: buyers[0] as LocalAccount,
+      escrow,
+      resourceId: echo.resourceId,
+      maxAmount: CAP,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 65),
+    });
+    await pay("load", echo.callUrl, payload, { purgedNonce: true });
+    return payload;
+  },
+  async purged(payload: Payload): Promise<void> {
+    const store = await createStore({ dataDir });
+    const dayLater = Number(payload.authorization.validBefore) + RESERVATION_RETENTION_SECONDS;
+    const purged = await purgeReservations(store, dayLater, RESERVATION_RETENTION_SECONDS);
+    await store.close();
+    faults.push(`a nonce reused after its reservation was purged (${purged} purged)`);
+    log(`fault: ${purged} finished reservation purged as a day later; its nonce is reused next`);
+  },
+  async reused(payload: Payload): Promise<void> {
+    const again = await signEscrowPayment({
+      account: buyers[0] as LocalAccount,
+      escrow,
+      resourceId: echo.resourceId,
+      maxAmount: CAP,
+      validBefore: validBefore(),
+      nonce: payload.authorization.nonce,
+    });
+    await pay(REUSED, echo.callUrl, again, { reused: true });
+  },
+};
+
 async function injectFaults(started: number): Promise<void> {
+  const paidOnce = await reusedNonce.paid();
   const at = async (ms: number) => sleep(Math.max(0, started + ms - Date.now()));
   await at(DURATION_MS * 0.2);
   faults.push("RPC drop, 4 s");
@@ -213,7 +261,9 @@ async function injectFaults(started: number): Promise<void> {
   log("fault: the facilitator is killed and restarted");
   facilitator?.kill("SIGKILL");
   await sleep(1_000);
+  await reusedNonce.purged(paidOnce);
   await startFacilitatorProcess();
+  await reusedNonce.reused(paidOnce);
   await at(DURATION_MS * 0.7);
   faults.push("RPC drop, 2 s");
   log("fault: the RPC port drops for 2 s");
@@ -294,7 +344,9 @@ for (const c of calls) {
 const buyerOverCaps = [...charged.entries()].filter(([buyer, total]) => total > (signed.get(buyer) ?? 0n));
 const storeMismatch = ok.filter((c) => (states.get(c.nonce.toLowerCase()) ?? "none") === "none").length;
 
-const broken = calls.filter((c) => c.kind !== "load" && c.kind !== "wallet at the ERC-1271 limit");
+const broken = calls.filter((c) => !["load", "wallet at the ERC-1271 limit", REUSED].includes(c.kind));
+const reuses = calls.filter((c) => c.kind === REUSED);
+const reusesPaid = reuses.filter((c) => c.final === 200 || (debitsByNonce.get(c.nonce.toLowerCase()) ?? []).length > 1);
 const brokenPaid = broken.filter((c) => c.final === 200 || debitsByNonce.has(c.nonce.toLowerCase()));
 const brokenAtSettle = broken.filter((c) => c.statuses[0] === "409 settlement_failed").length;
 const heavy = calls.filter((c) => c.kind === "wallet at the ERC-1271 limit");
@@ -324,6 +376,11 @@ const invariants: [string, boolean, string][] = [
     "every broken payment (funds moved, authorization cancelled, wallet over the gas limit) refused and never debited; the wallet at the limit paid",
     brokenPaid.length === 0 && broken.length > 0 && heavyPaid > 0,
     `${broken.length} broken payments, ${brokenAtSettle} refused at settle with 409 settlement_failed, ${brokenPaid.length} answered 200 or debited; ${heavyPaid} of ${heavy.length} at-limit wallet payments answered 200, settled in ${heavyTxs.size} transactions, ${sharedTxs.length} of them batches shared with EOA buyers`,
+  ],
+  [
+    "a debited nonce reused after its reservation was purged refused, never answered 200 or debited again",
+    reuses.length > 0 && reusesPaid.length === 0,
+    `${reuses.length} reuses, answered ${reuses.map((c) => c.statuses.at(-1)).join(", ")}`,
   ],
 ];
 
