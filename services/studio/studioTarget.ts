@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Address } from "viem";
+import { SetupError } from "./setupError.ts";
 
 /** Where the studio deploys and publishes: the stack's URLs, tokens and contracts (the fields of `stack.json`). */
 export type StudioTarget = {
@@ -22,7 +23,7 @@ export type StackFile = StudioTarget & {
 
 /**
  * Reads `{STACK_DIR}/stack.json` (default `.stack`), written by `npm start`.
- * @throws {Error} naming the file and how to start the stack when it is missing.
+ * @throws {SetupError} `no_stack`, naming the file and how to start the stack, when it is missing.
  * @example const stack = readStackFile(process.env.STACK_DIR)
  */
 export function readStackFile(stackDir = ".stack"): StackFile {
@@ -30,6 +31,10 @@ export function readStackFile(stackDir = ".stack"): StackFile {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as StackFile;
   } catch {
-    throw new Error(`no ${file}: start the system first with \`npm start\` (in another terminal)`);
+    throw new SetupError(
+      "no_stack",
+      `no ${file}`,
+      "start the system first with `npm start` (in another terminal), or set STACK_DIR to its folder",
+    );
   }
 }

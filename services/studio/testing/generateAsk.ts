@@ -14,5 +14,5 @@ export const GENERATE_ASK = {
   name: "handler_source",
 };
 
-/** Short timeouts and waits for the provider tests: two retries, half a second per request, two seconds at most between. */
-export const TEST_RETRIES = { timeoutMs: 500, retries: 2, maxWaitMs: 2_000 };
+/** Limits for the provider tests: two retries, two seconds at most between tries, ten seconds per `generate`. */
+export const TEST_LIMITS = { deadlineMs: 10_000, retries: 2, maxWaitMs: 2_000 };

@@ -2,13 +2,17 @@ import type { IncomingMessage, Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** One recorded answer a wire server replays: status, headers, a JSON or raw body, or no answer at all. */
+/**
+ * One recorded answer a wire server replays: status, headers, a JSON or raw body; or no answer at all (`hang`); or
+ * the headers and the first `cut` bytes of the body, then the socket closed (a server that dies while answering).
+ */
 export type RecordedAnswer = {
   status?: number;
   headers?: Record<string, string>;
   json?: unknown;
   raw?: string;
   hang?: true;
+  cut?: number;
 };
 
 /** A request the wire server received: method, path, headers and JSON body. */
@@ -19,12 +23,15 @@ export type ReceivedRequest = {
   body: Record<string, any>;
 };
 
+/** What a wire server answers: a recorded answer, or one chosen from the request, as a real server would. */
+export type WireAnswer = RecordedAnswer | ((request: ReceivedRequest) => RecordedAnswer);
+
 /**
  * A loopback HTTP server that speaks a model API's wire format for tests: it records every request and replays the
- * recorded answers in order (the last one repeats).
+ * answers in order (the last one repeats); an answer may be a function of the request.
  * @example const wire = await startWireServer([{ json: { choices: [...] } }]); … wire.requests[0].headers
  */
-export async function startWireServer(answers: RecordedAnswer[]) {
+export async function startWireServer(answers: WireAnswer[]) {
   const requests: ReceivedRequest[] = [];
   const hanging = new Set<() => void>();
   const server: Server = createServer((req, res) => {
@@ -35,14 +42,23 @@ export async function startWireServer(answers: RecordedAnswer[]) {
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch {}
-      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body });
-      const answer = answers[Math.min(requests.length - 1, answers.length - 1)] ?? { status: 500 };
+      const request = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body };
+      requests.push(request);
+      const next = answers[Math.min(requests.length - 1, answers.length - 1)] ?? { status: 500 };
+      const answer = typeof next === "function" ? next(request) : next;
       if (answer.hang) {
         hanging.add(() => res.destroy());
         return;
       }
-      res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
-      res.end(answer.raw ?? JSON.stringify(answer.json ?? {}));
+      const text = answer.raw ?? JSON.stringify(answer.json ?? {});
+      const contentType = answer.raw === undefined ? "application/json" : "text/plain; charset=utf-8";
+      res.writeHead(answer.status ?? 200, {
+        "content-type": contentType,
+        "content-length": String(Buffer.byteLength(text)),
+        ...answer.headers,
+      });
+      if (answer.cut === undefined) res.end(text);
+      else res.write(text.slice(0, answer.cut), () => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -64,7 +80,7 @@ export async function startWireServer(answers: RecordedAnswer[]) {
 export function wireProviders<P>(build: (url: string) => P) {
   const servers: { close(): Promise<void> }[] = [];
   return {
-    async serve(answers: RecordedAnswer[]) {
+    async serve(answers: WireAnswer[]) {
       const wire = await startWireServer(answers);
       servers.push(wire);
       return { wire, provider: build(wire.url) };
