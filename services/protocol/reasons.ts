@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   "draft_not_verified",
   "payer_required",
   "request_mismatch",
+  "draft_expired",
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),
 ] as const;
 

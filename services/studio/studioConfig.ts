@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DRAFT_TTL_MS } from "./server/draftStore.ts";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits");
 
@@ -19,6 +20,13 @@ export const studioEnvSchema = z.object({
   REGISTRY_ADDRESS: address,
   /** The buyer that pays each self-test (it needs an escrow balance). */
   STUDIO_BUYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits"),
+  /** How long a verified, failed or listed draft is kept, at most 50 minutes (the creator's signatures last an hour). */
+  STUDIO_DRAFT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(3_000)
+    .default(DRAFT_TTL_MS / 1000),
   LOG_LEVEL: z.string().default("info"),
 });
 
