@@ -7,6 +7,7 @@ import type { CompactDebit } from "../services/facilitator/relayer/compactDebit.
 import { processCpuSeconds } from "../services/host/readProcessStat.ts";
 import { createProjectionsClient, projections } from "../services/projections/createProjectionsClient.ts";
 import { machineLine, percentile, writeBenchSection } from "../services/stack/benchReport.ts";
+import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import type { DebitLoad } from "../test/support/debitLoad.ts";
 import { prepareDebitLoad, sendDebitBatches, signDebits } from "../test/support/debitLoad.ts";
 import type { LocalChain } from "../test/support/localChain.ts";
@@ -22,6 +23,16 @@ import { startIndexer } from "../test/support/startIndexer.ts";
  * Each on a fresh chain, for Ponder as installed and with indexer/ponder/patches.ts (what the stack runs).
  * Writes the "indexer" section of docs/benchmarks.md.
  */
+parseCommandLine(
+  `usage: npm run bench:indexer
+
+What Ponder costs per Debited event and how many it indexes per second, in realtime and in backfill; writes the
+"indexer" section of docs/benchmarks.md. Environment: BENCH_REALTIME_EVENTS (8192), BENCH_WARMUP_EVENTS (8192),
+BENCH_STATUS_POLL_MS (100), BENCH_BATCH, BENCH_NORMAL_RATE (200), BENCH_REGISTRATIONS (30), BENCH_POLLING_MS (250),
+BENCH_VARIANTS (installed,patched), BENCH_POSTGRES_URL, BENCH_PGLITE_ROOT, BENCH_CPU_PROF_DIR, BENCH_METRICS_FILE.`,
+  {},
+);
+
 const REALTIME = Number(process.env.BENCH_REALTIME_EVENTS ?? 8192);
 /**
  * Debits indexed in realtime before the measured ones, not counted: Ponder's first thousands of events after a start

@@ -9,6 +9,7 @@ import { debitDigest } from "../protocol/debitDigest.ts";
 import { debitTypedData } from "../protocol/typedData.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
 import { stopChild } from "../stack/childProcess.ts";
+import { parseCommandLine } from "../stack/parseCommandLine.ts";
 import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
 
 /**
@@ -16,6 +17,15 @@ import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
  * POST /verify throughput end to end, and settle (debit) throughput with batching on the local chain.
  * Writes the "Facilitator" section of docs/benchmarks.md.
  */
+parseCommandLine(
+  `usage: npm run bench:facilitator
+
+Signature verification on one core, POST /verify throughput and settle throughput on the local chain; writes the
+"Facilitator" section of docs/benchmarks.md. Environment: BENCH_SIGNATURES (3000), BENCH_VERIFIES (4000),
+BENCH_CONCURRENCY (128), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres).`,
+  {},
+);
+
 const SIGNATURES = Number(process.env.BENCH_SIGNATURES ?? 3000);
 const VERIFIES = Number(process.env.BENCH_VERIFIES ?? 4000);
 const BUYERS = 50;

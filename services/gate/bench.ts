@@ -12,6 +12,7 @@ import { loadavg } from "node:os";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { randomNonce } from "../protocol/resourceId.ts";
 import { machineLine, writeBenchSection } from "../stack/benchReport.ts";
+import { parseCommandLine } from "../stack/parseCommandLine.ts";
 import type { GateAloneMeasurement } from "./gateBenchReport.ts";
 import { gateBenchReport } from "./gateBenchReport.ts";
 import type { StackMeasurement } from "./measureStack.ts";
@@ -20,6 +21,16 @@ import { killLoads, runLoad } from "./runLoad.ts";
 import { signBenchPayments } from "./signBenchPayments.ts";
 import type { GateAlone } from "./startGateAlone.ts";
 import { startGateAlone } from "./startGateAlone.ts";
+
+parseCommandLine(
+  `usage: npm run bench:gate
+
+Paid calls through the whole \`npm start\` stack, and the gate alone; writes the "Gate" section of
+docs/benchmarks.md. Environment: BENCH_GATE_PAID (2000), BENCH_GATE_LATENCY (100), BENCH_GATE_WARMUP (4000),
+BENCH_GATE_CONNECTIONS (32,128), BENCH_GATE_MINING (auto,interval), BENCH_GATE_BUYERS (64), BENCH_GATE_STUB (3000),
+BENCH_GATE_DRAIN_SECONDS (60), BENCH_GATE_CONFIRMED (1 adds SETTLEMENT=confirmed), SETTLEMENT.`,
+  {},
+);
 
 const list = (value: string) =>
   value

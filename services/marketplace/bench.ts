@@ -10,6 +10,7 @@ import { startMarketplace } from "../../test/support/startMarketplace.ts";
 import { listen } from "../http/listen.ts";
 import { resourceIdOf } from "../protocol/resourceId.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
+import { parseCommandLine } from "../stack/parseCommandLine.ts";
 import { createCatalog } from "./catalog/createCatalog.ts";
 import { loadMarketplaceConfig } from "./config.ts";
 import type { MarketplaceContext } from "./context.ts";
@@ -22,6 +23,15 @@ import { savePendingListing } from "./store/listings.ts";
  * time from a registration's block to its appearance in GET /resources, through the real chain, Ponder (PGlite) and
  * the marketplace's catalog sync. Writes the "discovery" section of docs/benchmarks.md.
  */
+const { values } = parseCommandLine(
+  `usage: npm run bench:discovery
+
+GET /resources latency over synthetic catalogs, then the time from a registration's block to its listing; writes the
+"discovery" section of docs/benchmarks.md. Environment: BENCH_SIZES (10000,100000), BENCH_REQUESTS (300),
+BENCH_REGISTRATIONS (40), BENCH_POLLING_MS (250,1000). (--serve <size> is the bench's own child process.)`,
+  { options: { serve: { type: "string" } } },
+);
+
 const SIZES = (process.env.BENCH_SIZES ?? "10000,100000").split(",").map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 40);
@@ -271,8 +281,8 @@ ${verdicts.join("\n")}`;
   log("wrote the discovery section of docs/benchmarks.md");
 }
 
-if (process.argv[2] === "--serve") {
-  await serve(Number(process.argv[3]));
+if (values.serve !== undefined) {
+  await serve(Number(values.serve));
 } else {
   await main();
   process.exit(0);

@@ -3,12 +3,21 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
+import { parseCommandLine } from "./parseCommandLine.ts";
 
 /**
  * `npm run bench:start`: time from `npm start` to a written stack.json (ready), and the resident memory of every
  * process of the stack once ready (summed RSS over its process group). Dependencies must already be installed.
  * Writes the "start" section of docs/benchmarks.md.
  */
+parseCommandLine(
+  `usage: npm run bench:start
+
+Time from \`npm start\` to a written stack.json, and the memory of the stack once ready; writes the "start" section of
+docs/benchmarks.md. Environment: BENCH_RUNS (2).`,
+  {},
+);
+
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const root = new URL("../..", import.meta.url).pathname;
 const results: { seconds: number; rssMiB: number; processes: number }[] = [];

@@ -32,6 +32,17 @@ import { call, paymentHeader, startTestResource } from "../gate/testing/gateStac
 import { cancelAuthorizationTypes, tokenDomain } from "../protocol/typedData.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 import { stopChild } from "./childProcess.ts";
+import { parseCommandLine } from "./parseCommandLine.ts";
+
+parseCommandLine(
+  `usage: npm run drill
+
+Paid load against a local money path while faults are injected (RPC drops, a facilitator crash) and buyers break
+their own payments; prints the answers, the debits on chain and the invariants, and writes them into
+docs/benchmarks.md. Environment: DRILL_SECONDS (40), DRILL_WORKERS (16), DRILL_SETTLEMENT (committed | confirmed),
+DRILL_MACHINE_NOTE (a sentence about the machine).`,
+  {},
+);
 
 const DURATION_MS = Number(process.env.DRILL_SECONDS ?? 40) * 1000;
 const WORKERS = Number(process.env.DRILL_WORKERS ?? 16);

@@ -18,6 +18,14 @@ import {
   tokenDomain,
   transferWithAuthorizationTypes,
 } from "../protocol/typedData.ts";
+import { parseCommandLine } from "./parseCommandLine.ts";
+
+parseCommandLine(
+  `usage: npm run gas
+
+Measures the gas of the escrow's payment paths on the embedded chain, with fixed inputs, and writes docs/gas.md.`,
+  {},
+);
 
 /** 2100-01-01: a fixed validBefore, so that signatures (and calldata gas) do not depend on the clock. */
 const VALID_BEFORE = 4_102_444_800n;

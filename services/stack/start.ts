@@ -14,15 +14,31 @@ import type { Part } from "./childProcess.ts";
 import { answers, rpcAnswers, setAutomine, startPart } from "./childProcess.ts";
 import { deployContracts, deploymentDir } from "./deployContracts.ts";
 import { DEV_ROLE, devKey, isDevKey } from "./devAccounts.ts";
+import { parseCommandLine } from "./parseCommandLine.ts";
 import { assertPortFree } from "./ports.ts";
 import { publishSamples } from "./publishSamples.ts";
-import { loadStackEnv } from "./stackConfig.ts";
+import { loadStackEnv, stackEnvSchema } from "./stackConfig.ts";
 
 /**
  * `npm start`: the whole system on one machine. Embedded defaults: a Hardhat EDR node (chain 5042002), the
  * contracts deployed through Ignition, the facilitator, and demo buyers funded; with RPC_URL (external mode) it
  * runs against that chain instead and deploys only what is missing. Writes STACK_DIR/stack.json.
  */
+const defaults: Record<string, unknown> = stackEnvSchema.parse({});
+parseCommandLine(
+  `usage: npm start
+
+The whole system on one machine: chain, contracts, indexer, facilitator, host, marketplace, sample resources, demo
+buyers and the studio; writes $STACK_DIR/stack.json; Ctrl-C stops it. Settings, from the environment (README.md,
+"Settings of npm start"), with their defaults:
+
+${Object.keys(stackEnvSchema.shape)
+  .map((name) => `  ${name.padEnd(18)} ${defaults[name] === undefined ? "(unset)" : String(defaults[name])}`)
+  .join("\n")}
+
+The studio's STUDIO_LLM_* settings pass through to it (services/studio/README.md).`,
+  {},
+);
 const root = resolve(new URL("../..", import.meta.url).pathname);
 const started = performance.now();
 const env = loadStackEnv(process.env);

@@ -5,6 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { runStack, stackPorts } from "../../test/support/runStack.ts";
 import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
 import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
+import { parseCommandLine } from "../stack/parseCommandLine.ts";
 import { catalogWriter } from "./catalog/catalogWriter.ts";
 import { CATALOG_SENTENCES } from "./catalog/sampleSentences.ts";
 import { createEndpoint } from "./createEndpoint.ts";
@@ -16,6 +17,14 @@ import type { StudioTarget } from "./studioTarget.ts";
  * (specify, verify, deploy, publish, self-test) and end to end; writes the "studio" section of docs/benchmarks.md.
  * `BENCH_ROUNDS` (default 2) times through the 12 sentences.
  */
+parseCommandLine(
+  `usage: npm run bench:studio
+
+Sentence → listed with the catalog provider on a fresh \`npm start\` stack, per stage and end to end (through the
+library, so no question is asked); writes the "Studio" section of docs/benchmarks.md. Environment: BENCH_ROUNDS (2).`,
+  {},
+);
+
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const STAGES = ["specify", "verify", "deploy", "publish", "self-test"] as const;
 
