@@ -21,7 +21,9 @@ type Wire = Awaited<ReturnType<typeof startWireServer>>;
  * (util-linux `script`), answering `tty.answer` when the question appears; otherwise with stdin a closed pipe.
  */
 function runCli(args: string[], env: Record<string, string | undefined>, tty?: { answer: string }): Promise<Run> {
-  const quoted = ["node", "services/studio/cli.ts", ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const quoted = [process.execPath, "services/studio/cli.ts", ...args]
+    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+    .join(" ");
   const child = tty
     ? spawn("script", ["-qec", quoted, "/dev/null"], { cwd: root, env })
     : spawn(process.execPath, ["services/studio/cli.ts", ...args], { cwd: root, env });
