@@ -101,10 +101,11 @@ describe("studio interfaces on the real stack: the CLI and the HTTP service star
   });
 
   describe("npm run studio", function () {
-    it("lists an endpoint from one sentence and prints its URLs, ids and transactions (--json)", async function () {
-      const { code, stdout } = await cli(["--json", "Return the SHA-256 hex digest of a text"]);
+    it("lists an endpoint from one sentence and prints its URLs, ids and transactions (--yes --json)", async function () {
+      const { code, stdout } = await cli(["--yes", "--json", "Return the SHA-256 hex digest of a text"]);
       expect(code).to.equal(0);
       const out = JSON.parse(stdout) as Json;
+      expect(out.published).to.equal(true);
       expect(out.resourceUrl).to.match(/\/r\/sha-256-digest-[0-9a-f]{6}$/);
       expect(out.cardUrl).to.equal(`${stack.marketplaceUrl}/${out.resourceId}/.well-known/agent-card.json`);
       expect(out.agentId).to.match(/^\d+$/);
@@ -136,7 +137,11 @@ describe("studio interfaces on the real stack: the CLI and the HTTP service star
         "sentence.txt",
       ]);
       expect(await listedIds()).to.deep.equal(before);
-      const from = await cli(["--from", out]);
+      const unconfirmed = await cli(["--from", out]);
+      expect(unconfirmed.code, "without a terminal and without --yes nothing is published").to.equal(3);
+      expect(unconfirmed.stdout).to.match(/written by +catalog recipe \S+/);
+      expect(await listedIds()).to.deep.equal(before);
+      const from = await cli(["--yes", "--from", out]);
       expect(from.code).to.equal(0);
       for (const stage of ["verify", "deploy", "publish", "self-test"])
         expect(from.stdout).to.match(new RegExp(`\\[studio\\] ${stage} +[0-9.]+ ms  ok`));
@@ -150,6 +155,7 @@ describe("studio interfaces on the real stack: the CLI and the HTTP service star
       const { code, stderr } = await cli(["Fetch the current weather for a city"]);
       expect(code).to.equal(1);
       expect(stderr).to.match(/specify: forbidden_network: the sandbox has no outbound network/);
+      expect(stderr).to.match(/\[studio\] next: describe an endpoint that computes its answer from the request alone/);
     });
   });
 
@@ -203,6 +209,9 @@ describe("studio interfaces on the real stack: the CLI and the HTTP service star
       expect(draft.checks.length).to.be.greaterThan(5);
       expect(draft.checks.every((c: Json) => c.passed)).to.equal(true);
       expect(draft.bundle.source).to.match(/export default/);
+      expect(draft.summary).to.deep.include({ name: draft.bundle.contract.name, price: draft.bundle.contract.price });
+      expect(draft.summary.writtenBy).to.deep.include({ provider: "catalog" });
+      expect(Date.parse(draft.expiresAt)).to.be.greaterThan(Date.now());
       expect(draft.toSign.registration.primaryType).to.equal("RegisterResource");
       expect(draft.toSign.bond.primaryType).to.equal("ReceiveWithAuthorization");
 
