@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { specify } from "../specify.ts";
 import { StudioError } from "../studioError.ts";
 import { verifyHandler } from "../verify/verifyHandler.ts";
-import { catalogWriter, MATCH_THRESHOLD } from "./catalogWriter.ts";
+import { catalogWriter } from "./catalogWriter.ts";
+import { MATCH_THRESHOLD } from "./matchRecipe.ts";
 import { RECIPES } from "./recipes.ts";
 import { OUTSIDE_SENTENCES } from "./sampleSentences.ts";
 
