@@ -7,10 +7,54 @@ import { RECIPES } from "./recipes.ts";
 
 /** Sentences a creator might write, the recipe they must reach, and parameters read from them. */
 const MATCHES: [string, string, Record<string, string>?][] = [
+  ["Check whether a string is a palindrome", "palindrome-check"],
+  ["Reverse the words of a sentence", "reverse-text", { mode: "words" }],
+  ["Reverse a string", "reverse-text", { mode: "characters" }],
+  ["Count the vowels and consonants in a text", "count-vowels"],
+  ["Check whether a year is a leap year", "leap-year"],
   ["Convert a text to upper case", "change-case", { case: "upper" }],
   ["Make a string uppercase", "change-case", { case: "upper" }],
+  ["Sort a list of numbers in descending order", "sort-numbers", { order: "descending" }],
   ["Sort a list of strings alphabetically", "sort-list", { order: "ascending", dedupe: "no" }],
   ["Compute the median of a list of numbers", "descriptive-statistics"],
+  ["Find the mode of a list of numbers", "descriptive-statistics"],
+  ["Check whether a number is prime", "prime-check"],
+  ["Compute the factorial of 20", "factorial"],
+  ["Compute the greatest common divisor of two numbers", "gcd-lcm"],
+  ["Return the nth Fibonacci number", "fibonacci"],
+  ["Convert a number to words", "number-to-words"],
+  ["Compute the day of the week for a date", "day-of-week"],
+  ["Count the days between two dates", "days-between"],
+  ["Compute a person's age from their birth date", "age"],
+  ["Return the ISO week number of a date", "iso-week"],
+  ["Convert a Unix timestamp to an ISO 8601 date", "unix-time", { direction: "to-iso" }],
+  ["Encode text as base32", "base32", { mode: "encode" }],
+  ["Decode a base58 string", "base58", { mode: "decode" }],
+  ["Decode a JWT and show its claims", "jwt-decode"],
+  ["Validate an email address", "email-validate"],
+  ["Check whether a URL is valid", "url-validate"],
+  ["Validate an IPv6 address", "ip-address-validate"],
+  ["Check whether a string is a valid UUID", "uuid-validate"],
+  ["Detect the card type of a credit card number", "card-brand"],
+  ["Validate an ISBN-13", "isbn-check"],
+  ["Compute the contrast ratio between two hex colours", "colour-contrast"],
+  ["Truncate a text to 50 characters with an ellipsis", "truncate-text"],
+  ["Wrap text at 40 columns", "word-wrap"],
+  ["Remove duplicates from a list", "unique-list"],
+  ["Split a list into chunks of 3 items", "chunk-list"],
+  ["Flatten a nested list", "flatten-list"],
+  ["Compute the intersection of two lists", "set-operations", { operation: "intersection" }],
+  ["Check whether two words are anagrams", "anagram-check"],
+  ["Encode a message with ROT13", "caesar-cipher", { shift: "13" }],
+  ["Convert text to Morse code", "morse-code", { mode: "encode" }],
+  ["Count the words in each sentence of a text", "sentence-lengths"],
+  ["Strip the HTML tags from a page", "strip-html"],
+  ["Format a duration in seconds as hours, minutes and seconds", "format-duration"],
+  ["Compute the CRC32 checksum of a text", "crc32"],
+  ["Escape HTML special characters in a text", "html-entities", { mode: "encode" }],
+  ["Pretty-print a JSON document", "format-json", { style: "pretty", sortKeys: "no" }],
+  ["Round a number to 2 decimal places", "round-number", { mode: "half" }],
+  ["Compute the percentage change between two values", "percentage", { mode: "change" }],
   ["Turn a blog post title into a URL slug", "slugify"],
   ["Compute the SHA-512 hash of a string", "digest", { algorithm: "SHA-512" }],
 ];
@@ -21,27 +65,50 @@ const MATCHES: [string, string, Record<string, string>?][] = [
  */
 const REFUSALS: [string, string, string][] = [
   ["Count the syllables in a text", "text-statistics", "syllables"],
+  ["Check whether a number is a perfect square", "prime-check", "square"],
+  ["Check whether a number is even or odd", "prime-check", "even"],
   ["Compute the geometric mean of a list of numbers", "descriptive-statistics", "geometric"],
   ["Compute a moving average of numbers", "descriptive-statistics", "moving"],
   ["Compute the 90th percentile of a list of numbers", "descriptive-statistics", "percentile"],
   ["Compute the median of a list of dates", "descriptive-statistics", "dates"],
+  ["Check whether a string is a valid phone number", "isbn-check", "phone"],
   ["Convert a date to the Hebrew calendar", "date-add-days", "hebrew"],
+  ["Compute the number of business days between two dates", "days-between", "business"],
+  ["Check whether a year is a leap year in the Julian calendar", "leap-year", "julian"],
   ["Convert a weight in stones to kilograms", "convert-units", "stones"],
   ["Encode text as base85", "base64", "base85"],
   ["Compute the MD5 hash of a text", "digest", "md5"],
   ["Compute the SHA-3 hash of a text", "digest", "sha3"],
+  ["Compute the CRC64 checksum of a text", "crc32", "crc64"],
   ["Sort a list of dates chronologically", "sort-list", "dates"],
   ["Sort a list of objects by a key", "sort-list", "objects"],
   ["Sort the words of a sentence alphabetically", "sort-list", "sentence"],
+  ["Count the capital letters in a text", "count-vowels", "capital"],
+  ["Remove the vowels from a text", "count-vowels", "remove"],
   ["Convert text to alternating case", "change-case", "alternating"],
   ["Uppercase the first letter of each sentence", "change-case", "first"],
+  ["Convert a number to words in French", "number-to-words", "french"],
+  ["Return the nth prime number", "prime-check", "nth"],
+  ["Verify the signature of a JWT with a public key", "jwt-decode", "signature"],
+  ["Check whether an IP address is in a CIDR range", "ip-address-validate", "cidr"],
+  ["Check whether an email address exists", "email-validate", "exists"],
   ["Convert HTML to Markdown", "markdown-to-text", "html"],
+  ["Justify a text to 80 columns", "word-wrap", "justify"],
+  ["Find all anagrams of a word in a dictionary", "anagram-check", "dictionary"],
   ["Convert a colour to CMYK", "colour-convert", "cmyk"],
+  ["Convert a time between time zones", "unix-time", "zones"],
+  ["Decrypt an AES encrypted message", "caesar-cipher", "aes"],
   ["Parse CSV and sum the second column", "csv-to-json", "column"],
 ];
 
 describe("matching a sentence to a catalog recipe", function () {
   const writer = catalogWriter();
+
+  it(`holds a table of at least 60 sentences, half to match and half to refuse`, function () {
+    expect(MATCHES.length + REFUSALS.length).to.be.at.least(60);
+    expect(MATCHES.length).to.be.at.least(30);
+    expect(REFUSALS.length).to.be.at.least(30);
+  });
 
   for (const [sentence, recipe, parameters] of MATCHES)
     it(`lists "${sentence}" as ${recipe}${parameters ? ` with ${JSON.stringify(parameters)}` : ""}`, async function () {
