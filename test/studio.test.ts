@@ -91,8 +91,13 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
       const record = index.find((r) => r.resourceId === result.deployed.resourceId);
       expect(record, result.bundle.contract.slug).to.not.equal(undefined);
       expect(record?.active).to.equal(true);
-      const card = (await (await fetch(result.published.cardUrl)).json()) as { identity: { agentId: string } };
+      const card = (await (await fetch(result.published.cardUrl)).json()) as {
+        identity: { agentId: string };
+        skills: { examples?: string[] }[];
+      };
       expect(card.identity.agentId).to.equal(result.published.agentId);
+      const shown = (card.skills[0]?.examples ?? []).map((e) => JSON.parse(e) as unknown);
+      expect(shown).to.have.length(result.bundle.contract.examples.length);
 
       const example = result.bundle.contract.examples[1]!;
       const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
@@ -103,6 +108,10 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
         body: example.input,
       });
       expect(paid.body).to.deep.equal(example.output);
+      expect(shown[1], "the card showed what this call answers").to.deep.equal({
+        request: example.input,
+        response: paid.body,
+      });
       const mined = await createPublicClient({ transport: http(stack.rpcUrl) }).getTransactionReceipt({
         hash: (await verifyDebit(chain, paid.receipt)).transaction,
       });
