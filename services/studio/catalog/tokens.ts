@@ -6,8 +6,8 @@ const STOPWORDS = new Set(
 );
 
 /**
- * Words that name neither an operation nor an object of their own: generic verbs ("return", "compute"), the
- * generic input ("text", "string", "value") and filler ("given", "like"). They rank recipes but need no explaining.
+ * Words that name neither an operation nor an object of their own: generic verbs ("return", "compute"), generic
+ * nouns ("value", "data", "result") and filler ("given", "like"). They rank recipes but need no explaining.
  */
 const GENERIC_WORDS =
   "return give get compute determine produce output provide take accept tell show make create build find want need let use using work perform handle endpoint api service function tool utility caller user request response result input value data content thing file given provided specified any all each every some one two three single simple quick small new like such example way back algorithm";
@@ -57,9 +57,9 @@ const CANONICAL = new Map(
 
 /**
  * The words of a text that carry meaning, as written and with their stem: split on anything but letters and digits
- * (a few prefixes joined to their number, "SHA-256" as "sha256"; "the number of" read as "the count of"), grammar words and single letters dropped, stems
- * lowercased, cut by a light suffix stemmer and read through a small synonym map. `names` is false for generic words and bare
- * numbers, which rank recipes but need no explaining.
+ * (a few prefixes joined to their number, "SHA-256" as "sha256"; "the number of" read as "the count of"), grammar
+ * words and single letters dropped; stems lowercased, cut by a light suffix stemmer and read through a small synonym
+ * map. `names` is false for generic words and bare numbers, which rank recipes but need no explaining.
  * @example tokens("Reverse the words of a string").map((t) => t.stem) // ["revers", "word", "text"]
  */
 export function tokens(text: string): Token[] {
