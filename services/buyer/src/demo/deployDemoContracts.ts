@@ -1,9 +1,10 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, createWalletClient, getAddress, http, keccak256, parseEventLogs, toBytes } from "viem";
+import { createPublicClient, createWalletClient, getAddress, http, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEFAULTS } from "../../../../ignition/modules/parts.ts";
 import type { ContractName } from "../../../protocol/artifacts.ts";
 import { abiOf, bytecodeOf } from "../../../protocol/artifacts.ts";
+import { cardHashOf } from "../../../protocol/cardHash.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
 
 /** The demo's contract addresses. */
@@ -72,16 +73,23 @@ export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promi
 }
 
 /**
- * Registers a resource on the demo chain for the creator: mints its ERC-8004 identity, then registers slug,
- * pricing and the card URI (with the card's keccak256 as its hash). Returns the resource id and agent id.
- * @example const { resourceId } = await registerDemoResource(rpcUrl, keys.creator, contracts, { slug, pricing, cardUri, card })
+ * Registers a resource on the demo chain for the creator: mints its ERC-8004 identity, builds the card from the
+ * resource id and agent id, then registers slug, pricing, the card URI and the card's hash (`cardHashOf`). Returns
+ * the resource id, agent id and card.
+ * @example const { resourceId, card } = await registerDemoResource(rpcUrl, keys.creator, contracts, { slug, category, pricing, cardUri, card: (ids) => finalizeCard(template, ids) })
  */
-export async function registerDemoResource(
+export async function registerDemoResource<C>(
   rpcUrl: string,
   creatorKey: Hex,
   contracts: DemoContracts,
-  r: { slug: string; category: string; pricing: { base: bigint; perKB: bigint; max: bigint }; cardUri: string },
-): Promise<{ resourceId: Hex; agentId: bigint }> {
+  r: {
+    slug: string;
+    category: string;
+    pricing: { base: bigint; perKB: bigint; max: bigint };
+    cardUri: string;
+    card: (ids: { resourceId: Hex; agentId: bigint }) => C;
+  },
+): Promise<{ resourceId: Hex; agentId: bigint; card: C }> {
   const { wallet, publicClient } = clients(rpcUrl, creatorKey);
   const minted = await mined(
     publicClient,
@@ -95,6 +103,13 @@ export async function registerDemoResource(
   const [registered] = parseEventLogs({ abi: abiOf("IdentityRegistry"), logs: minted.logs, eventName: "Registered" });
   if (!registered) throw new Error("the identity registry minted no agent");
   const agentId = registered.args.agentId;
+  const resourceId = (await publicClient.readContract({
+    address: contracts.registry,
+    abi: abiOf("ResourceRegistry"),
+    functionName: "resourceIdOf",
+    args: [wallet.account.address, r.slug],
+  })) as Hex;
+  const card = r.card({ resourceId, agentId });
   await mined(
     publicClient,
     await wallet.writeContract({
@@ -109,18 +124,12 @@ export async function registerDemoResource(
           category: r.category,
           pricing: r.pricing,
           cardURI: r.cardUri,
-          cardHash: keccak256(toBytes(r.cardUri)),
+          cardHash: cardHashOf(card),
         },
       ],
     }),
   );
-  const resourceId = (await publicClient.readContract({
-    address: contracts.registry,
-    abi: abiOf("ResourceRegistry"),
-    functionName: "resourceIdOf",
-    args: [wallet.account.address, r.slug],
-  })) as Hex;
-  return { resourceId, agentId };
+  return { resourceId, agentId, card };
 }
 
 /**

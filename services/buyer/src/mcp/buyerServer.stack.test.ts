@@ -273,15 +273,17 @@ describe("buyer MCP server on the npm start stack", function () {
         category: "tools",
         pricing: { base: 1000n, perKB: 200n, max: 50_000n },
         cardUri: `${fake.url}/.well-known/agent-card.json`,
+        card: (ids) =>
+          finalizeCard(
+            {
+              ...echoSpec.card,
+              x402: { ...echoSpec.card.x402, asset: stack.contracts.token, escrow: stack.contracts.escrow },
+            } as never,
+            { callUrl: `${fake.url}/call`, ...ids },
+          ) as unknown as Record<string, unknown>,
       });
       resourceId = registered.resourceId;
-      const card = finalizeCard(
-        {
-          ...echoSpec.card,
-          x402: { ...echoSpec.card.x402, asset: stack.contracts.token, escrow: stack.contracts.escrow },
-        } as never,
-        { callUrl: `${fake.url}/call`, resourceId, agentId: registered.agentId },
-      ) as unknown as Record<string, unknown>;
+      const card = structuredClone(registered.card);
       tamper(card);
       fake.state.card = card;
       fake.state.quote.payTo = resourceId;
