@@ -22,6 +22,9 @@ export const RESULT_TTL_SECONDS = 86_400;
 /** How long a buyer's authorization must stay valid unless the quote says otherwise. */
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 60;
 
+/** Longest window (`validBefore` - now) of an authorization a facilitator accepts, and so a buyer signs. */
+export const MAX_AUTHORIZATION_SECONDS = 3_600;
+
 /** Default limit on a `POST /call` request body. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 

@@ -4,7 +4,8 @@ import type { Hex } from "viem";
 import { z } from "zod";
 import { isChainUnavailable } from "../../../protocol/chain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
-import { CallFailedError, payForCall } from "../sdk/payForCall.ts";
+import { payForCall } from "../sdk/payForCall.ts";
+import { PaymentUnknownError } from "../sdk/paymentUnknownError.ts";
 import { readBalance } from "../sdk/readBalance.ts";
 import type { PinnedCard } from "../sdk/readPinnedCard.ts";
 import { readPinnedCard } from "../sdk/readPinnedCard.ts";
@@ -229,59 +230,48 @@ export function createBuyerServer(
         const chain = chainOf(env);
         const { account, ledger } = env;
         if (!account || !ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
-        const early = checkSpend({ allowResources: config.policy.allowResources }, ledger, {
+        const early = checkSpend({ allowResources: config.policy.allowResources }, undefined, {
           resourceId: id,
           cap: 0n,
           now: Date.now(),
         });
         if (early) throw new SpendRefusedError(early);
         const pinned = await readPinnedCard(chain, id);
-        let release: (() => void) | undefined;
-        try {
-          const paid = await payForCall({
-            chain,
-            account,
-            callUrl: pinned.card.url,
-            body: input.body ?? {},
-            pinned,
-            beforeSign: (terms) => {
-              const refusal = checkSpend(config.policy, ledger, {
+        const paid = await payForCall({
+          chain,
+          account,
+          callUrl: pinned.card.url,
+          body: input.body ?? {},
+          pinned,
+          beforeSign: (terms, payment) =>
+            ledger.hold({ ...payment, resourceId: terms.resourceId, cap: terms.cap }, (view) => {
+              const refusal = checkSpend(config.policy, view, {
                 resourceId: terms.resourceId,
                 creator: terms.creator,
                 cap: terms.cap,
                 now: Date.now(),
               });
               if (refusal) throw new SpendRefusedError(refusal);
-              release = ledger.hold(terms.cap);
-            },
-            onSigned: (idemKey) => log(`service-buyer: signed payment ${idemKey} for ${id}`),
-          });
-          const { transaction } = await verifyDebit(chain, paid.receipt);
-          ledger.record({
-            at: Date.parse(paid.receipt.settledAt),
-            buyer: account.address,
-            escrow: chain.escrow,
-            resourceId: paid.receipt.payTo,
-            idemKey: paid.receipt.idemKey,
-            amount: paid.receipt.amount,
-            transaction,
-          });
-          return toolAnswer(env.mode, {
-            resourceId: id,
-            body: paid.body,
-            amount: paid.receipt.amount,
-            cap: paid.terms.cap.toString(),
-            transaction,
+            }),
+          onSigned: (idemKey) => log(`service-buyer: signed payment ${idemKey} for ${id}`),
+        });
+        const { transaction } = await verifyDebit(chain, paid.receipt).catch((error: Error) => {
+          throw new PaymentUnknownError({
             idemKey: paid.idemKey,
-            receipt: paid.receipt,
+            validBefore: paid.validBefore,
+            reason: `the answer came, but its debit is not proven on chain: ${error.message.split("\n")[0]}`,
+            cause: error,
           });
-        } catch (error) {
-          if (error instanceof CallFailedError && error.code === "paid_unknown")
-            throw new BuyerError("paid_unknown", `${error.message} (recover_result)`);
-          throw error;
-        } finally {
-          release?.();
-        }
+        });
+        return toolAnswer(env.mode, {
+          resourceId: id,
+          body: paid.body,
+          amount: paid.receipt.amount,
+          cap: paid.terms.cap.toString(),
+          transaction,
+          idemKey: paid.idemKey,
+          receipt: paid.receipt,
+        });
       }),
   );
 
@@ -290,7 +280,7 @@ export function createBuyerServer(
     {
       title: "Buyer balance and budgets",
       description:
-        "The buyer's address (never the key), stablecoin in the wallet, balance in escrow, pending withdrawal, the on-chain spend limit in force and a pending tightening of it, and what is left of the spend policy's budgets.",
+        "The buyer's address (never the key), stablecoin in the wallet, balance in escrow, pending withdrawal, the on-chain spend limit in force and a pending tightening of it, and each budget of the spend policy: spent (what the chain debited this key in the window), held (caps of payments signed whose outcome the chain has not told yet) and remaining.",
       inputSchema: {},
       outputSchema: {
         ...common,
@@ -329,7 +319,7 @@ export function createBuyerServer(
               effectiveAt: balance.spendLimit.pending.effectiveAt.toString(),
             },
           },
-          policy: JSON.parse(JSON.stringify(remainingBudgets(config.policy, env.ledger, Date.now()))),
+          policy: JSON.parse(JSON.stringify(remainingBudgets(config.policy, await env.ledger.read(), Date.now()))),
         });
       }),
   );
@@ -337,8 +327,8 @@ export function createBuyerServer(
   server.registerTool(
     "recover_result",
     {
-      title: "Recover a paid result",
-      description: `Fetches the stored result of a call that was paid but whose answer was lost (kept 24 h), by the idemKey call_resource reported; checks its receipt and the debit on chain. Pays nothing.${scoped}`,
+      title: "Find out what became of a payment",
+      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${scoped}`,
       inputSchema: {
         idemKey: z
           .string()
@@ -347,44 +337,74 @@ export function createBuyerServer(
       },
       outputSchema: {
         ...common,
+        outcome: z.enum(["paid", "not_paid", "pending"]),
+        message: z.string(),
         resourceId: z.string(),
-        status: z.number(),
-        body: z.unknown(),
-        amount,
-        transaction: z.string(),
-        receipt: receiptShape,
+        amount: amount.optional(),
+        transaction: z.string().optional(),
+        debitedAt: z.string().optional(),
+        validBefore: z.string().optional(),
+        status: z.number().optional(),
+        body: z.unknown().optional(),
+        receipt: receiptShape.optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input) =>
       run(async (env) => {
         requireSettings(env, ["BUYER_PRIVATE_KEY", "FACILITATOR_URL"]);
-        const chain = chainOf(env);
+        chainOf(env);
         if (!env.account || !env.ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
-        if (!env.facilitatorUrl) throw new BuyerError("bad_setting", "FACILITATOR_URL is not set: results live there");
-        const result = await recoverResult({
-          facilitatorUrl: env.facilitatorUrl,
-          idemKey: input.idemKey as Hex,
-          payer: env.account.address,
-        });
-        target(result.resourceId);
-        const { transaction } = await verifyDebit(chain, result.receipt);
-        env.ledger.record({
-          at: Date.parse(result.receipt.settledAt),
-          buyer: env.account.address,
-          escrow: chain.escrow,
-          resourceId: result.receipt.payTo,
-          idemKey: result.receipt.idemKey,
-          amount: result.receipt.amount,
-          transaction,
-        });
+        const idemKey = input.idemKey.toLowerCase() as Hex;
+        const { hold, debit, released } = (await env.ledger.read()).payment(idemKey);
+        const stored = env.facilitatorUrl
+          ? await recoverResult({
+              facilitatorUrl: env.facilitatorUrl,
+              idemKey,
+              payer: env.account.address,
+              cap: hold && BigInt(hold.cap),
+            }).catch((error: Error) => {
+              if (error instanceof BuyerError && error.code === "not_found") return undefined;
+              if (debit || hold) return undefined;
+              throw error;
+            })
+          : undefined;
+        const resourceId = debit?.resourceId ?? hold?.resourceId ?? stored?.resourceId;
+        if (!resourceId)
+          throw new BuyerError(
+            "not_found",
+            `no payment ${idemKey} of this buyer on chain, in the ledger or at the facilitator`,
+          );
+        target(resourceId);
+        const agrees =
+          stored &&
+          (!debit || (stored.receipt.amount === debit.amount && stored.resourceId.toLowerCase() === debit.resourceId));
+        const answer = agrees ? { status: stored.status, body: stored.body, receipt: stored.receipt } : {};
+        if (debit)
+          return toolAnswer(env.mode, {
+            outcome: "paid",
+            message: agrees
+              ? "debited on chain; the answer is the one the facilitator kept"
+              : "debited on chain; the facilitator keeps no answer that agrees with the debit",
+            resourceId,
+            amount: debit.amount,
+            transaction: debit.transaction,
+            debitedAt: new Date(debit.at).toISOString(),
+            ...answer,
+          });
+        if (released)
+          return toolAnswer(env.mode, {
+            outcome: "not_paid",
+            message: "not debited, and past its validBefore it never can be: nothing was paid",
+            resourceId,
+          });
+        const validBefore = hold ? new Date(Number(hold.validBefore) * 1000).toISOString() : undefined;
         return toolAnswer(env.mode, {
-          resourceId: result.resourceId,
-          status: result.status,
-          body: result.body,
-          amount: result.receipt.amount,
-          transaction,
-          receipt: result.receipt,
+          outcome: "pending",
+          message: `not debited yet, and it still may be${validBefore ? ` until ${validBefore}` : ""}: ask again later, and do not pay again meanwhile`,
+          resourceId,
+          validBefore,
+          ...answer,
         });
       }),
   );

@@ -78,7 +78,9 @@ describe("generated plugins against npm start", function () {
     };
     for (const resource of stack.resources) {
       const dir = join(out, "plugins", `service-${resource.slug}`);
-      const session = await connectPluginServer(dir, mkdtempSync(join(work, "data-")), settings);
+      const session = await connectPluginServer(dir, mkdtempSync(join(work, "data-")), settings, {
+        XDG_DATA_HOME: join(work, "xdg"),
+      });
       closers.push(session.close);
       expect(session.server.env.SERVICE_RESOURCE_IDS).to.equal(resource.resourceId);
       const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();

@@ -23,7 +23,12 @@ export type RequestQuoteParameters = {
 export async function requestQuote(p: RequestQuoteParameters): Promise<{ quote: Quote; terms: PinnedTerms }> {
   const { response, json } = await fetchJson(
     p.callUrl,
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(p.body) },
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(p.body),
+      redirect: "manual",
+    },
     "resource",
   );
   if (response.status !== 402) {

@@ -13,7 +13,15 @@ export type ConnectedBuyer = { client: Client; close(): Promise<void>; stderr: (
 export type ToolOutcome = {
   isError: boolean;
   data: Record<string, unknown>;
-  error?: { code: string; message: string; rule?: string; remaining?: string };
+  error?: {
+    code: string;
+    message: string;
+    rule?: string;
+    remaining?: string;
+    idemKey?: string;
+    validBefore?: string;
+    next?: string;
+  };
 };
 
 /**
