@@ -5,9 +5,11 @@
  * concurrently, buyers who break their own payments: exact payments whose funds are moved away after verify (the
  * settlement reverts), exact authorizations cancelled on the token after verify, and contract-wallet buyers whose
  * ERC-1271 check costs just under the escrow's gas limit (must settle beside honest buyers) or above it (refused at
- * verify). Buyers retry a 503, a 409 `in_progress` or no answer with the same payment, as PROTOCOL.md tells them
- * to. At the end it prints the calls answered per status and per kind of buyer, the debits on chain and three
- * invariants checked from the chain and the facilitator's store, over every payment, injected ones included:
+ * verify), and a card that lies about its receipt time (its creator's relay dates every receipt 1970) paid by the real
+ * buyer MCP server under an hourly budget. Buyers retry a 503, a 409 `in_progress` or no answer with the same payment,
+ * as PROTOCOL.md tells them to. At the end it prints the calls answered per status and per kind of buyer, the debits
+ * on chain and three invariants checked from the chain and the facilitator's store, over every payment, injected ones
+ * included:
  * no debit without a 200, no 200 without exactly one debit, no buyer charged more than its signed caps; and writes
  * the table into docs/benchmarks.md. Not a test: a benchmark-style script.
  */
@@ -22,13 +24,16 @@ import { deployCostlyWallet } from "../../test/support/costlyWallet.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
 import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacilitator.ts";
 import { freePort } from "../../test/support/startIndexer.ts";
+import { callTool, connectInMemory } from "../buyer/src/mcp/testing/connectBuyer.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { RESERVATION_RETENTION_SECONDS } from "../facilitator/backgroundWork.ts";
 import { createStore } from "../facilitator/store/createStore.ts";
 import { purgeReservations } from "../facilitator/store/reservations.ts";
+import { startCreatorRelay } from "../buyer/src/sdk/testing/startCreatorRelay.ts";
 import type { HandlerCall } from "../gate/handler.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
 import { call, paymentHeader, startTestResource } from "../gate/testing/gateStack.ts";
+import { decodeBase64Json } from "../protocol/base64.ts";
 import { cancelAuthorizationTypes, tokenDomain } from "../protocol/typedData.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 import { stopChild } from "./childProcess.ts";
@@ -136,7 +141,13 @@ const faulty = await startTestResource(stack, { slug: "drill-faulty", cap: CAP, 
 /** The kind of the buyer who reuses a debited nonce after its reservation was purged (reusedNonce, below). */
 const REUSED = "nonce reused after its purge";
 /** Who paid: the load's EOA buyers, or one of the injected faulty buyers. */
-type Kind = "load" | "exact, funds moved after verify" | "exact, cancelled after verify" | WalletKind | typeof REUSED;
+type Kind =
+  | "load"
+  | "exact, funds moved after verify"
+  | "exact, cancelled after verify"
+  | WalletKind
+  | typeof REUSED
+  | typeof LYING;
 type WalletKind = "wallet at the ERC-1271 limit" | "wallet over the ERC-1271 limit";
 const KINDS: Kind[] = [
   "load",
@@ -145,6 +156,7 @@ const KINDS: Kind[] = [
   "wallet at the ERC-1271 limit",
   "wallet over the ERC-1271 limit",
   REUSED,
+  "card lying about its receipt time",
 ];
 type Call = { kind: Kind; buyer: Hex; nonce: Hex; maxAmount: bigint; statuses: string[]; final: number };
 const calls: Call[] = [];
@@ -258,6 +270,85 @@ const reusedNonce = {
   },
 };
 
+const LYING = "card lying about its receipt time";
+
+/**
+ * The injection of a card that lies about its receipt time: a third resource, priced at its cap, whose creator points
+ * its card at a relay of its own that rewrites every receipt's `settledAt` to 1970, paid in a loop by the real buyer MCP
+ * server with an hourly budget of 3 calls, until the load stops and a call was refused. `settle` adds its payments to
+ * the drill's (with the gate's answers as the relay saw them, retrying an unfinished one with the same payment); the
+ * invariant is that the chain debited its buyer at most the budget, and that calls past it were refused.
+ */
+async function startLyingReceiptTime() {
+  const price = 1_200n;
+  const budget = 3n * price;
+  const gate = await startTestResource(stack, { slug: "drill-lying", cap: price, base: 1_000n, perKB: 200n });
+  const relay = await startCreatorRelay(chain, {
+    resourceId: gate.resourceId,
+    gateUrl: gate.url,
+    mode: "rewrite-settled-at",
+  });
+  const key = generatePrivateKey();
+  const buyer = privateKeyToAccount(key).address;
+  await chain.contracts.token.write.mint([chain.address(ROLE.admin), price * 100n]);
+  await chain.contracts.token.write.approve([escrow, price * 100n]);
+  await chain.contracts.escrow.write.depositFor([buyer, price * 100n]);
+  const ledgerDir = mkdtempSync(join(tmpdir(), "drill-ledger-"));
+  const mcp = await connectInMemory({
+    BUYER_PRIVATE_KEY: key,
+    RPC_URL: chain.rpcUrl,
+    ESCROW_ADDRESS: escrow,
+    MARKETPLACE_URL: "http://127.0.0.1:9",
+    FACILITATOR_URL: facilitatorUrl,
+    SERVICE_BUYER_DATA_DIR: ledgerDir,
+    SPEND_HOURLY_BUDGET: budget.toString(),
+  });
+  const outcomes = new Map<string, number>();
+  return {
+    async run() {
+      for (let n = 0; !stopLoad || (!outcomes.has("spend_refused") && n < 40); n++) {
+        const paid = await callTool(mcp.client, "call_resource", { resourceId: gate.resourceId, body: { n } });
+        const outcome = paid.error?.code ?? "paid";
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        await sleep(250);
+      }
+    },
+    async settle() {
+      await mcp.close();
+      for (const [nonce, seen] of relay.payments) {
+        const last = seen.gateStatuses.at(-1);
+        if (last === 503 || last === 409) await pay(LYING, gate.callUrl, decodeBase64Json(seen.header) as Payload, {});
+        else
+          calls.push({
+            kind: LYING,
+            buyer,
+            nonce: nonce as Hex,
+            maxAmount: price,
+            statuses: seen.gateStatuses.map(String),
+            final: last ?? 0,
+          });
+      }
+      await relay.close();
+      await gate.close();
+      rmSync(ledgerDir, { recursive: true, force: true });
+    },
+    async invariant(): Promise<[string, boolean, string]> {
+      const debited = (await chain.contracts.escrow.getEvents.Debited({ buyer }, { fromBlock: 0n })).reduce(
+        (sum, d) => sum + (d.args.amount as bigint),
+        0n,
+      );
+      const refused = outcomes.get("spend_refused") ?? 0;
+      const seen = [...outcomes].map(([outcome, count]) => `${count} ${outcome}`).join(", ");
+      return [
+        "a card lying about its receipt time (settledAt 1970) does not lift the buyer MCP's hourly budget",
+        debited <= budget && refused > 0,
+        `its buyer was debited ${debited} of a ${budget} budget on chain; calls: ${seen}`,
+      ];
+    },
+  };
+}
+const lying = await startLyingReceiptTime();
+
 async function injectFaults(started: number): Promise<void> {
   const paidOnce = await reusedNonce.paid();
   const at = async (ms: number) => sleep(Math.max(0, started + ms - Date.now()));
@@ -291,11 +382,13 @@ const load = Promise.all([
   exactFaults("exact, cancelled after verify", canceller, "cancel", 1_000),
   walletPayer("wallet at the ERC-1271 limit", heavyWallet, 250),
   walletPayer("wallet over the ERC-1271 limit", overLimitWallet, 2_000),
+  lying.run(),
 ]);
 await injectFaults(started);
 await sleep(Math.max(0, started + DURATION_MS - Date.now()));
 stopLoad = true;
 await load;
+await lying.settle();
 log("load stopped; every unfinished payment was retried until it settled or was refused");
 
 /** Where each answered payment's settlement stands on the facilitator (`GET /results`): committed, confirmed, failed. */
@@ -355,7 +448,7 @@ for (const c of calls) {
 const buyerOverCaps = [...charged.entries()].filter(([buyer, total]) => total > (signed.get(buyer) ?? 0n));
 const storeMismatch = ok.filter((c) => (states.get(c.nonce.toLowerCase()) ?? "none") === "none").length;
 
-const broken = calls.filter((c) => !["load", "wallet at the ERC-1271 limit", REUSED].includes(c.kind));
+const broken = calls.filter((c) => !["load", "wallet at the ERC-1271 limit", REUSED, LYING].includes(c.kind));
 const reuses = calls.filter((c) => c.kind === REUSED);
 const reusesPaid = reuses.filter((c) => c.final === 200 || (debitsByNonce.get(c.nonce.toLowerCase()) ?? []).length > 1);
 const brokenPaid = broken.filter((c) => c.final === 200 || debitsByNonce.has(c.nonce.toLowerCase()));
@@ -393,6 +486,7 @@ const invariants: [string, boolean, string][] = [
     reuses.length > 0 && reusesPaid.length === 0,
     `${reuses.length} reuses, answered ${reuses.map((c) => c.statuses.at(-1)).join(", ")}`,
   ],
+  await lying.invariant(),
 ];
 
 const statusRows = [...byStatus.entries()]
@@ -429,7 +523,9 @@ moves his funds away after verify (the settlement reverts), an exact buyer who c
 after verify (EIP-3009 \`cancelAuthorization\`), one payment each per second, both through a second gate whose handler
 applies the fault (so it lands between \`/verify\` and \`/settle\`); a contract-wallet buyer whose ERC-1271 check
 burns just under the escrow's 500k gas limit, paying echo every 250 ms beside the load; and one whose check burns
-over it, every 2 s. A buyer retries a 503, a 409 \`in_progress\` or no answer with the same payment.
+over it, every 2 s; and a card that lies about its receipt time (its creator's relay dates every receipt 1970), paid
+every 250 ms by the buyer MCP server under an hourly budget of 3 calls. A buyer retries a 503, a 409 \`in_progress\`
+or no answer with the same payment.
 
 | status (error code) | answers | final answers (one per payment) |
 |---|---|---|
