@@ -18,8 +18,6 @@ export type ReadDebitsParameters = {
   buyer: Address;
   fromBlock: bigint;
   toBlock: bigint;
-  /** Only these nonces (idemKeys); all of the buyer's debits when absent. */
-  idemKeys?: readonly Hex[];
   /** The largest block range asked of the RPC at once (public RPCs cap `eth_getLogs`); default 5,000. */
   chunkBlocks?: bigint;
 };
@@ -27,7 +25,7 @@ export type ReadDebitsParameters = {
 const escrowAbi = abiOf("PaymentEscrow");
 
 /**
- * Reads the trusted escrow's `Debited` logs of one buyer (optionally of some nonces) between two blocks, in chunks,
+ * Reads the trusted escrow's `Debited` logs of one buyer between two blocks (inclusive), in chunks,
  * each dated by its block's timestamp (the log's `blockTimestamp` when the RPC gives it, else the block header).
  * @example const debits = await readDebits(chain, { buyer, fromBlock: 0n, toBlock: latest })
  */
@@ -50,7 +48,7 @@ export async function readDebits(chain: BuyerChain, p: ReadDebitsParameters): Pr
       address: chain.escrow,
       abi: escrowAbi,
       eventName: "Debited",
-      args: { buyer: p.buyer, ...(p.idemKeys ? { nonce: [...p.idemKeys] } : {}) },
+      args: { buyer: p.buyer },
       fromBlock: from,
       toBlock: to,
       strict: true,
