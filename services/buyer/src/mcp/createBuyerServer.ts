@@ -63,7 +63,7 @@ export function createBuyerServer(
     { name: "service-buyer", version: "0.1.0" },
     {
       instructions:
-        "Discover paid endpoints (search_resources, get_card), see what a call costs (quote), pay for a call (call_resource, spends money under the configured spend policy), check funds (get_balance) and recover a paid result whose answer was lost (recover_result).",
+        "Discover paid endpoints (search_resources, get_card), see what a call costs (quote), pay for a call (call_resource, spends money under the configured spend policy), check funds (get_balance) and find out what became of a payment that ended in payment_unknown (recover_result, by its idemKey: never pay again for it).",
     },
   );
   const scope = config.scope;
@@ -209,7 +209,7 @@ export function createBuyerServer(
     "call_resource",
     {
       title: "Pay for and call an endpoint (spends money)",
-      description: `Calls a paid endpoint and pays for it from the buyer's escrow balance: pins the quote against the chain, checks the spend policy, signs a payment capped at the registered max, calls, and verifies the receipt and the debit on chain. Returns the answer, the receipt, the amount paid and the transaction hash.${scoped}`,
+      description: `Calls a paid endpoint and pays for it from the buyer's escrow balance: pins the quote against the chain, checks the spend policy, signs a payment capped at the registered max, calls, and verifies the receipt and the debit on chain. Returns the answer, the receipt, the amount paid and the transaction hash. An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.${scoped}`,
       inputSchema: { resourceId: targetInput, body: bodyInput },
       outputSchema: {
         ...common,
