@@ -26,10 +26,10 @@ import { facilitatorEnv, spawnFacilitator } from "../../test/support/startFacili
 import { freePort } from "../../test/support/startIndexer.ts";
 import { callTool, connectInMemory } from "../buyer/src/mcp/testing/connectBuyer.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
+import { startCreatorRelay } from "../buyer/src/sdk/testing/startCreatorRelay.ts";
 import { RESERVATION_RETENTION_SECONDS } from "../facilitator/backgroundWork.ts";
 import { createStore } from "../facilitator/store/createStore.ts";
 import { purgeReservations } from "../facilitator/store/reservations.ts";
-import { startCreatorRelay } from "../buyer/src/sdk/testing/startCreatorRelay.ts";
 import type { HandlerCall } from "../gate/handler.ts";
 import type { GateStack } from "../gate/testing/gateStack.ts";
 import { call, paymentHeader, startTestResource } from "../gate/testing/gateStack.ts";

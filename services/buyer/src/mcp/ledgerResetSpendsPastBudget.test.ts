@@ -98,13 +98,12 @@ describe("attack: resetting or splitting the spend ledger spends past the buyer'
     const endpoint: Endpoint = {
       resourceId,
       slug: "echo",
-      title: "Echo",
-      description: "Echoes JSON.",
       category: "tools",
       price: { base: "1000", perKB: "200" },
       reputation: undefined,
       health: 100,
       marketplaceUrl: "http://127.0.0.1:9",
+      creatorWords: undefined,
     };
     writePluginTree(
       out,
