@@ -1,5 +1,6 @@
 import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
+import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
 import { defined } from "../protocol/defined.ts";
 import { exactNonceAllows } from "../protocol/exactNonce.ts";
@@ -29,12 +30,6 @@ export type VerifyPaymentReturnType =
  * withdrawal delay, so funds can never leave from under a live reservation.
  */
 export const MAX_RESERVATION_SECONDS = 3_600;
-
-/**
- * Longest an authorization may stay valid when it is verified. A settlement the chain does not confirm is retried
- * until its `validBefore` (a debit already sent may land until then), so this bounds the retries of every payment.
- */
-export const MAX_AUTHORIZATION_SECONDS = MAX_RESERVATION_SECONDS;
 
 const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage: string): VerifyPaymentReturnType => ({
   isValid: false,

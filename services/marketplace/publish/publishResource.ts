@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
-import { getAddress, keccak256, stringToBytes } from "viem";
+import { getAddress } from "viem";
+import { cardHashOf } from "../../protocol/cardHash.ts";
 import { defined } from "../../protocol/defined.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
@@ -134,7 +135,7 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         agentId: identity.agentId,
       });
       const cardText = JSON.stringify(withLiveFields(card, NEUTRAL_LIVE_FIELDS));
-      return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: keccak256(stringToBytes(cardText)) } };
+      return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: cardHashOf(card) } };
     });
 
     const cardUrl = cardUrlOf(ctx.publicUrl(), resourceId);
