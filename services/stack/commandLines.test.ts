@@ -10,14 +10,14 @@ const COMMANDS: [script: string, usage: string][] = [
   ["services/stack/start.ts", "usage: npm start"],
   ["services/studio/cli.ts", "usage: npm run studio"],
   ["services/studio/main.ts", "usage: node services/studio/main.ts"],
-  ["services/stack/drill.ts", "usage: npm run drill"],
-  ["services/stack/gasReport.ts", "usage: npm run gas"],
-  ["services/stack/bench.ts", "usage: npm run bench:start"],
-  ["services/facilitator/bench.ts", "usage: npm run bench:facilitator"],
-  ["services/gate/bench.ts", "usage: npm run bench:gate"],
-  ["services/marketplace/bench.ts", "usage: npm run bench:discovery"],
-  ["indexer/bench.ts", "usage: npm run bench:indexer"],
-  ["services/studio/bench.ts", "usage: npm run bench:studio"],
+  ["bench/drill.ts", "usage: npm run drill"],
+  ["bench/gasReport.ts", "usage: npm run gas"],
+  ["bench/stack.ts", "usage: npm run bench:start"],
+  ["bench/facilitator.ts", "usage: npm run bench:facilitator"],
+  ["bench/gate/bench.ts", "usage: npm run bench:gate"],
+  ["bench/marketplace.ts", "usage: npm run bench:discovery"],
+  ["bench/indexer.ts", "usage: npm run bench:indexer"],
+  ["bench/studio.ts", "usage: npm run bench:studio"],
 ];
 
 async function node(args: string[]) {

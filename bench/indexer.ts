@@ -6,7 +6,6 @@ import { BATCH_DEFAULTS } from "../services/facilitator/config.ts";
 import type { CompactDebit } from "../services/facilitator/relayer/compactDebit.ts";
 import { processCpuSeconds } from "../services/host/readProcessStat.ts";
 import { createProjectionsClient, projections } from "../services/projections/createProjectionsClient.ts";
-import { machineLine, percentile, writeBenchSection } from "../services/stack/benchReport.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import type { DebitLoad } from "../test/support/debitLoad.ts";
 import { prepareDebitLoad, sendDebitBatches, signDebits } from "../test/support/debitLoad.ts";
@@ -14,6 +13,7 @@ import type { LocalChain } from "../test/support/localChain.ts";
 import { ROLE, startLocalChain } from "../test/support/localChain.ts";
 import type { Indexer } from "../test/support/startIndexer.ts";
 import { startIndexer } from "../test/support/startIndexer.ts";
+import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:indexer`: what Ponder (PGlite, pinned to one core) costs per `Debited` event, and how many it
@@ -288,7 +288,7 @@ async function main(): Promise<void> {
   );
   const markdown = `## Indexer
 
-Command: \`npm run bench:indexer\` (indexer/bench.ts). Machine: ${machineLine()}; shared with other work while it
+Command: \`npm run bench:indexer\` (bench/indexer.ts). Machine: ${machineLine()}; shared with other work while it
 ran (1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end, on ${os.cpus().length} cores), so
 events/s are what Ponder got of its core, not what it can do: "events per CPU second" is the steadier figure. Ponder
 (PGlite, polling ${POLLING_MS} ms) ${pinned ? `pinned to CPU ${PONDER_CPU} (\`taskset -c ${PONDER_CPU}\`)` : "not pinned (no taskset here)"}; the chain (Hardhat EDR,

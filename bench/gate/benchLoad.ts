@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
-import { percentile } from "../stack/benchReport.ts";
+import { percentile } from "../benchReport.ts";
 
 /** One load run of the gate benchmark: autocannon against `url`, each request with the next pre-signed payment. Latencies are
  * timed here per request (autocannon's own histogram keeps whole milliseconds). */
@@ -22,7 +22,7 @@ export type LoadResult = {
 
 /**
  * The load generator of `npm run bench:gate`, in its own process so that it does not share an event loop with the
- * gate: `node services/gate/benchLoad.ts <spec.json>`, result sent to the parent over IPC.
+ * gate: `node bench/gate/benchLoad.ts <spec.json>`, result sent to the parent over IPC.
  */
 async function run(spec: LoadSpec): Promise<LoadResult> {
   let next = 0;

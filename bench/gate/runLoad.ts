@@ -9,7 +9,7 @@ import type { LoadResult, LoadSpec } from "./benchLoad.ts";
 const running = new Map<ChildProcess, string>();
 
 /**
- * Runs one load of `npm run bench:gate` in a process of its own (services/gate/benchLoad.ts, autocannon), so that the
+ * Runs one load of `npm run bench:gate` in a process of its own (bench/gate/benchLoad.ts, autocannon), so that the
  * load generator shares no event loop with what it measures.
  * @example const result = await runLoad({ url, connections: 32, amount: 2000, body, payments })
  */

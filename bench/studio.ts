@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
-import { runStack, stackPorts } from "../../test/support/runStack.ts";
-import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
-import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
-import { parseCommandLine } from "../stack/parseCommandLine.ts";
-import { catalogWriter } from "./catalog/catalogWriter.ts";
-import { CATALOG_SENTENCES } from "./catalog/sampleSentences.ts";
-import { createEndpoint } from "./createEndpoint.ts";
-import { localCreator } from "./creator.ts";
-import type { StudioTarget } from "./studioTarget.ts";
+import { DEV_ROLE, devKey } from "../services/stack/devAccounts.ts";
+import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { catalogWriter } from "../services/studio/catalog/catalogWriter.ts";
+import { CATALOG_SENTENCES } from "../services/studio/catalog/sampleSentences.ts";
+import { createEndpoint } from "../services/studio/createEndpoint.ts";
+import { localCreator } from "../services/studio/creator.ts";
+import type { StudioTarget } from "../services/studio/studioTarget.ts";
+import { runStack, stackPorts } from "../test/support/runStack.ts";
+import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:studio`: sentence → listed with the catalog provider on a fresh `npm start` stack, timed per stage
@@ -63,7 +63,7 @@ const count = samples.total?.length ?? 0;
 const markdown = `
 ## Studio
 
-Command: \`npm run bench:studio\` (services/studio/bench.ts): ${count} sentences (${CATALOG_SENTENCES.length} different, ${ROUNDS} rounds)
+Command: \`npm run bench:studio\` (bench/studio.ts): ${count} sentences (${CATALOG_SENTENCES.length} different, ${ROUNDS} rounds)
 taken from sentence to listed with the catalog provider on a fresh \`npm start\` stack, one after another; each reaches
 "listed" and is paid for once by its self-test (402 quote, payment, debit mined). Verify runs each handler in its own
 workerd process with at least 100 generated inputs. Machine: ${machineLine()}. Target: ≤ 10 s end to end.

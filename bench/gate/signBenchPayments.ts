@@ -1,6 +1,6 @@
 import type { Address, Hex, LocalAccount } from "viem";
-import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
-import { encodeBase64Json } from "../protocol/base64.ts";
+import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
+import { encodeBase64Json } from "../../services/protocol/base64.ts";
 
 /** Pre-signed payments: the `X-PAYMENT` header of each, and its nonce (the idemKey its debit carries on chain). */
 export type BenchPayments = { headers: string[]; nonces: Hex[] };

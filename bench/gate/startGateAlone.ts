@@ -3,12 +3,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import type { Address, Hex } from "viem";
-import { createSandbox } from "../host/createSandbox.ts";
-import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
-import { encodeBase64Json } from "../protocol/base64.ts";
-import { PLACEHOLDER_AGENT_ID } from "../protocol/constants.ts";
-import type { Gate } from "./createGate.ts";
-import { createGate } from "./createGate.ts";
+import type { Gate } from "../../services/gate/createGate.ts";
+import { createGate } from "../../services/gate/createGate.ts";
+import { createSandbox } from "../../services/host/createSandbox.ts";
+import { sampleDeployment } from "../../services/host/samples/sampleDeployment.ts";
+import { encodeBase64Json } from "../../services/protocol/base64.ts";
+import { PLACEHOLDER_AGENT_ID } from "../../services/protocol/constants.ts";
 
 /** The gate on its own: the echo sample in workerd, unpaid behind a plain Node server and paid through a gate whose facilitator is a stub. */
 export type GateAlone = {

@@ -21,7 +21,7 @@ export function machineLine(): string {
 export function writeBenchSection(
   name: string,
   markdown: string,
-  file = new URL("../../docs/benchmarks.md", import.meta.url),
+  file = new URL("../docs/benchmarks.md", import.meta.url),
 ): void {
   const begin = `<!-- ${name}:begin -->`;
   const end = `<!-- ${name}:end -->`;

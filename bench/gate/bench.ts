@@ -10,9 +10,9 @@
  */
 import { loadavg } from "node:os";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { randomNonce } from "../protocol/resourceId.ts";
-import { machineLine, writeBenchSection } from "../stack/benchReport.ts";
-import { parseCommandLine } from "../stack/parseCommandLine.ts";
+import { randomNonce } from "../../services/protocol/resourceId.ts";
+import { parseCommandLine } from "../../services/stack/parseCommandLine.ts";
+import { machineLine, writeBenchSection } from "../benchReport.ts";
 import type { GateAloneMeasurement } from "./gateBenchReport.ts";
 import { gateBenchReport } from "./gateBenchReport.ts";
 import type { StackMeasurement } from "./measureStack.ts";

@@ -1,9 +1,9 @@
 import type { Address, Hex, LocalAccount } from "viem";
 import { createPublicClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { abiOf } from "../protocol/artifacts.ts";
-import { serviceChain } from "../protocol/chain.ts";
-import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
+import { abiOf } from "../../services/protocol/artifacts.ts";
+import { serviceChain } from "../../services/protocol/chain.ts";
+import { DEV_ROLE, devKey } from "../../services/stack/devAccounts.ts";
 
 export type FundBenchBuyersParameters = {
   rpcUrl: string;

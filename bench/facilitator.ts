@@ -2,15 +2,15 @@ import pg from "pg";
 import type { Hex } from "viem";
 import { parseEventLogs, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
-import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
-import { debitDigest } from "../protocol/debitDigest.ts";
-import { debitTypedData } from "../protocol/typedData.ts";
-import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
-import { stopChild } from "../stack/childProcess.ts";
-import { parseCommandLine } from "../stack/parseCommandLine.ts";
-import { recoverSigner, recoveryBackend } from "./recoverSigner.ts";
+import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
+import { recoverSigner, recoveryBackend } from "../services/facilitator/recoverSigner.ts";
+import { debitDigest } from "../services/protocol/debitDigest.ts";
+import { debitTypedData } from "../services/protocol/typedData.ts";
+import { stopChild } from "../services/stack/childProcess.ts";
+import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { ROLE, startLocalChain } from "../test/support/localChain.ts";
+import { facilitatorEnv, postJson, spawnFacilitator } from "../test/support/startFacilitator.ts";
+import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),
@@ -190,7 +190,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const markdown = `
 ## Facilitator
 
-Command: \`npm run bench:facilitator\` (services/facilitator/bench.ts). Machine: ${machineLine()}. The facilitator runs in its own process; the local chain (Hardhat EDR, automine) and the load generator share the other process.
+Command: \`npm run bench:facilitator\` (bench/facilitator.ts). Machine: ${machineLine()}. The facilitator runs in its own process; the local chain (Hardhat EDR, automine) and the load generator share the other process.
 
 Signature verification of a DebitAuthorization on one core (${fmt(SIGNATURES)} signatures, sequential):
 

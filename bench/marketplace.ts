@@ -4,18 +4,18 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { pino } from "pino";
 import type { Hex } from "viem";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { startIndexer } from "../../test/support/startIndexer.ts";
-import { startMarketplace } from "../../test/support/startMarketplace.ts";
-import { listen } from "../http/listen.ts";
-import { resourceIdOf } from "../protocol/resourceId.ts";
-import { machineLine, percentile, writeBenchSection } from "../stack/benchReport.ts";
-import { parseCommandLine } from "../stack/parseCommandLine.ts";
-import { createCatalog } from "./catalog/createCatalog.ts";
-import { loadMarketplaceConfig } from "./config.ts";
-import type { MarketplaceContext } from "./context.ts";
-import { createMarketplaceApp } from "./server.ts";
-import { savePendingListing } from "./store/listings.ts";
+import { listen } from "../services/http/listen.ts";
+import { createCatalog } from "../services/marketplace/catalog/createCatalog.ts";
+import { loadMarketplaceConfig } from "../services/marketplace/config.ts";
+import type { MarketplaceContext } from "../services/marketplace/context.ts";
+import { createMarketplaceApp } from "../services/marketplace/server.ts";
+import { savePendingListing } from "../services/marketplace/store/listings.ts";
+import { resourceIdOf } from "../services/protocol/resourceId.ts";
+import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { ROLE, startLocalChain } from "../test/support/localChain.ts";
+import { startIndexer } from "../test/support/startIndexer.ts";
+import { startMarketplace } from "../test/support/startMarketplace.ts";
+import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:discovery`: GET /resources latency over 10k and 100k synthetic resources, with and without filters
@@ -252,7 +252,7 @@ async function main(): Promise<void> {
   ];
   const markdown = `## Discovery
 
-Command: \`npm run bench:discovery\` (services/marketplace/bench.ts). Machine: ${machineLine()}; shared with other
+Command: \`npm run bench:discovery\` (bench/marketplace.ts). Machine: ${machineLine()}; shared with other
 work while it ran (1-minute load average ${loadBefore.toFixed(1)} at the start, on ${os.cpus().length} cores).
 
 \`GET /resources\` over synthetic resources: the records are built through the catalog's own apply functions (the

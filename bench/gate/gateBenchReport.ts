@@ -1,4 +1,4 @@
-import { STACK_PARTS } from "../stack/stackCpu.ts";
+import { STACK_PARTS } from "../../services/stack/stackCpu.ts";
 import type { LoadResult } from "./benchLoad.ts";
 import type { StackLoad, StackMeasurement } from "./measureStack.ts";
 
@@ -150,7 +150,7 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
   return `
 ## Gate
 
-Command: \`npm run bench:gate\` (services/gate/bench.ts), ${fmt(p.totalSeconds)} s in all. Machine: ${p.machine}; 1-minute load average
+Command: \`npm run bench:gate\` (bench/gate/bench.ts), ${fmt(p.totalSeconds)} s in all. Machine: ${p.machine}; 1-minute load average
 ${p.loadAverage.toFixed(1)} when the run started. The machine is shared, so figures move by tens of percent between runs.
 
 What runs: the whole \`npm start\` stack as shipped (services/stack/start.ts as a child process on free ports and a

@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
+import { debitAuthorization } from "../../services/protocol/typedData.ts";
 import type { LocalChain } from "../../test/support/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
-import { debitAuthorization } from "../protocol/typedData.ts";
 import { awaitDebits, DebitMismatchError } from "./awaitDebits.ts";
 
 /** The bench's on-chain check: one debit per 200, none without, waiting for debits mined after the answers. */

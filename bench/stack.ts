@@ -2,8 +2,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
-import { parseCommandLine } from "./parseCommandLine.ts";
 
 /**
  * `npm run bench:start`: time from `npm start` to a written stack.json (ready), and the resident memory of every
@@ -19,7 +19,7 @@ docs/benchmarks.md. Environment: BENCH_RUNS (2).`,
 );
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
-const root = new URL("../..", import.meta.url).pathname;
+const root = new URL("..", import.meta.url).pathname;
 const results: { seconds: number; rssMiB: number; processes: number }[] = [];
 
 for (let run = 0; run < RUNS; run++) {
@@ -62,7 +62,7 @@ for (let run = 0; run < RUNS; run++) {
 const markdown = `
 ## Start-up
 
-Command: \`npm run bench:start\` (services/stack/bench.ts), ${RUNS} runs after install. Machine: ${machineLine()}.
+Command: \`npm run bench:start\` (bench/stack.ts), ${RUNS} runs after install. Machine: ${machineLine()}.
 
 | run | \`npm start\` to ready (stack.json written) | resident memory of the whole stack | processes |
 |---|---|---|---|

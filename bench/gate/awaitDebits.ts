@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { createPublicClient, http } from "viem";
-import { abiOf } from "../protocol/artifacts.ts";
+import { abiOf } from "../../services/protocol/artifacts.ts";
 
 export type AwaitDebitsParameters = {
   rpcUrl: string;
