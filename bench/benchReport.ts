@@ -1,13 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 
-/** Percentile of a list of numbers (nearest rank). */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
-
 /** One line describing the machine a benchmark ran on. */
 export function machineLine(): string {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -20,23 +20,24 @@ import { join } from "node:path";
 import type { Hex, LocalAccount } from "viem";
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { callTool, connectInMemory } from "../services/buyer/src/mcp/testing/connectBuyer.ts";
 import { signEscrowPayment, signExactPayment } from "../services/buyer/src/sdk/signPayment.ts";
-import { startCreatorRelay } from "../services/buyer/src/sdk/testing/startCreatorRelay.ts";
 import { RESERVATION_RETENTION_SECONDS } from "../services/facilitator/backgroundWork.ts";
 import { createStore } from "../services/facilitator/store/createStore.ts";
 import { purgeReservations } from "../services/facilitator/store/reservations.ts";
 import type { HandlerCall } from "../services/gate/handler.ts";
-import type { GateStack } from "../services/gate/testing/gateStack.ts";
-import { call, paymentHeader, startTestResource } from "../services/gate/testing/gateStack.ts";
 import { decodeBase64Json } from "../services/protocol/base64.ts";
 import { cancelAuthorizationTypes, tokenDomain } from "../services/protocol/typedData.ts";
 import { stopChild } from "../services/stack/childProcess.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
-import { deployCostlyWallet } from "../test/support/costlyWallet.ts";
-import { devKey, ROLE, startLocalChain } from "../test/support/localChain.ts";
-import { facilitatorEnv, spawnFacilitator } from "../test/support/startFacilitator.ts";
-import { freePort } from "../test/support/startIndexer.ts";
+import { callTool, connectInMemory } from "../testkit/buyer/connectBuyer.ts";
+import { startCreatorRelay } from "../testkit/buyer/startCreatorRelay.ts";
+import { deployCostlyWallet } from "../testkit/chain/costlyWallet.ts";
+import { devKey, ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import { facilitatorEnv, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
+import { freePort } from "../testkit/freePort.ts";
+import type { GateStack } from "../testkit/gate/gateStack.ts";
+import { call, paymentHeader, startTestResource } from "../testkit/gate/gateStack.ts";
+import { sleep } from "../testkit/sleep.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 parseCommandLine(
@@ -65,7 +66,6 @@ const SETTLEMENT = process.env.DRILL_SETTLEMENT === "confirmed" ? "confirmed" : 
 const SETTLE_LEASE_SECONDS = 5;
 
 const log = (line: string) => process.stderr.write(`[drill] ${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 log("starting the local chain");
 const chain = await startLocalChain();

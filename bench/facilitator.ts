@@ -5,12 +5,13 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
 import { recoverSigner, recoveryBackend } from "../services/facilitator/recoverSigner.ts";
 import { debitDigest } from "../services/protocol/debitDigest.ts";
+import { percentile } from "../services/protocol/percentile.ts";
 import { debitTypedData } from "../services/protocol/typedData.ts";
 import { stopChild } from "../services/stack/childProcess.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
-import { ROLE, startLocalChain } from "../test/support/localChain.ts";
-import { facilitatorEnv, postJson, spawnFacilitator } from "../test/support/startFacilitator.ts";
-import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
+import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import { facilitatorEnv, postJson, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
+import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:facilitator`: signature verification on one core (ours vs viem's recoverTypedDataAddress),

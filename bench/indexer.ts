@@ -6,14 +6,16 @@ import { BATCH_DEFAULTS } from "../services/facilitator/config.ts";
 import type { CompactDebit } from "../services/facilitator/relayer/compactDebit.ts";
 import { processCpuSeconds } from "../services/host/readProcessStat.ts";
 import { createProjectionsClient, projections } from "../services/projections/createProjectionsClient.ts";
+import { percentile } from "../services/protocol/percentile.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
-import type { DebitLoad } from "../test/support/debitLoad.ts";
-import { prepareDebitLoad, sendDebitBatches, signDebits } from "../test/support/debitLoad.ts";
-import type { LocalChain } from "../test/support/localChain.ts";
-import { ROLE, startLocalChain } from "../test/support/localChain.ts";
-import type { Indexer } from "../test/support/startIndexer.ts";
-import { startIndexer } from "../test/support/startIndexer.ts";
-import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
+import type { DebitLoad } from "../testkit/chain/debitLoad.ts";
+import { prepareDebitLoad, sendDebitBatches, signDebits } from "../testkit/chain/debitLoad.ts";
+import type { LocalChain } from "../testkit/chain/localChain.ts";
+import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import type { Indexer } from "../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../testkit/indexer/startIndexer.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:indexer`: what Ponder (PGlite, pinned to one core) costs per `Debited` event, and how many it
@@ -63,7 +65,6 @@ const VARIANTS = (process.env.BENCH_VARIANTS ?? "installed,patched").split(",").
 const PONDER_CPU = os.cpus().length > 1 ? "1" : "0";
 
 const log = (line: string) => process.stderr.write(`[bench:indexer] ${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function hasTaskset(): boolean {
   try {

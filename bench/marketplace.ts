@@ -10,12 +10,14 @@ import { loadMarketplaceConfig } from "../services/marketplace/config.ts";
 import type { MarketplaceContext } from "../services/marketplace/context.ts";
 import { createMarketplaceApp } from "../services/marketplace/server.ts";
 import { savePendingListing } from "../services/marketplace/store/listings.ts";
+import { percentile } from "../services/protocol/percentile.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
-import { ROLE, startLocalChain } from "../test/support/localChain.ts";
-import { startIndexer } from "../test/support/startIndexer.ts";
-import { startMarketplace } from "../test/support/startMarketplace.ts";
-import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
+import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import { startIndexer } from "../testkit/indexer/startIndexer.ts";
+import { startMarketplace } from "../testkit/marketplace/startMarketplace.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:discovery`: GET /resources latency over 10k and 100k synthetic resources, with and without filters
@@ -202,7 +204,7 @@ async function blockToListing(pollingMs: number): Promise<{ p50: number; p95: nu
         sampleRequest: {},
         agentId: "0",
       });
-      await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * pollingMs));
+      await sleep(300 + Math.random() * pollingMs);
       await chain.registerResource({ slug, creatorIndex });
       const mined = performance.now();
       const url = `${marketplace.url}/resources?category=tools&limit=1&offset=${i}`;
@@ -210,7 +212,7 @@ async function blockToListing(pollingMs: number): Promise<{ p50: number; p95: nu
         const body = (await (await fetch(url)).json()) as { resourceId: string }[];
         if (body[0]?.resourceId === resourceId) break;
         if (performance.now() - mined > 30_000) throw new Error(`${slug} was not listed within 30 s`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
       }
       samples.push(performance.now() - mined);
     }

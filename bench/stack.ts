@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { sleep } from "../testkit/sleep.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -35,10 +36,10 @@ for (let run = 0; run < RUNS; run++) {
     while (!existsSync(join(stackDir, "stack.json"))) {
       if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
       if (performance.now() - started > 300_000) throw new Error("not ready after 300 s");
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     const seconds = (performance.now() - started) / 1000;
-    await new Promise((r) => setTimeout(r, 2_000));
+    await sleep(2_000);
     const rss = execFileSync("ps", ["-o", "rss=", "-g", String(child.pid)], { encoding: "utf8" })
       .split("\n")
       .map((line) => Number(line.trim()))
@@ -51,7 +52,7 @@ for (let run = 0; run < RUNS; run++) {
     try {
       process.kill(-child.pid!, "SIGTERM");
     } catch {}
-    await new Promise((r) => setTimeout(r, 8_000));
+    await sleep(8_000);
     try {
       process.kill(-child.pid!, "SIGKILL");
     } catch {}

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
+import { percentile } from "../services/protocol/percentile.ts";
 import { DEV_ROLE, devKey } from "../services/stack/devAccounts.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { catalogWriter } from "../services/studio/catalog/catalogWriter.ts";
 import { CATALOG_SENTENCES } from "../services/studio/catalog/sampleSentences.ts";
 import { createEndpoint } from "../services/studio/createEndpoint.ts";
 import { localCreator } from "../services/studio/creator.ts";
-import type { StudioTarget } from "../services/studio/studioTarget.ts";
-import { runStack, stackPorts } from "../test/support/runStack.ts";
-import { machineLine, percentile, writeBenchSection } from "./benchReport.ts";
+import { runStack, stackPorts } from "../testkit/stack/runStack.ts";
+import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:studio`: sentence → listed with the catalog provider on a fresh `npm start` stack, timed per stage
@@ -33,7 +33,7 @@ process.stderr.write("[bench:studio] starting a stack (npm start)\n");
 const running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
 const samples: Record<string, number[]> = Object.fromEntries([...STAGES, "total"].map((s) => [s, []]));
 try {
-  const stack = running.stack as unknown as typeof running.stack & StudioTarget;
+  const stack = running.stack;
   const creator = localCreator(privateKeyToAccount(devKey(DEV_ROLE.creator)), {
     rpcUrl: stack.rpcUrl,
     registry: stack.contracts.registry,

@@ -13,10 +13,10 @@ import {
 } from "../services/projections/createProjectionsClient.ts";
 import { randomNonce } from "../services/protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../services/protocol/typedData.ts";
-import type { LocalChain } from "../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../test/support/localChain.ts";
-import type { Indexer } from "../test/support/startIndexer.ts";
-import { startIndexer } from "../test/support/startIndexer.ts";
+import type { LocalChain } from "../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import type { Indexer } from "../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../testkit/indexer/startIndexer.ts";
 
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 

@@ -8,8 +8,9 @@ import { payForCall } from "../services/buyer/src/sdk/payForCall.ts";
 import { buyerChain } from "../services/buyer/src/sdk/pinPaymentTerms.ts";
 import { verifyDebit } from "../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
-import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "./support/listenAddresses.ts";
-import { runStack, stackPorts } from "./support/runStack.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../testkit/stack/listenAddresses.ts";
+import { runStack, stackPorts } from "../testkit/stack/runStack.ts";
 
 /** `npm start` as a user runs it, in its own process group so that nothing it starts can outlive the test. */
 describe("npm start, end to end", function () {
@@ -64,7 +65,7 @@ describe("npm start, end to end", function () {
       const r = await fetch(`${stack.facilitatorUrl}/revenue/${echo.resourceId}`);
       revenue = r.ok ? ((await r.json()) as typeof revenue) : undefined;
       if (revenue && revenue.calls >= 1) break;
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
     expect(revenue).to.include({
       calls: 1,

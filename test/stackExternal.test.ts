@@ -17,8 +17,8 @@ import { abiOf } from "../services/protocol/artifacts.ts";
 import { serviceChain } from "../services/protocol/chain.ts";
 import { deploymentDir } from "../services/stack/deployContracts.ts";
 import { publishSamples } from "../services/stack/publishSamples.ts";
-import { serveRpc } from "./support/rpcServer.ts";
-import { runStack, stackPorts } from "./support/runStack.ts";
+import { serveRpc } from "../testkit/chain/rpcServer.ts";
+import { runStack, stackPorts } from "../testkit/stack/runStack.ts";
 
 const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { runStack, stackPorts } from "./support/runStack.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { runStack, stackPorts } from "../testkit/stack/runStack.ts";
 
 /**
  * `CHAIN_MINING=interval npm start`: the test network's 500 ms blocks. Set-up (deployments, the samples' listing,
@@ -41,7 +42,7 @@ describe("npm start with CHAIN_MINING=interval", function () {
     expect(await rpc<boolean>("hardhat_getAutomine")).to.equal(false);
 
     const before = BigInt(await rpc<Hex>("eth_blockNumber"));
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await sleep(1_200);
     const after = BigInt(await rpc<Hex>("eth_blockNumber"));
     expect(after - before >= 2n, "blocks come on the interval with no transaction sent").to.equal(true);
 
@@ -49,7 +50,7 @@ describe("npm start with CHAIN_MINING=interval", function () {
     const hash = await rpc<Hex>("eth_sendTransaction", [{ from: buyer, to: buyer, value: "0x1" }]);
     let receipt: { blockNumber: Hex } | null = null;
     for (let i = 0; i < 100 && !receipt; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       receipt = await rpc("eth_getTransactionReceipt", [hash]);
     }
     expect(receipt, "a transaction is mined by an interval block").to.not.equal(null);

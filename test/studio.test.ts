@@ -8,6 +8,7 @@ import { verifyDebit } from "../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { DEV_ROLE, devKey } from "../services/stack/devAccounts.ts";
+import type { StackFile } from "../services/stack/stackFile.ts";
 import { catalogWriter } from "../services/studio/catalog/catalogWriter.ts";
 import {
   CATALOG_SENTENCES,
@@ -18,13 +19,12 @@ import type { CodeWriter } from "../services/studio/contract.ts";
 import { createEndpoint, draftEndpoint, launchEndpoint } from "../services/studio/createEndpoint.ts";
 import { localCreator } from "../services/studio/creator.ts";
 import { StudioError } from "../services/studio/studioError.ts";
-import type { StudioTarget } from "../services/studio/studioTarget.ts";
-import type { StackFile } from "./support/runStack.ts";
-import { studioStack } from "./support/studioStack.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { studioStack } from "../testkit/stack/studioStack.ts";
 
 describe("studio on the real stack: one sentence becomes a verified, paid, listed endpoint", function () {
   this.timeout(900_000);
-  let stack: StackFile & StudioTarget;
+  let stack: StackFile;
   let creator: ReturnType<typeof localCreator>;
   const writer = catalogWriter();
 
@@ -123,7 +123,7 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
         const r = await fetch(`${stack.facilitatorUrl}/revenue/${result.deployed.resourceId}`);
         revenue = r.ok ? ((await r.json()) as typeof revenue) : undefined;
         if (revenue && revenue.calls >= 2) break;
-        await new Promise((r) => setTimeout(r, 250));
+        await sleep(250);
       }
       expect(revenue?.calls).to.equal(2);
       expect(BigInt(revenue?.gross ?? "0")).to.equal(
@@ -220,7 +220,7 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
       while (Date.now() < deadline) {
         record = (await listed()).find((r) => r.resourceId === resourceId);
         if (record && !record.active) break;
-        await new Promise((r) => setTimeout(r, 250));
+        await sleep(250);
       }
       expect(record?.active).to.equal(false);
     });

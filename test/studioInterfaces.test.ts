@@ -14,11 +14,11 @@ import { listen } from "../services/http/listen.ts";
 import { abiOf } from "../services/protocol/artifacts.ts";
 import { serviceChain } from "../services/protocol/chain.ts";
 import { DEV_ROLE, devKey } from "../services/stack/devAccounts.ts";
+import type { StackFile } from "../services/stack/stackFile.ts";
 import { catalogWriter } from "../services/studio/catalog/catalogWriter.ts";
 import { createStudioApp } from "../services/studio/server/createStudioApp.ts";
-import type { StudioTarget } from "../services/studio/studioTarget.ts";
-import type { StackFile } from "./support/runStack.ts";
-import { studioStack } from "./support/studioStack.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { studioStack } from "../testkit/stack/studioStack.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
@@ -58,7 +58,7 @@ async function signDraft(creator: LocalAccount, toSign: Json) {
 describe("studio interfaces on the real stack: the CLI and the HTTP service started by npm start", function () {
   this.timeout(900_000);
   let stackDir: string;
-  let stack: StackFile & StudioTarget;
+  let stack: StackFile;
   const creator = privateKeyToAccount(devKey(DEV_ROLE.creator));
 
   const api = async (method: string, path: string, body?: unknown, token = stack.studioToken) => {
@@ -76,7 +76,7 @@ describe("studio interfaces on the real stack: the CLI and the HTTP service star
       const draft = (await response.json()) as Json;
       if (statuses.includes(draft.status)) return draft;
       if (Date.now() > deadline) throw new Error(`draft ${id} stayed ${draft.status}`);
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
     }
   };
   const cli = async (args: string[]) => {

@@ -3,8 +3,8 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
 import { debitAuthorization } from "../../services/protocol/typedData.ts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
 import { awaitDebits, DebitMismatchError } from "./awaitDebits.ts";
 
 /** The bench's on-chain check: one debit per 200, none without, waiting for debits mined after the answers. */

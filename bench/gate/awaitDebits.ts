@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { abiOf } from "../../services/protocol/artifacts.ts";
+import { sleep } from "../../testkit/sleep.ts";
 
 export type AwaitDebitsParameters = {
   rpcUrl: string;
@@ -65,12 +66,12 @@ export async function awaitDebits(p: AwaitDebitsParameters): Promise<DebitsOnCha
       throw new DebitMismatchError(
         `${missing.length} of ${paid.size} calls answered 200 have no Debited event after ${p.timeoutMs / 1000} s (first: ${missing[0]})`,
       );
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
     events = await read();
   }
   // Debits for payments that got no 200 may still be on their way: wait until two polls a block apart add nothing.
   for (let quiet = 0; quiet < 2; ) {
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await sleep(600);
     const again = await read();
     quiet = again.length === events.length ? quiet + 1 : 0;
     events = again;

@@ -12,6 +12,7 @@ import { loadavg } from "node:os";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { randomNonce } from "../../services/protocol/resourceId.ts";
 import { parseCommandLine } from "../../services/stack/parseCommandLine.ts";
+import { sleep } from "../../testkit/sleep.ts";
 import { machineLine, writeBenchSection } from "../benchReport.ts";
 import type { GateAloneMeasurement } from "./gateBenchReport.ts";
 import { gateBenchReport } from "./gateBenchReport.ts";
@@ -76,9 +77,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.once(signal, () => {
     log(`${signal}: stopping everything`);
     killAll();
-    void Promise.race([alone?.close(), new Promise((resolve) => setTimeout(resolve, 3_000))]).finally(() =>
-      process.exit(130),
-    );
+    void Promise.race([alone?.close(), sleep(3_000)]).finally(() => process.exit(130));
   });
 
 /** The gate alone: unpaid echo and paid through the stub-facilitator gate at one connection, then under load. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
-import { percentile } from "../benchReport.ts";
+import { percentile } from "../../services/protocol/percentile.ts";
 
 /** One load run of the gate benchmark: autocannon against `url`, each request with the next pre-signed payment. Latencies are
  * timed here per request (autocannon's own histogram keeps whole milliseconds). */

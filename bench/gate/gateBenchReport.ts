@@ -1,4 +1,4 @@
-import { STACK_PARTS } from "../../services/stack/stackCpu.ts";
+import { STACK_PARTS } from "../../testkit/stack/stackCpu.ts";
 import type { LoadResult } from "./benchLoad.ts";
 import type { StackLoad, StackMeasurement } from "./measureStack.ts";
 

@@ -12,8 +12,8 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { expect } from "chai";
-import { callTool, connectStdio } from "./src/mcp/testing/connectBuyer.ts";
-import { startLocalRegistry } from "./src/plugins/testing/localRegistry.ts";
+import { callTool, connectStdio } from "../../testkit/buyer/connectBuyer.ts";
+import { startLocalRegistry } from "../../testkit/buyer/localRegistry.ts";
 
 const here = new URL(".", import.meta.url).pathname;
 const repoModules = join(here, "..", "..", "node_modules");

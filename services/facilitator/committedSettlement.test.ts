@@ -1,16 +1,16 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { until } from "../../test/support/until.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { committedHarness, RESPONSE } from "../../testkit/facilitator/committedHarness.ts";
+import { getJson, postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import { until } from "../../testkit/until.ts";
 import { buyerChain } from "../buyer/src/sdk/pinPaymentTerms.ts";
 import { signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { verifyDebit } from "../buyer/src/sdk/verifyDebit.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
 import { COMMIT_MIN_SECONDS } from "./commitSettlement.ts";
-import { committedHarness, RESPONSE } from "./testing/committedHarness.ts";
 
 const CAP = 50_000n;
 const COMMITTED = { SETTLEMENT: "committed" };

@@ -6,12 +6,18 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, startLocalChain } from "../../test/support/localChain.ts";
-import { facilitatorEnv, getJson, spawnFacilitator, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { until } from "../../test/support/until.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { committedHarness } from "../../testkit/facilitator/committedHarness.ts";
+import {
+  facilitatorEnv,
+  getJson,
+  spawnFacilitator,
+  startFacilitator,
+} from "../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../testkit/sleep.ts";
+import { until } from "../../testkit/until.ts";
 import { POLICY_TTL_MS } from "./chain.ts";
-import { committedHarness } from "./testing/committedHarness.ts";
 
 const CAP = 50_000n;
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -117,7 +123,7 @@ describe("a committed debit lands whatever happens after the commit", function (
         await h.resultWhen(facilitator.url, payload.authorization.nonce, "committed");
         // Once the pause is read (the flag is cached POLICY_TTL_MS), a new call is not committed: it waits for the
         // chain, which refuses it (nothing is charged).
-        await new Promise((r) => setTimeout(r, POLICY_TTL_MS + 100));
+        await sleep(POLICY_TTL_MS + 100);
         const whilePaused = await h.pay(facilitator.url, 1_000n);
         expect(whilePaused.settled.status).to.equal(409);
         expect(whilePaused.settled.body.error.code).to.equal("settlement_failed");
@@ -137,7 +143,7 @@ describe("a committed debit lands whatever happens after the commit", function (
       const { payload, settled } = await h.pay(facilitator.url, 1_000n);
       expect(settled.body.status).to.equal("committed");
       await chain.rpc.stop();
-      await new Promise((r) => setTimeout(r, 2_000));
+      await sleep(2_000);
       expect((await h.debitsOf(payload.authorization.nonce)).length).to.equal(0);
       await chain.rpc.resume();
       await expectLandedOnce(h, facilitator.url, payload.authorization.nonce, 1_000n);

@@ -2,9 +2,9 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 /** PostgreSQL on this machine (trust auth); each run uses a schema of its own and drops it. */

@@ -3,9 +3,10 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { facilitatorEnv, postJson, spawnFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { facilitatorEnv, postJson, spawnFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../testkit/sleep.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -74,7 +75,7 @@ describe("a facilitator killed between verify and settle", function () {
         ).rows[0]?.status;
       expect(await status()).to.equal("reserved");
       const deadline = Date.now() + 15_000;
-      while ((await status()) !== "expired" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      while ((await status()) !== "expired" && Date.now() < deadline) await sleep(200);
       expect(await status()).to.equal("expired");
     } finally {
       await client.end();

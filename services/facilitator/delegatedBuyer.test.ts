@@ -2,9 +2,9 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { createWalletClient, custom, parseEventLogs } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;

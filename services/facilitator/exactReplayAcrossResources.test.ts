@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
 import { signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;

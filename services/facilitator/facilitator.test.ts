@@ -1,9 +1,10 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { getJson, postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../testkit/sleep.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
@@ -260,7 +261,7 @@ describe("facilitator", function () {
         !(await chain.contracts.registry.read.strikeRecorded([payload.authorization.nonce])) &&
         Date.now() < deadline
       ) {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
       expect(await chain.contracts.registry.read.strikeRecorded([payload.authorization.nonce])).to.equal(true);
       const resource = await chain.contracts.registry.read.getResource([resourceId]);

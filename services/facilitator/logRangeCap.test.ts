@@ -1,11 +1,12 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import type { RangeLimitedRpc } from "../../test/support/rangeLimitedRpc.ts";
-import { serveRangeLimitedRpc } from "../../test/support/rangeLimitedRpc.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import type { RangeLimitedRpc } from "../../testkit/chain/rangeLimitedRpc.ts";
+import { serveRangeLimitedRpc } from "../../testkit/chain/rangeLimitedRpc.ts";
+import { getJson, postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../testkit/sleep.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
@@ -65,7 +66,7 @@ describe("settlement retries behind an RPC that caps eth_getLogs ranges", functi
       const settles = payloads.map((p) =>
         postJson(`${facilitator.url}/settle`, { idemKey: p.authorization.nonce, resourceId, amount: "1000", response }),
       );
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
       await rpc.stop();
       const answers = await Promise.all(settles);
       expect(answers.map((a) => a.status)).to.deep.equal([503, 503, 503]);
@@ -77,7 +78,7 @@ describe("settlement retries behind an RPC that caps eth_getLogs ranges", functi
           const r = await getJson(`${facilitator.url}/results/${p.authorization.nonce}`);
           if (r.status === 200) break;
           if (Date.now() > deadline) throw new Error(`settlement ${p.authorization.nonce} never completed`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await sleep(100);
         }
       }
       expect(await chain.contracts.escrow.read.balanceOf([buyer.address])).to.equal(before - 3_000n);

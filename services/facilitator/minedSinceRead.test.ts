@@ -2,9 +2,9 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

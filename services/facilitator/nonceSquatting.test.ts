@@ -2,10 +2,10 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, startLocalChain } from "../../test/support/localChain.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { committedHarness, RESPONSE } from "./testing/committedHarness.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { committedHarness, RESPONSE } from "../../testkit/facilitator/committedHarness.ts";
+import { getJson, postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
 
 const CAP = 50_000n;
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

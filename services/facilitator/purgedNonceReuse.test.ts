@@ -1,14 +1,14 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, startLocalChain } from "../../test/support/localChain.ts";
-import { manualClock, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import { until } from "../../test/support/until.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { committedHarness, RESPONSE } from "../../testkit/facilitator/committedHarness.ts";
+import { manualClock, postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import { until } from "../../testkit/until.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { RESERVATION_RETENTION_SECONDS } from "./backgroundWork.ts";
 import { findDebit } from "./settlePayment.ts";
-import { committedHarness, RESPONSE } from "./testing/committedHarness.ts";
 
 const CAP = 50_000n;
 

@@ -2,16 +2,17 @@ import { Writable } from "node:stream";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
 import {
   facilitatorEnv,
   getJson,
   manualClock,
   postJson,
   startFacilitator,
-} from "../../test/support/startFacilitator.ts";
-import { until } from "../../test/support/until.ts";
+} from "../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../testkit/sleep.ts";
+import { until } from "../../testkit/until.ts";
 import { signEscrowPayment, signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { signCallerToken } from "../protocol/callerToken.ts";
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
@@ -69,7 +70,7 @@ describe("facilitator resilience", function () {
             response,
           }),
         );
-        await new Promise((r) => setTimeout(r, 10));
+        await sleep(10);
         await chain.rpc.stop();
         const answers = await Promise.all(settles);
         expect(answers.map((a) => a.status)).to.deep.equal([503, 503, 503, 503, 503]);
@@ -153,7 +154,7 @@ describe("facilitator resilience", function () {
         await postJson(`${facilitator.url}/verify`, { paymentPayload: p, resourceId, maxTimeoutSeconds: 60 });
         const atStart = await redoPoint();
         clock.advance(RECLAIM_INTERVAL_SECONDS - 1);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
         expect(await redoPoint()).to.equal(atStart);
         clock.advance(1);
         await until(async () => ((await redoPoint()) !== atStart ? true : undefined), 5_000, "a checkpoint");

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { getJson, postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
-import type { Indexer } from "../../test/support/startIndexer.ts";
-import { startIndexer } from "../../test/support/startIndexer.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { getJson, postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../../testkit/indexer/startIndexer.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { createProjectionsClient, waitForIndexedBlock } from "../projections/createProjectionsClient.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";

@@ -2,9 +2,10 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../testkit/sleep.ts";
 import { signExactPayment } from "../buyer/src/sdk/signPayment.ts";
 import { cancelAuthorizationTypes, tokenDomain } from "../protocol/typedData.ts";
 
@@ -88,7 +89,7 @@ describe("a settlement the chain refuses for good", function () {
       expect(row?.failure).to.match(/ERC20InsufficientBalance/);
 
       // Several background passes later, still nothing was sent for it.
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       expect(await sentByRelayer()).to.equal(sentBefore);
     } finally {
       await facilitator.stop();

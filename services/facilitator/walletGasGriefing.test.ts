@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { deployCostlyWallet } from "../../test/support/costlyWallet.ts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../test/support/localChain.ts";
-import { postJson, startFacilitator } from "../../test/support/startFacilitator.ts";
+import { deployCostlyWallet } from "../../testkit/chain/costlyWallet.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import { postJson, startFacilitator } from "../../testkit/facilitator/startFacilitator.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import fc from "fast-check";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import { payEscrow, payExact, startGateStack, startTestResource } from "../../testkit/gate/gateStack.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { encodeBase64Json } from "../protocol/base64.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { quoteSchema } from "../protocol/schemas/quote.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { payEscrow, payExact, startGateStack, startTestResource } from "./testing/gateStack.ts";
 
 /** Statuses a fuzzed request may get; never a 5xx (502 and 503 need a failing handler or chain). */
 const ALLOWED = [200, 400, 402, 404, 405, 409, 413, 415, 422];

@@ -1,5 +1,16 @@
 import { expect } from "chai";
-import { until } from "../../test/support/until.ts";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import {
+  call,
+  payEscrow,
+  payExact,
+  paymentHeader,
+  poorAccount,
+  startGateStack,
+  startTestResource,
+} from "../../testkit/gate/gateStack.ts";
+import { sleep } from "../../testkit/sleep.ts";
+import { until } from "../../testkit/until.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { sampleDeployment } from "../host/samples/sampleDeployment.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
@@ -9,16 +20,6 @@ import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { quoteSchema } from "../protocol/schemas/quote.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import { GATE_STEPS } from "./createGate.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import {
-  call,
-  payEscrow,
-  payExact,
-  paymentHeader,
-  poorAccount,
-  startGateStack,
-  startTestResource,
-} from "./testing/gateStack.ts";
 
 const slowEcho = `export default {
   async fetch(request) {
@@ -449,7 +450,7 @@ describe("gate", function () {
     it("answers a copy 409 in_progress while the first runs; the first settles; the copy then gets the result", async function () {
       const header = paymentHeader(await payEscrow(stack, slow));
       const first = call(slow.callUrl, { delayMs: 1_500 }, { "X-PAYMENT": header });
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await sleep(400);
       const copy = await call(slow.callUrl, { delayMs: 1_500 }, { "X-PAYMENT": header });
       expect(copy.status).to.equal(409);
       expectErrorBody(copy.body, "in_progress");
@@ -467,7 +468,7 @@ describe("gate", function () {
       const before = await stack.escrowBalance();
       const header = paymentHeader(await payEscrow(stack, slow));
       const pending = call(slow.callUrl, { delayMs: 1_000 }, { "X-PAYMENT": header });
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await sleep(400);
       await stack.chain.rpc.stop();
       let answer: Awaited<typeof pending>;
       try {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { asset, escrow, resourceId, validCard } from "../protocol/testing/fixtures.ts";
+import { asset, escrow, resourceId, validCard } from "../../testkit/protocol/fixtures.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { createGate } from "./createGate.ts";
 import type { GateConfig } from "./gateConfig.ts";

@@ -6,7 +6,7 @@ import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
 import { compileSchema } from "./compileSchema.ts";
 import type { Handler } from "./handler.ts";
-import { schemaMessage } from "./parseBody.ts";
+import { schemaMessage } from "./schemaMessage.ts";
 
 /** Seconds of latency and clock skew the gate tolerates between a buyer signing `now + maxTimeoutSeconds` and verify. */
 export const VERIFY_GRACE_SECONDS = 5;

@@ -1,12 +1,19 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { ROLE } from "../../test/support/localChain.ts";
-import { until } from "../../test/support/until.ts";
+import { ROLE } from "../../testkit/chain/localChain.ts";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import {
+  call,
+  payEscrow,
+  paymentHeader,
+  poorAccount,
+  startGateStack,
+  startTestResource,
+} from "../../testkit/gate/gateStack.ts";
+import { until } from "../../testkit/until.ts";
 import type { Sandbox } from "../host/createSandbox.ts";
 import { createSandbox } from "../host/createSandbox.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, poorAccount, startGateStack, startTestResource } from "./testing/gateStack.ts";
 
 const faulty = `export default {
   async fetch(request) {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "./testing/gateStack.ts";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../../testkit/gate/gateStack.ts";
 
 /**
  * A second authorization that reuses a settled nonce is not the same payment. Before the fix the gate replayed the

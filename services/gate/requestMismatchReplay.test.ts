@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "./testing/gateStack.ts";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../../testkit/gate/gateStack.ts";
 
 /**
  * The same `X-PAYMENT` replayed with another request body. A replay of a settled payment is answered from the stored

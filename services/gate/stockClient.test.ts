@@ -1,10 +1,10 @@
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { expect } from "chai";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import { startGateStack, startTestResource } from "../../testkit/gate/gateStack.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { startGateStack, startTestResource } from "./testing/gateStack.ts";
 
 const NETWORK = "eip155:5042002";
 

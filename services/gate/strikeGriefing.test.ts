@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { ROLE } from "../../test/support/localChain.ts";
-import type { GateStack, TestResource } from "./testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "./testing/gateStack.ts";
+import { ROLE } from "../../testkit/chain/localChain.ts";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../../testkit/gate/gateStack.ts";
 
 const BOND = 1_000_000n;
 

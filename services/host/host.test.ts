@@ -4,17 +4,10 @@ import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devKey, ROLE } from "../../test/support/localChain.ts";
-import { getJson, postJson } from "../../test/support/startFacilitator.ts";
-import type { GateStack } from "../gate/testing/gateStack.ts";
-import { startGateStack } from "../gate/testing/gateStack.ts";
-import { decodeBase64Json } from "../protocol/base64.ts";
-import { resourceIdOf } from "../protocol/resourceId.ts";
-import { cardSchema, cardTemplateSchema } from "../protocol/schemas/card.ts";
-import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
-import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import type { Host } from "./createHost.ts";
-import type { SampleName } from "./samples/sampleDeployment.ts";
+import { devKey, ROLE } from "../../testkit/chain/localChain.ts";
+import { getJson, postJson } from "../../testkit/facilitator/startFacilitator.ts";
+import type { GateStack } from "../../testkit/gate/gateStack.ts";
+import { startGateStack } from "../../testkit/gate/gateStack.ts";
 import {
   bearer,
   testCreator as creator,
@@ -23,7 +16,14 @@ import {
   sampleBody,
   startTestHost,
   TEST_HOST_TOKEN as TOKEN,
-} from "./testing/testHost.ts";
+} from "../../testkit/host/testHost.ts";
+import { decodeBase64Json } from "../protocol/base64.ts";
+import { resourceIdOf } from "../protocol/resourceId.ts";
+import { cardSchema, cardTemplateSchema } from "../protocol/schemas/card.ts";
+import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
+import { receiptSchema } from "../protocol/schemas/receipt.ts";
+import type { Host } from "./createHost.ts";
+import type { SampleName } from "./samples/sampleDeployment.ts";
 
 describe("host", function () {
   let stack: GateStack;

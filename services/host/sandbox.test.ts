@@ -2,9 +2,9 @@ import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
-import { until } from "../../test/support/until.ts";
-import type { GateStack, TestResource } from "../gate/testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../gate/testing/gateStack.ts";
+import type { GateStack, TestResource } from "../../testkit/gate/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../../testkit/gate/gateStack.ts";
+import { until } from "../../testkit/until.ts";
 import { createSandbox, SandboxStartError } from "./createSandbox.ts";
 
 const SECRET = "host-secret-7f3a9c";

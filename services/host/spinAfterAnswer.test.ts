@@ -2,16 +2,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { getJson, postJson } from "../../test/support/startFacilitator.ts";
-import { until } from "../../test/support/until.ts";
-import type { GateStack } from "../gate/testing/gateStack.ts";
-import { startGateStack } from "../gate/testing/gateStack.ts";
+import { getJson, postJson } from "../../testkit/facilitator/startFacilitator.ts";
+import type { GateStack } from "../../testkit/gate/gateStack.ts";
+import { startGateStack } from "../../testkit/gate/gateStack.ts";
+import { bearer, payHosted, registerSample, sampleBody, startTestHost } from "../../testkit/host/testHost.ts";
+import { cpuSince, readStackCpu } from "../../testkit/stack/stackCpu.ts";
+import { until } from "../../testkit/until.ts";
 import { decodeBase64Json } from "../protocol/base64.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import { cpuSince, readStackCpu } from "../stack/stackCpu.ts";
 import type { Host } from "./createHost.ts";
 import { processCpuSeconds } from "./readProcessStat.ts";
-import { bearer, payHosted, registerSample, sampleBody, startTestHost } from "./testing/testHost.ts";
 
 const HANDLER_TIMEOUT_MS = 2_000;
 /** Detection (a few watchdog ticks and the CPU budget) and a restart of workerd, on a busy two-core machine. */

@@ -6,14 +6,15 @@ import { pino } from "pino";
 import type { Hex } from "viem";
 import { keccak256, stringToBytes } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devKey, ROLE } from "../../test/support/localChain.ts";
-import { getJson, postJson } from "../../test/support/startFacilitator.ts";
-import type { Indexer } from "../../test/support/startIndexer.ts";
-import { startIndexer } from "../../test/support/startIndexer.ts";
-import { PUBLISH_TOKEN, startMarketplace } from "../../test/support/startMarketplace.ts";
-import { until } from "../../test/support/until.ts";
-import type { GateStack } from "../gate/testing/gateStack.ts";
-import { call, payEscrow, paymentHeader, startGateStack } from "../gate/testing/gateStack.ts";
+import { devKey, ROLE } from "../../testkit/chain/localChain.ts";
+import { getJson, postJson } from "../../testkit/facilitator/startFacilitator.ts";
+import type { GateStack } from "../../testkit/gate/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack } from "../../testkit/gate/gateStack.ts";
+import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../../testkit/indexer/startIndexer.ts";
+import { PUBLISH_TOKEN, startMarketplace } from "../../testkit/marketplace/startMarketplace.ts";
+import { sleep } from "../../testkit/sleep.ts";
+import { until } from "../../testkit/until.ts";
 import type { Host } from "../host/createHost.ts";
 import { createHost } from "../host/createHost.ts";
 import { loadHostConfig } from "../host/hostConfig.ts";
@@ -163,7 +164,7 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
     while (Date.now() < deadlineMs) {
       record = (await getJson(`${marketplace.url}/resources?minReputation=60`)).body[0];
       if (record) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
     expect(record, "the settled call raised the reputation").to.not.equal(undefined);
     expect(record).to.include({ reputation: 66.67, uptime: 100 });

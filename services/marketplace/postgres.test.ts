@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import pg from "pg";
-import type { MarketplaceStack } from "./testing/marketplaceStack.ts";
-import { startMarketplaceStack } from "./testing/marketplaceStack.ts";
+import type { MarketplaceStack } from "../../testkit/marketplace/marketplaceStack.ts";
+import { startMarketplaceStack } from "../../testkit/marketplace/marketplaceStack.ts";
 
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 

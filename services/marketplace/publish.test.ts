@@ -2,14 +2,14 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { keccak256, stringToBytes, zeroAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devKey } from "../../test/support/localChain.ts";
-import { OPERATOR_INDEX, startMarketplace } from "../../test/support/startMarketplace.ts";
+import { devKey } from "../../testkit/chain/localChain.ts";
+import type { MarketplaceStack } from "../../testkit/marketplace/marketplaceStack.ts";
+import { startMarketplaceStack } from "../../testkit/marketplace/marketplaceStack.ts";
+import { OPERATOR_INDEX, startMarketplace } from "../../testkit/marketplace/startMarketplace.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../protocol/liveCardFields.ts";
 import { cardSchema } from "../protocol/schemas/card.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
-import type { MarketplaceStack } from "./testing/marketplaceStack.ts";
-import { startMarketplaceStack } from "./testing/marketplaceStack.ts";
 
 describe("marketplace: POST /resources (the publish pipeline)", function () {
   let stack: MarketplaceStack;

@@ -2,13 +2,13 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devKey, ROLE } from "../../test/support/localChain.ts";
+import { devKey, ROLE } from "../../testkit/chain/localChain.ts";
+import type { MarketplaceStack } from "../../testkit/marketplace/marketplaceStack.ts";
+import { startMarketplaceStack } from "../../testkit/marketplace/marketplaceStack.ts";
 import { signEscrowPayment } from "../buyer/src/sdk/signPayment.ts";
 import { errorBodySchema } from "../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../protocol/schemas/indexRecord.ts";
 import { debitAuthorization } from "../protocol/typedData.ts";
-import type { MarketplaceStack } from "./testing/marketplaceStack.ts";
-import { startMarketplaceStack } from "./testing/marketplaceStack.ts";
 
 describe("marketplace: reads (GET /resources, cards, scores, health)", function () {
   let stack: MarketplaceStack;

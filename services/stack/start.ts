@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { createPublicClient, createWalletClient, getAddress, http, parseUnits } from "viem";
@@ -14,10 +14,12 @@ import type { Part } from "./childProcess.ts";
 import { answers, rpcAnswers, setAutomine, startPart } from "./childProcess.ts";
 import { deployContracts, deploymentDir } from "./deployContracts.ts";
 import { DEV_ROLE, devKey, isDevKey } from "./devAccounts.ts";
+import { fundBuyer } from "./fundBuyer.ts";
 import { parseCommandLine } from "./parseCommandLine.ts";
 import { assertPortFree } from "./ports.ts";
 import { publishSamples } from "./publishSamples.ts";
 import { loadStackEnv, stackEnvSchema } from "./stackConfig.ts";
+import { writeStackFile } from "./stackFile.ts";
 
 /**
  * `npm start`: the whole system on one machine. Embedded defaults: a Hardhat EDR node (chain 5042002), the
@@ -334,7 +336,7 @@ async function main() {
     resources,
   };
   if (intervalMining) await setAutomine(rpcUrl, false);
-  writeFileSync(join(stackDir, "stack.json"), `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+  writeStackFile(stackDir, stack);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(`ready in ${seconds}s; wrote ${join(env.STACK_DIR, "stack.json")}; logs in ${join(env.STACK_DIR, "logs")}`);
   process.stdout.write(
@@ -409,40 +411,21 @@ async function fundDemoBuyers(rpcUrl: string, token: Address, escrow: Address) {
   const chain = serviceChain(rpcUrl);
   const transport = http(rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
-  const admin = createWalletClient({ account: privateKeyToAccount(devKey(DEV_ROLE.admin)), chain, transport });
-  const tokenAbi = abiOf("TestStablecoin");
-  const escrowAbi = abiOf("PaymentEscrow");
+  const minter = createWalletClient({ account: privateKeyToAccount(devKey(DEV_ROLE.admin)), chain, transport });
   const buyers = [];
   for (let i = 0; i < 3; i++) {
     const privateKey = devKey(DEV_ROLE.buyer + i);
-    const account = privateKeyToAccount(privateKey);
-    const wallet = createWalletClient({ account, chain, transport });
-    const wait = (hash: Hex) => publicClient.waitForTransactionReceipt({ hash });
-    await wait(
-      await admin.writeContract({
-        address: token,
-        abi: tokenAbi,
-        functionName: "mint",
-        args: [account.address, parseUnits("1000", 6)],
-      }),
-    );
-    await wait(
-      await wallet.writeContract({
-        address: token,
-        abi: tokenAbi,
-        functionName: "approve",
-        args: [escrow, parseUnits("100", 6)],
-      }),
-    );
-    await wait(
-      await wallet.writeContract({
-        address: escrow,
-        abi: escrowAbi,
-        functionName: "deposit",
-        args: [parseUnits("100", 6)],
-      }),
-    );
-    buyers.push({ address: account.address, privateKey, label: "local development key: never use on another chain" });
+    const buyer = createWalletClient({ account: privateKeyToAccount(privateKey), chain, transport });
+    const address = await fundBuyer({
+      publicClient,
+      minter,
+      buyer,
+      token,
+      escrow,
+      mint: parseUnits("1000", 6),
+      deposit: parseUnits("100", 6),
+    });
+    buyers.push({ address, privateKey, label: "local development key: never use on another chain" });
   }
   return buyers;
 }

@@ -1,13 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { freePort } from "../../test/support/startIndexer.ts";
+import { freePort } from "../../testkit/freePort.ts";
+import { openai } from "../../testkit/studio/modelServers.ts";
+import type { WireAnswer } from "../../testkit/studio/wireServer.ts";
+import { startWireServer } from "../../testkit/studio/wireServer.ts";
+import { CHAIN_ID } from "../protocol/constants.ts";
 import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
-import { openai } from "./testing/modelServers.ts";
-import type { WireAnswer } from "./testing/wireServer.ts";
-import { startWireServer } from "./testing/wireServer.ts";
+import { writeStackFile } from "../stack/stackFile.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const SENTENCE = "Return the SHA-256 hex digest of a text";
@@ -66,21 +68,24 @@ describe("npm run studio: usage, the question before publishing, and failures th
       { status: 401, json: { error: { code: "unauthorized", message: "a valid bearer token is required" } } },
     ]);
     const unused = `http://127.0.0.1:${await freePort()}`;
-    const stack = {
+    writeStackFile(stackDir, {
+      chainId: CHAIN_ID,
       rpcUrl: unused,
-      hostUrl: host.url,
-      hostToken: "host-token-0123456789",
       marketplaceUrl: unused,
-      publishToken: "publish-token-0123456789",
       facilitatorUrl: unused,
+      hostUrl: host.url,
+      indexerUrl: unused,
+      publishToken: "publish-token-0123456789",
+      hostToken: "host-token-0123456789",
       contracts: {
         token: "0x0000000000000000000000000000000000000001",
+        identity: "0x0000000000000000000000000000000000000004",
         escrow: "0x0000000000000000000000000000000000000002",
         registry: "0x0000000000000000000000000000000000000003",
       },
       buyers: [{ address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", privateKey: devKey(DEV_ROLE.buyer) }],
-    };
-    writeFileSync(join(stackDir, "stack.json"), JSON.stringify(stack));
+      resources: [],
+    });
   });
   beforeEach(() => host.requests.splice(0));
   afterEach(async () => Promise.all(wires.splice(0).map((w) => w.close())));

@@ -12,7 +12,7 @@ import { localCreator } from "./creator.ts";
 import { publishSummary } from "./publishSummary.ts";
 import { SetupError } from "./setupError.ts";
 import { StudioError } from "./studioError.ts";
-import { readStackFile } from "./studioTarget.ts";
+import { readStudioStack } from "./studioTarget.ts";
 import { summaryLines } from "./summaryLines.ts";
 import type { VerifyReport } from "./verify/verifyHandler.ts";
 
@@ -81,7 +81,7 @@ function isLoopback(url: string): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 }
 
-function signers(stack: ReturnType<typeof readStackFile>) {
+function signers(stack: ReturnType<typeof readStudioStack>) {
   const key = process.env.CREATOR_KEY as Hex | undefined;
   if (!key && !isLoopback(stack.rpcUrl))
     throw new SetupError(
@@ -112,7 +112,7 @@ async function confirmed(lines: string[]): Promise<boolean | undefined> {
 }
 
 async function main(): Promise<number> {
-  const stack = readStackFile(process.env.STACK_DIR ?? ".stack");
+  const stack = readStudioStack(process.env.STACK_DIR ?? ".stack");
   const writer = chooseWriter(
     deadline === undefined ? process.env : { ...process.env, STUDIO_LLM_DEADLINE_SECONDS: deadline },
   );

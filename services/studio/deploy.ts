@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import { cardTemplate } from "../marketplace/testing/publishFixture.ts";
+import { cardTemplate } from "../protocol/cardTemplate.ts";
 import type { EndpointContract } from "./contract.ts";
 import { errorText, requestJson } from "./requestJson.ts";
 import { skillExamples } from "./skillExamples.ts";

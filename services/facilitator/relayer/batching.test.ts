@@ -5,8 +5,9 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { decodeFunctionData } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { LocalChain } from "../../../test/support/localChain.ts";
-import { devKey, ROLE, startLocalChain } from "../../../test/support/localChain.ts";
+import type { LocalChain } from "../../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
+import { sleep } from "../../../testkit/sleep.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { debitAuthorization } from "../../protocol/typedData.ts";
@@ -14,7 +15,6 @@ import type { DebitItem, DebitOutcome, RelayerParameters } from "./createRelayer
 import { createRelayer } from "./createRelayer.ts";
 
 const CAP = 50_000n;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An RPC endpoint in front of the chain that holds every `eth_sendRawTransaction` for `delayMs` (a slow broadcast). */
 async function slowBroadcastProxy(target: string, delayMs: number): Promise<{ url: string; server: Server }> {
@@ -121,22 +121,22 @@ describe("relayer batching", function () {
     const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64, minBatchIntervalMs: 400 });
     const [first, ...rest] = await items(9);
     const firstOutcome = relayer.debit(first!);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     // The first batch went out after its 50 ms window; the next may not go before 400 ms after it, so these
     // eight, arriving one every 20 ms, wait and go in one batch.
     const later: Promise<DebitOutcome>[] = [];
     for (const item of rest) {
       later.push(relayer.debit(item));
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     const outcomes = await Promise.all([firstOutcome, ...later]);
     expect([...perTransaction(outcomes).values()]).to.deep.equal([1, 8]);
     const spaced = relayerWith({ batchWindowMs: 50, batchMaxItems: 64, minBatchIntervalMs: 0 });
     const unspaced: Promise<DebitOutcome>[] = [spaced.debit((await items(1))[0]!)];
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     for (const item of await items(4)) {
       unspaced.push(spaced.debit(item));
-      await new Promise((r) => setTimeout(r, 80));
+      await sleep(80);
     }
     expect(
       perTransaction(await Promise.all(unspaced)).size,

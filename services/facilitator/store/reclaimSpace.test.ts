@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { storePaidCalls } from "../../../testkit/facilitator/storePaidCalls.ts";
 import { reclaimStoreSpace } from "../backgroundWork.ts";
-import { storePaidCalls } from "../testing/storePaidCalls.ts";
 import type { Store } from "./createStore.ts";
 import { createStore } from "./createStore.ts";
 import { purgeReservations } from "./reservations.ts";

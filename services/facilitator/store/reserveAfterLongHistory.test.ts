@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { storePaidCalls } from "../testing/storePaidCalls.ts";
+import { storePaidCalls } from "../../../testkit/facilitator/storePaidCalls.ts";
 import type { Store } from "./createStore.ts";
 import { createStore } from "./createStore.ts";
 

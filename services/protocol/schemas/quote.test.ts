@@ -1,6 +1,6 @@
 import { expect } from "chai";
+import { asset, escrow, resourceId, withValue } from "../../../testkit/protocol/fixtures.ts";
 import { SchemaValidationError } from "../errors.ts";
-import { asset, escrow, resourceId, withValue } from "../testing/fixtures.ts";
 import type { BuildQuoteParameters } from "./quote.ts";
 import { buildQuote, quoteSchema } from "./quote.ts";
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { GENERATE_ASK, SOURCE_SCHEMA, TEST_LIMITS } from "../testing/generateAsk.ts";
-import { anthropic } from "../testing/modelServers.ts";
-import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { wireProviders } from "../testing/wireServer.ts";
+import { GENERATE_ASK, SOURCE_SCHEMA, TEST_LIMITS } from "../../../testkit/studio/generateAsk.ts";
+import { anthropic } from "../../../testkit/studio/modelServers.ts";
+import type { RecordedAnswer } from "../../../testkit/studio/wireServer.ts";
+import { wireProviders } from "../../../testkit/studio/wireServer.ts";
 import { anthropicProvider } from "./anthropicProvider.ts";
 import type { ProviderError } from "./providerError.ts";
 

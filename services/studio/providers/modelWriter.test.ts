@@ -1,10 +1,10 @@
 import { expect } from "chai";
+import { llamaCpp } from "../../../testkit/studio/modelServers.ts";
+import type { RecordedAnswer } from "../../../testkit/studio/wireServer.ts";
+import { startWireServer } from "../../../testkit/studio/wireServer.ts";
 import { writeAndVerify } from "../repair.ts";
 import { specify } from "../specify.ts";
 import { StudioError } from "../studioError.ts";
-import { llamaCpp } from "../testing/modelServers.ts";
-import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { startWireServer } from "../testing/wireServer.ts";
 import { modelWriter } from "./modelWriter.ts";
 import { openaiProvider } from "./openaiProvider.ts";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { GENERATE_ASK, SOURCE_SCHEMA, TEST_LIMITS } from "../testing/generateAsk.ts";
-import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { wireProviders } from "../testing/wireServer.ts";
+import { GENERATE_ASK, SOURCE_SCHEMA, TEST_LIMITS } from "../../../testkit/studio/generateAsk.ts";
+import type { RecordedAnswer } from "../../../testkit/studio/wireServer.ts";
+import { wireProviders } from "../../../testkit/studio/wireServer.ts";
 import { openaiProvider } from "./openaiProvider.ts";
 import { ProviderError } from "./providerError.ts";
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { GENERATE_ASK, TEST_LIMITS } from "../testing/generateAsk.ts";
-import { llamaCpp, ollama, openai, vllm } from "../testing/modelServers.ts";
-import type { WireAnswer } from "../testing/wireServer.ts";
-import { wireProviders } from "../testing/wireServer.ts";
+import { GENERATE_ASK, TEST_LIMITS } from "../../../testkit/studio/generateAsk.ts";
+import { llamaCpp, ollama, openai, vllm } from "../../../testkit/studio/modelServers.ts";
+import type { WireAnswer } from "../../../testkit/studio/wireServer.ts";
+import { wireProviders } from "../../../testkit/studio/wireServer.ts";
 import type { OpenAiProviderParameters } from "./openaiProvider.ts";
 import { openaiProvider } from "./openaiProvider.ts";
 import type { ProviderError } from "./providerError.ts";

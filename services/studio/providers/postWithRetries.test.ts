@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { freePort } from "../../../test/support/startIndexer.ts";
-import { llamaCpp, openai } from "../testing/modelServers.ts";
-import type { WireAnswer } from "../testing/wireServer.ts";
-import { startWireServer } from "../testing/wireServer.ts";
+import { freePort } from "../../../testkit/freePort.ts";
+import { llamaCpp, openai } from "../../../testkit/studio/modelServers.ts";
+import type { WireAnswer } from "../../../testkit/studio/wireServer.ts";
+import { startWireServer } from "../../../testkit/studio/wireServer.ts";
 import { deadlineIn, postWithRetries } from "./postWithRetries.ts";
 import { ProviderError } from "./providerError.ts";
 

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import type { PublicClient } from "viem";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { sleep } from "../../../testkit/sleep.ts";
 import { listen } from "../../http/listen.ts";
 import { catalogWriter } from "../catalog/catalogWriter.ts";
 import type { StudioTarget } from "../studioTarget.ts";
@@ -102,7 +103,7 @@ describe("the studio's HTTP service: auth, input and availability", function () 
     const id = created.body.id as string;
     let draft = (await call("GET", `/drafts/${id}`)).body;
     for (let i = 0; draft.status === "drafting" && i < 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
       draft = (await call("GET", `/drafts/${id}`)).body;
     }
     expect(draft.status).to.equal("failed");

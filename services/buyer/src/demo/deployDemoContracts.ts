@@ -6,6 +6,7 @@ import type { ContractName } from "../../../protocol/artifacts.ts";
 import { abiOf, bytecodeOf } from "../../../protocol/artifacts.ts";
 import { cardHashOf } from "../../../protocol/cardHash.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
+import { fundBuyer } from "../../../stack/fundBuyer.ts";
 
 /** The demo's contract addresses. */
 export type DemoContracts = { token: Address; identity: Address; registry: Address; escrow: Address };
@@ -138,34 +139,12 @@ export async function registerDemoResource<C>(
  */
 export async function fundDemoBuyer(rpcUrl: string, keys: DemoKeys, contracts: DemoContracts, amount: bigint) {
   const admin = clients(rpcUrl, keys.admin);
-  const buyer = clients(rpcUrl, keys.buyer);
-  const buyerAddress = buyer.wallet.account.address;
-  const token = abiOf("TestStablecoin");
-  await mined(
-    admin.publicClient,
-    await admin.wallet.writeContract({
-      address: contracts.token,
-      abi: token,
-      functionName: "mint",
-      args: [buyerAddress, amount],
-    }),
-  );
-  await mined(
-    buyer.publicClient,
-    await buyer.wallet.writeContract({
-      address: contracts.token,
-      abi: token,
-      functionName: "approve",
-      args: [contracts.escrow, amount],
-    }),
-  );
-  await mined(
-    buyer.publicClient,
-    await buyer.wallet.writeContract({
-      address: contracts.escrow,
-      abi: abiOf("PaymentEscrow"),
-      functionName: "deposit",
-      args: [amount],
-    }),
-  );
+  await fundBuyer({
+    publicClient: admin.publicClient,
+    minter: admin.wallet,
+    buyer: clients(rpcUrl, keys.buyer).wallet,
+    token: contracts.token,
+    escrow: contracts.escrow,
+    deposit: amount,
+  });
 }

@@ -1,19 +1,20 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { createPublicClient, http, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { StackFile } from "../../../../test/support/runStack.ts";
-import { runStack, stackPorts } from "../../../../test/support/runStack.ts";
+import { callTool, connectInMemory, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
+import type { FakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
+import { startFakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
+import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
-import type { FakeResource } from "../../../marketplace/testing/fakeResource.ts";
-import { startFakeResource } from "../../../marketplace/testing/fakeResource.ts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
+import type { StackFile } from "../../../stack/stackFile.ts";
+import { readStackFile } from "../../../stack/stackFile.ts";
 import { registerDemoResource } from "../demo/deployDemoContracts.ts";
-import { callTool, connectInMemory, connectStdio } from "./testing/connectBuyer.ts";
 
 const root = new URL("../../../../", import.meta.url).pathname;
 
@@ -41,8 +42,7 @@ describe("buyer MCP server on the npm start stack", function () {
   const fakes: FakeResource[] = [];
 
   before(async function () {
-    if (process.env.BUYER_TEST_STACK_DIR)
-      stack = JSON.parse(readFileSync(join(stackDir, "stack.json"), "utf8")) as StackFile;
+    if (process.env.BUYER_TEST_STACK_DIR) stack = readStackFile(stackDir);
     else {
       running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) });
       stack = running.stack;

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
+import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
+import type { ToolOutcome } from "../../../../testkit/buyer/connectBuyer.ts";
+import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
 import { payForCall } from "../sdk/payForCall.ts";
 import { buyerChain } from "../sdk/pinPaymentTerms.ts";
 import { readPinnedCard } from "../sdk/readPinnedCard.ts";
-import type { BudgetStack } from "./testing/budgetStack.ts";
-import { CALL_PRICE, startBudgetStack } from "./testing/budgetStack.ts";
-import type { ToolOutcome } from "./testing/connectBuyer.ts";
-import { callTool, connectInMemory } from "./testing/connectBuyer.ts";
 
 /** A budget of two calls. */
 const BUDGET = (2n * CALL_PRICE).toString();

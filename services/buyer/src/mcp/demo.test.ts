@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { callTool, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
 import { DEMO_DEPOSIT } from "../demo/startDemoSystem.ts";
-import { callTool, connectStdio } from "./testing/connectBuyer.ts";
 import { DEMO_NOTICE } from "./toolResult.ts";
 
 const bin = new URL("../../bin/service-buyer-mcp.ts", import.meta.url).pathname;

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
+import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
+import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
+import { callTool, connectInMemory, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
+import { substituteMcpServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import type { Endpoint } from "../plugins/endpoint.ts";
 import { renderPlugins } from "../plugins/renderPlugins.ts";
-import { substituteMcpServer } from "../plugins/testing/connectPluginServer.ts";
 import { writePluginTree } from "../plugins/writePluginTree.ts";
-import type { BudgetStack } from "./testing/budgetStack.ts";
-import { CALL_PRICE, startBudgetStack } from "./testing/budgetStack.ts";
-import { callTool, connectInMemory, connectStdio } from "./testing/connectBuyer.ts";
 
 const BUDGET = (2n * CALL_PRICE).toString();
 const bin = new URL("../../bin/service-buyer-mcp.ts", import.meta.url).pathname;

@@ -3,15 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { fixtureMarketplace } from "../../../../testkit/buyer/fixtureMarketplace.ts";
+import { readTree } from "../../../../testkit/buyer/readTree.ts";
+import { runPluginsCommand } from "../../../../testkit/buyer/runPluginsCommand.ts";
+import { validateStrict } from "../../../../testkit/buyer/validateStrict.ts";
+import { creator, validCard, validIndexRecord } from "../../../../testkit/protocol/fixtures.ts";
 import { resourceIdOf } from "../../../protocol/resourceId.ts";
 import { cardSchema } from "../../../protocol/schemas/card.ts";
 import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
-import { creator, validCard, validIndexRecord } from "../../../protocol/testing/fixtures.ts";
 import { CREATOR_WORDS_HEADING } from "./renderCreatorWords.ts";
-import { fixtureMarketplace } from "./testing/fixtureMarketplace.ts";
-import { readTree } from "./testing/readTree.ts";
-import { runPluginsCommand } from "./testing/runPluginsCommand.ts";
-import { validateStrict } from "./testing/validateStrict.ts";
 
 // The attack: a creator publishes a schema-valid card (and, on a marketplace that does not moderate categories, an
 // index category) whose words are written as orders to the buyer's agent. Without the fix, `service-plugins generate`

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { createPublicClient, http, parseEventLogs } from "viem";
-import { runStack, stackPorts } from "../../../../test/support/runStack.ts";
+import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
+import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
+import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import { abiOf } from "../../../protocol/artifacts.ts";
-import { TOOL_TIMEOUT_MS } from "../mcp/testing/connectBuyer.ts";
-import { connectPluginServer } from "./testing/connectPluginServer.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
 const TOOLS = ["call_resource", "get_balance", "get_card", "quote", "recover_result", "search_resources"];

@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
+import { fixtureMarketplace } from "../../../../testkit/buyer/fixtureMarketplace.ts";
+import { dependencyClosure, startLocalRegistry } from "../../../../testkit/buyer/localRegistry.ts";
+import { creator, validCard, validIndexRecord } from "../../../../testkit/protocol/fixtures.ts";
 import { resourceIdOf } from "../../../protocol/resourceId.ts";
-import { creator, validCard, validIndexRecord } from "../../../protocol/testing/fixtures.ts";
 import { buyerPackage } from "./buyerPackage.ts";
-import { connectPluginServer } from "./testing/connectPluginServer.ts";
-import { fixtureMarketplace } from "./testing/fixtureMarketplace.ts";
-import { dependencyClosure, startLocalRegistry } from "./testing/localRegistry.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
 const buyerDir = join(repo, "services/buyer");

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import type { LocalChain } from "../../../../test/support/localChain.ts";
-import { ROLE, startLocalChain } from "../../../../test/support/localChain.ts";
+import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
+import { ROLE, startLocalChain } from "../../../../testkit/chain/localChain.ts";
 import { buyerChain } from "./pinPaymentTerms.ts";
 import { readBalance } from "./readBalance.ts";
 

@@ -3,9 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { sleep } from "../../../../testkit/sleep.ts";
 import { FileLockTimeoutError, withFileLock } from "./withFileLock.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("withFileLock: one holder at a time across the processes of a user", function () {
   let dir: string;
