@@ -1,0 +1,77 @@
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { expect } from "chai";
+import type { GateStack, TestResource } from "../../../testkit/gate/gateStack.ts";
+import { startGateStack, startTestResource } from "../../../testkit/gate/gateStack.ts";
+import { decodeBase64Json } from "../../protocol/base64.ts";
+import { receiptSchema } from "../../protocol/schemas/receipt.ts";
+
+const NETWORK = "eip155:5042002";
+
+describe("gate: a stock x402 v2 client (@x402/fetch + @x402/evm)", function () {
+  let stack: GateStack;
+  let echo: TestResource;
+
+  before(async function () {
+    stack = await startGateStack();
+    echo = await startTestResource(stack, { slug: "echo" });
+    await stack.chain.contracts.token.write.mint([stack.buyer.address, 1_000_000n]);
+  });
+
+  after(async function () {
+    await echo?.close();
+    await stack?.close();
+  });
+
+  const client = (spendControls?: Parameters<x402Client["setSpendControls"]>[0]) => {
+    const x402 = new x402Client();
+    registerExactEvmScheme(x402, { signer: stack.buyer, networks: [NETWORK] });
+    if (spendControls !== undefined) x402.setSpendControls(spendControls);
+    return wrapFetchWithPayment(fetch, x402);
+  };
+  const post = (paidFetch: typeof fetch, body: unknown) =>
+    paidFetch(echo.callUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  it("pays the exact entry and gets a successful PAYMENT-RESPONSE", async function () {
+    const before = await stack.chain.contracts.token.read.balanceOf([stack.buyer.address]);
+    const paidFetch = client({
+      allowedAssets: [{ network: NETWORK, asset: stack.chain.addresses.token, maxAmountPerPayment: "50000" }],
+    });
+    const response = await post(paidFetch, { hello: "x402" });
+    expect(response.status).to.equal(200);
+    expect(await response.json()).to.deep.equal({ echo: { hello: "x402" } });
+    const settle = decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE")!);
+    expect(settle).to.deep.include({ success: true, network: NETWORK, payer: stack.buyer.address });
+    const receipt = receiptSchema.parse(decodeBase64Json(response.headers.get("X-PAYMENT-RESPONSE")!));
+    expect(receipt).to.deep.include({ scheme: "exact", amount: "50000", payTo: echo.resourceId });
+    const tx = await stack.chain.publicClient.getTransactionReceipt({ hash: receipt.transaction! });
+    expect(tx.status).to.equal("success");
+    expect(await stack.chain.contracts.token.read.balanceOf([stack.buyer.address])).to.equal(before - 50_000n);
+  });
+
+  it("is stopped by its own spend controls when our asset is not allowed, or capped below the price", async function () {
+    let error: unknown;
+    try {
+      await post(client(), { hello: "x402" });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).message).to.match(/spendControls/);
+    error = undefined;
+    try {
+      await post(
+        client({
+          allowedAssets: [{ network: NETWORK, asset: stack.chain.addresses.token, maxAmountPerPayment: "49999" }],
+        }),
+        { hello: "x402" },
+      );
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).message).to.match(/maxAmountPerPayment/);
+  });
+});
