@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { count, eq } from "@ponder/client";
-import { BATCH_DEFAULTS } from "../services/facilitator/config.ts";
+import { BATCH_DEFAULTS } from "../services/facilitator/loadFacilitatorConfig.ts";
 import type { CompactDebit } from "../services/facilitator/relayer/compactDebit.ts";
 import { processCpuSeconds } from "../services/host/readProcessStat.ts";
 import { createProjectionsClient, projections } from "../services/projections/createProjectionsClient.ts";

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { abiOf } from "../../services/protocol/artifacts.ts";
+import { BaseError } from "../../services/protocol/errors.ts";
 import { sleep } from "../../testkit/sleep.ts";
 
 export type AwaitDebitsParameters = {
@@ -21,9 +22,12 @@ export type AwaitDebitsParameters = {
 export type DebitsOnChain = { debits: number; transactions: number; amount: bigint; drainedMs: number };
 
 /** The chain disagrees with the answers: a 200 without exactly one debit, or a debit without a 200. */
-export class DebitMismatchError extends Error {
+export class DebitMismatchError extends BaseError {
   override name = "DebitMismatchError";
 }
+
+/** What {@link awaitDebits} throws when the chain disagrees with the answers. */
+export type AwaitDebitsErrorType = DebitMismatchError;
 
 const POLL_MS = 250;
 

@@ -1,7 +1,7 @@
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { maintainEmbedded } from "../store/maintainEmbedded.ts";
-import type { Store } from "../store/openStore.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { Store } from "../store/store.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import { driveSettlement, finalize, findDebit } from "./settlePayment.ts";
 import type { Reservation } from "./store/reservations.ts";

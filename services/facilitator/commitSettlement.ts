@@ -6,7 +6,7 @@ import { defined } from "../protocol/defined.ts";
 import { splitAmount } from "../protocol/price.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { Reservation, StoredResponse } from "./store/reservations.ts";
 import { claimAndCommit } from "./store/reservations.ts";
 import { recordCommitment } from "./store/results.ts";

@@ -1,5 +1,5 @@
 import type { Hex } from "viem";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { findReservation, updateReservation } from "./store/reservations.ts";
 import { enqueueStrike, strikeQueued } from "./store/strikes.ts";
 

@@ -5,7 +5,7 @@ import { defined } from "../protocol/defined.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
 import { candidateOf, commitRefusal, commitSettlement, commitVerified, settleBody } from "./commitSettlement.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import type { Reservation, ReservationKey, StoredResponse } from "./store/reservations.ts";

@@ -8,7 +8,7 @@ import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { spendLimitRoom } from "./spendLimitRoom.ts";
 import { reserve } from "./store/reservations.ts";
 

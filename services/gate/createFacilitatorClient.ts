@@ -2,8 +2,8 @@ import type { Address, Hex } from "viem";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import { isVerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
-import type { RequestJsonReturnType } from "./requestJson.ts";
-import { createJsonClient } from "./requestJson.ts";
+import type { RequestJsonReturnType } from "./createJsonClient.ts";
+import { createJsonClient } from "./createJsonClient.ts";
 
 /** A response as the facilitator stores it for replay and `GET /results`. */
 export type StoredCallResponse = { status: number; contentType: string; body: unknown };

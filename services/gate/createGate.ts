@@ -1,6 +1,7 @@
 import type { RequestListener } from "node:http";
 import Koa from "koa";
 import { pino } from "pino";
+import { errorBodies } from "../http/errorBodies.ts";
 import { callRoute } from "./callRoute.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { cors } from "./cors.ts";
@@ -9,10 +10,7 @@ import { createFailureReproducer } from "./createFailureReproducer.ts";
 import { createHandlerLoad } from "./createHandlerLoad.ts";
 import { createQuoteSender } from "./createQuoteSender.ts";
 import { decodePayment } from "./decodePayment.ts";
-import { errorBodies } from "./errorBodies.ts";
 import { freePaths } from "./freePaths.ts";
-import type { GateConfig } from "./gateConfig.ts";
-import { resolveGateConfig } from "./gateConfig.ts";
 import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
 import { parseBody } from "./parseBody.ts";
 import { priceResponse } from "./priceResponse.ts";
@@ -21,6 +19,8 @@ import { releaseOnFailure } from "./releaseOnFailure.ts";
 import { requireJsonContentType } from "./requireJsonContentType.ts";
 import { requirePayment } from "./requirePayment.ts";
 import { reservePayment } from "./reservePayment.ts";
+import type { GateConfig } from "./resolveGateConfig.ts";
+import { resolveGateConfig } from "./resolveGateConfig.ts";
 import { runHandler } from "./runHandler.ts";
 import { settleCall } from "./settleCall.ts";
 import { validateResponse } from "./validateResponse.ts";
@@ -87,7 +87,7 @@ export function createGate(input: GateConfig): Gate {
     pending: new Map(),
   };
   const steps: Record<(typeof GATE_STEPS)[number], GateMiddleware> = {
-    errorBodies: errorBodies(logger),
+    errorBodies: errorBodies({ logger }),
     cors: cors(),
     freePaths: freePaths(runtime),
     callRoute: callRoute(),

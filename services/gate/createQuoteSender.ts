@@ -4,7 +4,7 @@ import { defined } from "../protocol/defined.ts";
 import type { QuoteError } from "../protocol/reasons.ts";
 import { QUOTE_ERRORS } from "../protocol/reasons.ts";
 import { buildQuote } from "../protocol/schemas/quote.ts";
-import type { ResolvedGateConfig } from "./gateConfig.ts";
+import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
 /**
  * Builds the resource's 402 quote once per refusal reason (from trusted configuration only) and returns a function

@@ -6,8 +6,8 @@ import type { QuoteError } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { FacilitatorClient, StoredCallResponse } from "./createFacilitatorClient.ts";
 import type { HandlerLoad } from "./createHandlerLoad.ts";
-import type { ResolvedGateConfig } from "./gateConfig.ts";
 import type { HandlerResult } from "./handler.ts";
+import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
 export type PendingSettlement = {

@@ -4,9 +4,9 @@ import { requestHash } from "../protocol/requestHash.ts";
 import { samePayment } from "../protocol/samePayment.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import { answerSettlement } from "./answerSettlement.ts";
-import { VERIFY_GRACE_SECONDS } from "./gateConfig.ts";
 import { type GateMiddleware, type GateRuntime, type GateState, keyOfPayment, stepValue } from "./gateRuntime.ts";
 import { recoverPayer } from "./recoverPayer.ts";
+import { VERIFY_GRACE_SECONDS } from "./resolveGateConfig.ts";
 import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
 

@@ -1,7 +1,7 @@
 import type { Gate } from "../gate/createGate.ts";
 import { createGate } from "../gate/createGate.ts";
-import type { GateConfig } from "../gate/gateConfig.ts";
 import type { Handler } from "../gate/handler.ts";
+import type { GateConfig } from "../gate/resolveGateConfig.ts";
 import { withLiveFields } from "../protocol/liveCardFields.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { Sandbox } from "./createSandbox.ts";

@@ -6,8 +6,8 @@ import { CHAIN_ID } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import type { Part } from "./childProcess.ts";
 import type { ContractAddresses } from "./deployContracts.ts";
+import type { StackConfig } from "./loadStackConfig.ts";
 import type { PublishedResource } from "./publishSamples.ts";
-import type { StackEnv } from "./stackConfig.ts";
 import type { StackFile } from "./stackFile.ts";
 
 /** Who deploys, relays, records strikes and publishes, and where fees go. */
@@ -21,7 +21,7 @@ export type StackRun = {
   root: string;
   /** `performance.now()` when the start began. */
   started: number;
-  env: StackEnv;
+  env: StackConfig;
   /** External mode (`RPC_URL` set): a remote chain, nothing local to start or fund. */
   external: boolean;
   deploymentId: string;
@@ -51,7 +51,7 @@ export type StackRun = {
  * The run of `npm start` for validated settings, before any step: URLs from the ports, tokens given or random.
  * @example const run = createStackRun({ root, env, started: performance.now() })
  */
-export function createStackRun(p: { root: string; env: StackEnv; started: number }): StackRun {
+export function createStackRun(p: { root: string; env: StackConfig; started: number }): StackRun {
   const { env, root } = p;
   const external = env.RPC_URL !== undefined;
   const stackDir = resolve(root, env.STACK_DIR);

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
+import { loadStackConfig, stackEnvSchema } from "./loadStackConfig.ts";
 import { parseCommandLine } from "./parseCommandLine.ts";
-import { loadStackEnv, stackEnvSchema } from "./stackConfig.ts";
 import type { StackRun } from "./stackRun.ts";
 import { createStackRun } from "./stackRun.ts";
 import { checkPorts } from "./steps/checkPorts.ts";
@@ -76,7 +76,7 @@ const steps: Record<(typeof STACK_STEPS)[number], (run: StackRun) => Promise<voi
 
 const run = createStackRun({
   root: resolve(new URL("../..", import.meta.url).pathname),
-  env: loadStackEnv(process.env),
+  env: loadStackConfig(process.env),
   started: performance.now(),
 });
 

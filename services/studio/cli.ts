@@ -191,7 +191,7 @@ function failureOf(error: unknown): {
   if (error instanceof StudioError)
     return {
       error: { stage: error.stage, code: error.code, message: error.message, next: error.next },
-      details: error.details,
+      details: error.data,
     };
   if (error instanceof SetupError)
     return { error: { stage: "setup", code: error.code, message: error.message, next: error.next }, details: {} };

@@ -6,10 +6,10 @@ import { listen } from "../http/listen.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { parseCommandLine } from "../stack/parseCommandLine.ts";
 import { chooseWriter, writerEnvSchema } from "./chooseWriter.ts";
+import { loadStudioConfig, studioEnvSchema } from "./loadStudioConfig.ts";
 import { createStudioApp } from "./server/createStudioApp.ts";
 import { createDraftStore } from "./server/draftStore.ts";
 import { SetupError } from "./setupError.ts";
-import { loadStudioConfig, studioEnvSchema } from "./studioConfig.ts";
 
 /** The studio's HTTP service: `node services/studio/main.ts`, configured by the environment (see README). */
 parseCommandLine(

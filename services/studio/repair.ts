@@ -28,9 +28,9 @@ export function failuresOf(report: VerifyReport): VerifyFailure[] {
 /**
  * Stages 2 to 4: writes the handler, verifies it, and on failure hands the failures back to the writer, at most
  * `rounds` times; then refuses with the last report, so nothing unverified is ever deployed. A writer that fails in
- * a repair round (its model unreachable, say) fails the run with the last report still in the error's details.
- * @throws {StudioError} stage `repair`, code `verification_failed`, with `report` and `attempts` in its details; or
- * the writer's error, with `round`, `report`, `attempts` and `failures` in its details after a first attempt.
+ * a repair round (its model unreachable, say) fails the run with the last report still in the error's data.
+ * @throws {StudioError} stage `repair`, code `verification_failed`, with `report` and `attempts` in its data; or
+ * the writer's error, with `round`, `report`, `attempts` and `failures` in its data after a first attempt.
  * @example const { source, report } = await writeAndVerify({ contract, writer })
  */
 export async function writeAndVerify(p: WriteAndVerifyParameters): Promise<VerifiedHandler> {
@@ -41,7 +41,7 @@ export async function writeAndVerify(p: WriteAndVerifyParameters): Promise<Verif
   for (let round = 0; round <= rounds; round++) {
     const source = await write(p.contract, p.writer, failures, previous).catch((error: unknown) => {
       if (error instanceof StudioError && attempts.length > 0)
-        Object.assign(error.details, { round, report: attempts.at(-1), attempts: attempts.length, failures });
+        Object.assign(error.data, { round, report: attempts.at(-1), attempts: attempts.length, failures });
       throw error;
     });
     const report = await verifyHandler({ ...p.verify, contract: p.contract, source });

@@ -1,3 +1,5 @@
+import { BaseError } from "../protocol/errors.ts";
+
 /** The stages of the studio pipeline, in order. */
 export const STUDIO_STAGES = ["specify", "write", "verify", "repair", "deploy", "publish", "self-test"] as const;
 
@@ -53,21 +55,23 @@ const STAGE_NEXT: Record<StudioStage, string> = {
 };
 
 /**
- * A stage refused or failed: the stage, a snake_case code, a sentence saying what happened, details, and `next`:
- * what the creator should do about it (given, or the studio's advice for the code or stage).
+ * A stage refused or failed: the stage, a snake_case code, a sentence saying what happened, the failure's `data`
+ * (answered as `details` in JSON), and `next`: what the creator should do about it (given, or the studio's advice
+ * for the code or stage).
  * @example throw new StudioError("specify", "forbidden_network", "the sandbox has no outbound network")
  */
-export class StudioError extends Error {
+export class StudioError extends BaseError {
   override name = "StudioError";
   readonly stage: StudioStage;
   readonly code: string;
-  readonly details: Record<string, unknown>;
+  /** What the failure carries: the closest recipes, the repair rounds and last report, what was undone. */
+  readonly data: Record<string, unknown>;
   readonly next: string;
-  constructor(stage: StudioStage, code: string, message: string, details: Record<string, unknown> = {}, next?: string) {
+  constructor(stage: StudioStage, code: string, message: string, data: Record<string, unknown> = {}, next?: string) {
     super(message);
     this.stage = stage;
     this.code = code;
-    this.details = details;
+    this.data = data;
     this.next = next ?? CODE_NEXT[code] ?? STAGE_NEXT[stage];
   }
 }

@@ -8,6 +8,9 @@ export type StudioTarget = Pick<
   "rpcUrl" | "hostUrl" | "hostToken" | "marketplaceUrl" | "publishToken" | "facilitatorUrl"
 > & { contracts: Pick<StackFile["contracts"], "token" | "escrow" | "registry"> };
 
+/** What {@link readStudioStack} throws. */
+export type ReadStudioStackErrorType = SetupError;
+
 /**
  * Reads the stack the studio works against: `{STACK_DIR}/stack.json` (default `.stack`), written by `npm start`.
  * @throws {SetupError} `no_stack`, naming the file and how to start the stack, when it is missing or not a stack file.

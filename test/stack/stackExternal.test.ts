@@ -10,8 +10,8 @@ import { createWalletClient, getAddress, http, parseEther, parseEventLogs, parse
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import IdentityRegistryModule from "../../ignition/modules/IdentityRegistry.ts";
 import TestStablecoinModule from "../../ignition/modules/TestStablecoin.ts";
+import { buyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
 import { payForCall } from "../../services/buyer/src/sdk/payForCall.ts";
-import { buyerChain } from "../../services/buyer/src/sdk/pinPaymentTerms.ts";
 import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { serviceChain } from "../../services/protocol/chain.ts";

@@ -2,8 +2,8 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { buyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
 import { payForCall } from "../../services/buyer/src/sdk/payForCall.ts";
-import { buyerChain } from "../../services/buyer/src/sdk/pinPaymentTerms.ts";
 import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { resourceIdOf } from "../../services/protocol/resourceId.ts";
@@ -198,7 +198,7 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
       }).catch((e: unknown) => e);
       expect((error as StudioError).stage).to.equal("publish");
       expect(events).to.include.members(["deploy:passed", "publish:failed", "undo:undone"]);
-      expect((error as StudioError).details.undone).to.have.length(2);
+      expect((error as StudioError).data.undone).to.have.length(2);
       expect(await deployments()).to.deep.equal(before);
       const resourceId = resourceIdOf(creator.address, bundle.contract.slug);
       expect((await onChain(resourceId)).registered).to.equal(false);

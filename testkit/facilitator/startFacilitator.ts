@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
-import { loadFacilitatorConfig } from "../../services/facilitator/config.ts";
-import type { Clock } from "../../services/facilitator/context.ts";
 import { createFacilitator } from "../../services/facilitator/createFacilitator.ts";
+import type { Clock } from "../../services/facilitator/facilitatorContext.ts";
+import { loadFacilitatorConfig } from "../../services/facilitator/loadFacilitatorConfig.ts";
 import type { LocalChain } from "../chain/localChain.ts";
 import { devKey, ROLE } from "../chain/localChain.ts";
 

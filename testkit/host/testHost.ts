@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Host } from "../../services/host/createHost.ts";
 import { createHost } from "../../services/host/createHost.ts";
-import { loadHostConfig } from "../../services/host/hostConfig.ts";
+import { loadHostConfig } from "../../services/host/loadHostConfig.ts";
 import type { SampleName } from "../../services/host/samples/sampleDeployment.ts";
 import { sampleDeployment } from "../../services/host/samples/sampleDeployment.ts";
 import { devKey, ROLE } from "../chain/localChain.ts";

@@ -1,6 +1,6 @@
-import { loadMarketplaceConfig } from "../../services/marketplace/config.ts";
 import type { CreateMarketplaceOptions } from "../../services/marketplace/createMarketplace.ts";
 import { createMarketplace } from "../../services/marketplace/createMarketplace.ts";
+import { loadMarketplaceConfig } from "../../services/marketplace/loadMarketplaceConfig.ts";
 import type { LocalChain } from "../chain/localChain.ts";
 import { devKey, ROLE } from "../chain/localChain.ts";
 import type { Indexer } from "../indexer/startIndexer.ts";

@@ -1,3 +1,5 @@
+export type { BuyerChain } from "./sdk/buyerChain.ts";
+export { buyerChain } from "./sdk/buyerChain.ts";
 export { BuyerError } from "./sdk/buyerError.ts";
 export type { LedgerHold, LedgerView, OpenSpendLedgerParameters, SpendLedger } from "./sdk/openSpendLedger.ts";
 export { ledgerFile, openSpendLedger } from "./sdk/openSpendLedger.ts";
@@ -6,8 +8,8 @@ export type { PayForCallParameters, PayForCallReturnType } from "./sdk/payForCal
 export { assertReceiptMatches, payForCall } from "./sdk/payForCall.ts";
 export { PaymentUnknownError } from "./sdk/paymentUnknownError.ts";
 export { PinError } from "./sdk/pinError.ts";
-export type { BuyerChain, PinnedTerms } from "./sdk/pinPaymentTerms.ts";
-export { buyerChain, pinPaymentTerms } from "./sdk/pinPaymentTerms.ts";
+export type { PinnedTerms } from "./sdk/pinPaymentTerms.ts";
+export { pinPaymentTerms } from "./sdk/pinPaymentTerms.ts";
 export type { ReadBalanceReturnType } from "./sdk/readBalance.ts";
 export { readBalance } from "./sdk/readBalance.ts";
 export type { ChainDebit, ReadDebitsParameters } from "./sdk/readDebits.ts";

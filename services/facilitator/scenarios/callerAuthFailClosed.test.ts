@@ -7,8 +7,8 @@ import { facilitatorEnv, getJson, postJson } from "../../../testkit/facilitator/
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { isLoopbackHost } from "../../http/isLoopbackHost.ts";
 import { signCallerToken } from "../../protocol/callerToken.ts";
-import { ConfigError, loadFacilitatorConfig } from "../config.ts";
 import { createFacilitator } from "../createFacilitator.ts";
+import { FacilitatorConfigError, loadFacilitatorConfig } from "../loadFacilitatorConfig.ts";
 
 const CAP = 50_000n;
 const secret = "c".repeat(40);
@@ -41,14 +41,14 @@ describe("caller auth is fail-closed: nobody without a caller token can settle, 
 
   it("is on when CALLER_AUTH is not set, and refuses to start without a secret (in any NODE_ENV)", function () {
     expect(loadFacilitatorConfig({ ...defaults(), CALLER_AUTH_SECRET: secret }).CALLER_AUTH).to.equal(true);
-    expect(() => loadFacilitatorConfig(defaults())).to.throw(ConfigError, /CALLER_AUTH_SECRET/);
-    expect(() => loadFacilitatorConfig({ ...defaults(), NODE_ENV: "development" })).to.throw(ConfigError);
+    expect(() => loadFacilitatorConfig(defaults())).to.throw(FacilitatorConfigError, /CALLER_AUTH_SECRET/);
+    expect(() => loadFacilitatorConfig({ ...defaults(), NODE_ENV: "development" })).to.throw(FacilitatorConfigError);
   });
 
   for (const host of ["0.0.0.0", "::", "192.168.1.20", "10.0.0.5", "example.internal"]) {
     it(`refuses CALLER_AUTH=off on HOST ${host}`, function () {
       expect(() => loadFacilitatorConfig({ ...defaults(), HOST: host, CALLER_AUTH: "off" })).to.throw(
-        ConfigError,
+        FacilitatorConfigError,
         /loopback/,
       );
     });

@@ -6,7 +6,7 @@ import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain
 import { committedHarness, RESPONSE } from "../../../testkit/facilitator/committedHarness.ts";
 import { getJson, postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { until } from "../../../testkit/until.ts";
-import { buyerChain } from "../../buyer/src/sdk/pinPaymentTerms.ts";
+import { buyerChain } from "../../buyer/src/sdk/buyerChain.ts";
 import { signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { verifyDebit } from "../../buyer/src/sdk/verifyDebit.ts";
 import { settlementIdOf } from "../../protocol/settlementId.ts";

@@ -17,8 +17,8 @@ import { signEscrowPayment, signExactPayment } from "../../buyer/src/sdk/signPay
 import { signCallerToken } from "../../protocol/callerToken.ts";
 import { RESULT_TTL_SECONDS } from "../../protocol/constants.ts";
 import { RECLAIM_INTERVAL_SECONDS, runBackgroundPass } from "../backgroundWork.ts";
-import { loadFacilitatorConfig } from "../config.ts";
 import { createFacilitator } from "../createFacilitator.ts";
+import { loadFacilitatorConfig } from "../loadFacilitatorConfig.ts";
 import { createLogger } from "../logger.ts";
 
 const CAP = 50_000n;

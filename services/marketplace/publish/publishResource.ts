@@ -2,14 +2,15 @@ import type { Hex } from "viem";
 import { getAddress } from "viem";
 import { cardHashOf } from "../../protocol/cardHash.ts";
 import { defined } from "../../protocol/defined.ts";
+import { BaseError } from "../../protocol/errors.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
 import { finalizeCard } from "../../protocol/schemas/card.ts";
 import { TransactionRefusedError } from "../chain.ts";
-import type { MarketplaceContext } from "../context.ts";
-import { cardUrlOf, registrationUrlOf } from "../context.ts";
+import type { MarketplaceContext } from "../marketplaceContext.ts";
+import { cardUrlOf, registrationUrlOf } from "../marketplaceContext.ts";
 import { deleteListing, markPublished, savePendingListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 import { checkBond } from "./checkBond.ts";
@@ -22,7 +23,7 @@ import type { PublishRequest } from "./publishRequest.ts";
 export type StageReport = { stage: PublishStage; ok: boolean; ms: number };
 
 /** A stage refused the publish: an expected outcome, reported as 422 `<stage>_failed`. */
-export class PublishRefusedError extends Error {
+export class PublishRefusedError extends BaseError {
   override name = "PublishRefusedError";
   readonly stage: PublishStage;
   readonly stages: StageReport[];
@@ -32,6 +33,9 @@ export class PublishRefusedError extends Error {
     this.stages = stages;
   }
 }
+
+/** What {@link publishResource} throws for an expected refusal (anything else is a bug). */
+export type PublishResourceErrorType = PublishRefusedError;
 
 /** The 201 body of `POST /resources`. */
 export type PublishResult = { resourceId: Hex; agentId: string; cardUrl: string; stages: StageReport[] };

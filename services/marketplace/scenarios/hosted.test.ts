@@ -17,7 +17,7 @@ import { sleep } from "../../../testkit/sleep.ts";
 import { until } from "../../../testkit/until.ts";
 import type { Host } from "../../host/createHost.ts";
 import { createHost } from "../../host/createHost.ts";
-import { loadHostConfig } from "../../host/hostConfig.ts";
+import { loadHostConfig } from "../../host/loadHostConfig.ts";
 import { sampleDeployment } from "../../host/samples/sampleDeployment.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import { randomNonce } from "../../protocol/resourceId.ts";

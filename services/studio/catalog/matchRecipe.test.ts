@@ -122,7 +122,7 @@ describe("matching a sentence to a catalog recipe", function () {
       const error = await specify(sentence, writer).catch((e: unknown) => e);
       expect(error, sentence).to.be.instanceOf(StudioError);
       expect((error as StudioError).code).to.equal("no_match");
-      const closest = (error as StudioError).details.closest as { recipe: string; unexplained: string[] }[];
+      const closest = (error as StudioError).data.closest as { recipe: string; unexplained: string[] }[];
       const near = closest.find((c) => c.recipe === close);
       expect(near, `${close} among ${closest.map((c) => c.recipe)}`).to.not.equal(undefined);
       expect(near?.unexplained.map((w) => w.toLowerCase())).to.include(word);
@@ -168,6 +168,6 @@ describe("matching a sentence to a catalog recipe", function () {
     );
     expect(lines.slice(1, 4).every((line) => line.startsWith("  - "))).to.equal(true);
     expect(lines[4]).to.match(/^configure a model to write it: STUDIO_LLM_PROVIDER=openai/);
-    expect(error.details.closest).to.have.length(3);
+    expect(error.data.closest).to.have.length(3);
   });
 });

@@ -85,11 +85,11 @@ describe("a model-backed writer over the openai wire format, through specify, ve
       expect([error.stage, error.code]).to.deep.equal(["write", "provider_http_500"]);
       expect(error.message).to.match(/answered 500: server_error: CUDA error: out of memory/);
       expect(error.next).to.match(/read its log/);
-      expect(error.details.round).to.equal(1);
-      const report = error.details.report as { passed: boolean; checks: { check: string; passed: boolean }[] };
+      expect(error.data.round).to.equal(1);
+      const report = error.data.report as { passed: boolean; checks: { check: string; passed: boolean }[] };
       expect(report.passed).to.equal(false);
       expect(report.checks.find((c) => c.check === "examples")?.passed).to.equal(false);
-      expect(error.details.failures).to.be.an("array").that.is.not.empty;
+      expect(error.data.failures).to.be.an("array").that.is.not.empty;
     } finally {
       await wire.close();
     }

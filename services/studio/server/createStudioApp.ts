@@ -54,7 +54,7 @@ function failure(error: unknown): Draft["error"] {
       code: error.code,
       message: error.message,
       next: error.next,
-      details: jsonSafe(error.details) as Record<string, unknown>,
+      details: jsonSafe(error.data) as Record<string, unknown>,
     };
   return {
     stage: "internal",

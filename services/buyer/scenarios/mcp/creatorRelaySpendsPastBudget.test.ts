@@ -8,8 +8,8 @@ import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import type { ToolOutcome } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
+import { buyerChain } from "../../src/sdk/buyerChain.ts";
 import { payForCall } from "../../src/sdk/payForCall.ts";
-import { buyerChain } from "../../src/sdk/pinPaymentTerms.ts";
 import { readPinnedCard } from "../../src/sdk/readPinnedCard.ts";
 
 /** A budget of two calls. */

@@ -1,9 +1,9 @@
 import type { LocalAccount } from "viem";
+import type { BuyerChain } from "../sdk/buyerChain.ts";
+import { buyerChain } from "../sdk/buyerChain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
 import type { SpendLedger } from "../sdk/openSpendLedger.ts";
 import { openSpendLedger } from "../sdk/openSpendLedger.ts";
-import type { BuyerChain } from "../sdk/pinPaymentTerms.ts";
-import { buyerChain } from "../sdk/pinPaymentTerms.ts";
 import type { BuyerConfig, Setting } from "./loadBuyerConfig.ts";
 
 /** What the tools run against: the live network, or the in-process demo. */

@@ -3,8 +3,8 @@ import { cardSchema } from "../../../protocol/schemas/card.ts";
 import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
 import type { StackFile } from "../../../stack/stackFile.ts";
 import { readStackFile, StackFileError, stackFilePath } from "../../../stack/stackFile.ts";
+import { buyerChain } from "./buyerChain.ts";
 import { payForCall } from "./payForCall.ts";
-import { buyerChain } from "./pinPaymentTerms.ts";
 
 /**
  * `npm run demo`: a small buyer against the running stack (`npm start`). It discovers `echo` through

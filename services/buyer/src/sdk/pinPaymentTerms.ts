@@ -1,8 +1,8 @@
-import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, getAddress, http } from "viem";
-import { serviceChain } from "../../../protocol/chain.ts";
+import type { Address, Hex } from "viem";
+import { getAddress } from "viem";
 import { CHAIN_ID, MAX_AUTHORIZATION_SECONDS, NETWORK, SCHEME_ESCROW } from "../../../protocol/constants.ts";
 import type { Quote } from "../../../protocol/schemas/quote.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { PinError } from "./pinError.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 import { readPinnedCard } from "./readPinnedCard.ts";
@@ -20,20 +20,6 @@ export type PinnedTerms = {
 
 /** Seconds the SDK adds to the quote's `maxTimeoutSeconds` when it signs: the authorization must outlive the call. */
 export const SIGNING_MARGIN_SECONDS = 120;
-
-export type BuyerChain = { publicClient: PublicClient; escrow: Address };
-
-/**
- * The buyer's trusted view of the chain: the escrow address is a constant the buyer configures (for the test
- * network, published with the SDK); registry and asset are read from the escrow itself.
- * @example const chain = buyerChain({ rpcUrl, escrow })
- */
-export function buyerChain({ rpcUrl, escrow }: { rpcUrl: string; escrow: Address }): BuyerChain {
-  return {
-    publicClient: createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient,
-    escrow: getAddress(escrow),
-  };
-}
 
 /**
  * Checks a 402 quote's escrow entry against the chain before anything is signed: the escrow is the trusted one,

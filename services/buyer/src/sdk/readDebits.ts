@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { abiOf } from "../../../protocol/artifacts.ts";
-import type { BuyerChain } from "./pinPaymentTerms.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 
 /** One debit as the trusted escrow's `Debited` log proves it: the chain's amount, block and block time. */
 export type ChainDebit = {

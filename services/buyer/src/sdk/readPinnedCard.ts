@@ -6,9 +6,9 @@ import { isChainUnavailable } from "../../../protocol/chain.ts";
 import { CHAIN_ID } from "../../../protocol/constants.ts";
 import type { Card } from "../../../protocol/schemas/card.ts";
 import { cardSchema } from "../../../protocol/schemas/card.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { fetchJson } from "./fetchJson.ts";
 import { PinError } from "./pinError.ts";
-import type { BuyerChain } from "./pinPaymentTerms.ts";
 
 /** A card read from the URI the registry holds for the resource, with the on-chain facts it was checked against. */
 export type PinnedCard = {

@@ -1,8 +1,9 @@
 import type { Quote } from "../../../protocol/schemas/quote.ts";
 import { quoteSchema } from "../../../protocol/schemas/quote.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { errorOf, fetchJson } from "./fetchJson.ts";
-import type { BuyerChain, PinnedTerms } from "./pinPaymentTerms.ts";
+import type { PinnedTerms } from "./pinPaymentTerms.ts";
 import { pinPaymentTerms } from "./pinPaymentTerms.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 

@@ -2,7 +2,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import { encodeBase64Json } from "../../../protocol/base64.ts";
 import { readStackFile } from "../../../stack/stackFile.ts";
-import { buyerChain } from "./pinPaymentTerms.ts";
+import { buyerChain } from "./buyerChain.ts";
 import { signEscrowPayment } from "./signPayment.ts";
 
 /**

@@ -11,8 +11,9 @@ import { sleep } from "../../../../testkit/sleep.ts";
 import { signEscrowPayment } from "../../../buyer/src/sdk/signPayment.ts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import { debitAuthorization } from "../../../protocol/typedData.ts";
-import type { DebitItem, DebitOutcome, RelayerParameters } from "../../relayer/createRelayer.ts";
+import type { DebitOutcome, RelayerParameters } from "../../relayer/createRelayer.ts";
 import { createRelayer } from "../../relayer/createRelayer.ts";
+import type { DebitItem } from "../../relayer/debitItem.ts";
 
 const CAP = 50_000n;
 

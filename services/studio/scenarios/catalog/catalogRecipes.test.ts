@@ -48,7 +48,7 @@ describe("the catalog provider", function () {
       const error = await specify(sentence, writer).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(StudioError);
       expect((error as StudioError).code).to.equal("no_match");
-      expect((error as StudioError).details.closest).to.have.length(3);
+      expect((error as StudioError).data.closest).to.have.length(3);
       expect((error as StudioError).message).to.match(/STUDIO_LLM_PROVIDER=openai/);
     });
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { privateNetworkEntry } from "./deploymentSchema.ts";
-import { HostConfigError, loadHostConfig } from "./hostConfig.ts";
+import { HostConfigError, loadHostConfig } from "./loadHostConfig.ts";
 
 const env = {
   FACILITATOR_URL: "http://127.0.0.1:4020",

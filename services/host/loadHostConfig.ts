@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SETTLE_BUDGET_SECONDS, VERIFY_GRACE_SECONDS } from "../gate/gateConfig.ts";
+import { SETTLE_BUDGET_SECONDS, VERIFY_GRACE_SECONDS } from "../gate/resolveGateConfig.ts";
 import { addressSchema, httpUrlSchema } from "../protocol/schemas/primitives.ts";
 import { DEFAULT_SANDBOX_WATCHDOG } from "./watchSandboxProcess.ts";
 

@@ -11,7 +11,7 @@ import { verifyCallerToken } from "../protocol/callerToken.ts";
 import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { normalizePaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { isChainUnavailable } from "./chain.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { releasePayment } from "./releasePayment.ts";
 import {
   bytes32ParamSchema,

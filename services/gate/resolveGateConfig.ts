@@ -4,7 +4,9 @@ import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TIMEOUT_SECONDS } from "../protocol/constants.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
+import type { JsonSchema } from "./compileSchema.ts";
 import { compileSchema } from "./compileSchema.ts";
+import { GateConfigError } from "./gateConfigError.ts";
 import type { Handler } from "./handler.ts";
 import { schemaMessage } from "./schemaMessage.ts";
 
@@ -13,9 +15,6 @@ export const VERIFY_GRACE_SECONDS = 5;
 
 /** Seconds the gate keeps for settlement after the handler's wall-time limit, within the authorization's lifetime. */
 export const SETTLE_BUDGET_SECONDS = 15;
-
-/** A JSON Schema as a creator supplies it. */
-export type JsonSchema = Record<string, unknown> | boolean;
 
 /** Trusted configuration of one resource's gate. Money fields of the quote come only from here. */
 export type GateConfig = {
@@ -65,11 +64,6 @@ export type ResolvedGateConfig = Omit<
   acceptExact: boolean;
 };
 
-/** Refused gate configuration, with every problem named. Thrown at start-up, never per request. */
-export class GateConfigError extends Error {
-  override name = "GateConfigError";
-}
-
 const positiveAmount = amountSchema.refine((value) => BigInt(value) > 0n, "must be positive");
 
 const configSchema = z.object({
@@ -111,6 +105,9 @@ function refusedSample(requestSchema: JsonSchema, sample: Record<string, unknown
     ? undefined
     : `sampleRequest: the request schema refuses it (${schemaMessage(validate)})`;
 }
+
+/** What {@link resolveGateConfig} throws. */
+export type ResolveGateConfigErrorType = GateConfigError;
 
 /**
  * Validates a gate's configuration and checks that its card agrees with it (asset, escrow, payTo, pricing, url).

@@ -2,8 +2,9 @@ import { expect } from "chai";
 import { asset, escrow, resourceId, validCard } from "../../testkit/protocol/fixtures.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { createGate } from "./createGate.ts";
-import type { GateConfig } from "./gateConfig.ts";
-import { GateConfigError, resolveGateConfig } from "./gateConfig.ts";
+import { GateConfigError } from "./gateConfigError.ts";
+import type { GateConfig } from "./resolveGateConfig.ts";
+import { resolveGateConfig } from "./resolveGateConfig.ts";
 
 const config = (overrides: Partial<GateConfig> = {}): GateConfig => ({
   resourceId,

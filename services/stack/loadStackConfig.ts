@@ -44,13 +44,13 @@ export const stackEnvSchema = z.object({
 });
 
 /** The validated settings of `npm start`. */
-export type StackEnv = z.output<typeof stackEnvSchema>;
+export type StackConfig = z.output<typeof stackEnvSchema>;
 
 /**
  * Reads the stack's settings; a bad value stops the start with every problem named.
- * @example const env = loadStackEnv(process.env)
+ * @example const env = loadStackConfig(process.env)
  */
-export function loadStackEnv(env: Record<string, string | undefined>): StackEnv {
+export function loadStackConfig(env: Record<string, string | undefined>): StackConfig {
   const parsed = stackEnvSchema.safeParse(env);
   if (!parsed.success) {
     throw new Error(

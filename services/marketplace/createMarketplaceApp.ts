@@ -7,7 +7,7 @@ import { HttpError } from "../http/httpError.ts";
 import { parseWith } from "../http/parseWith.ts";
 import { isChainUnavailable } from "../protocol/chain.ts";
 import { parseResourcesQuery } from "./catalog/resourcesQuery.ts";
-import type { MarketplaceContext } from "./context.ts";
+import type { MarketplaceContext } from "./marketplaceContext.ts";
 import { publishRequestSchema } from "./publish/publishRequest.ts";
 import { PublishRefusedError, publishResource } from "./publish/publishResource.ts";
 import { readCard } from "./routes/readCard.ts";

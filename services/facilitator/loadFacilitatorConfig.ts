@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isLoopbackHost } from "../http/isLoopbackHost.ts";
+import { BaseError } from "../protocol/errors.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
 
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
@@ -94,9 +95,12 @@ export function batchSettings(config: FacilitatorConfig): {
 export type FacilitatorConfig = z.output<typeof facilitatorEnvSchema>;
 
 /** Refused configuration, with every problem named. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
+export class FacilitatorConfigError extends BaseError {
+  override name = "FacilitatorConfigError";
 }
+
+/** What {@link loadFacilitatorConfig} throws. */
+export type LoadFacilitatorConfigErrorType = FacilitatorConfigError;
 
 /**
  * Reads and validates the facilitator configuration; bad configuration fails here, at start-up.
@@ -106,16 +110,16 @@ export function loadFacilitatorConfig(env: Record<string, string | undefined>): 
   const parsed = facilitatorEnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new ConfigError(`invalid facilitator configuration: ${problems}`);
+    throw new FacilitatorConfigError(`invalid facilitator configuration: ${problems}`);
   }
   const config = parsed.data;
   if (config.CALLER_AUTH && !config.CALLER_AUTH_SECRET) {
-    throw new ConfigError(
+    throw new FacilitatorConfigError(
       "CALLER_AUTH is on (the default) but CALLER_AUTH_SECRET is not set; set a secret, or CALLER_AUTH=off on a loopback HOST; refusing to start",
     );
   }
   if (!config.CALLER_AUTH && !isLoopbackHost(config.HOST)) {
-    throw new ConfigError(
+    throw new FacilitatorConfigError(
       `CALLER_AUTH=off is refused on HOST ${config.HOST}: without caller tokens anyone who reaches the facilitator can settle, release with a strike or read results; turn auth off only on a loopback HOST`,
     );
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BaseError } from "../protocol/errors.ts";
 import { addressSchema, amountSchema } from "../protocol/schemas/primitives.ts";
 
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
@@ -61,9 +62,12 @@ export const marketplaceEnvSchema = z.object({
 export type MarketplaceConfig = z.output<typeof marketplaceEnvSchema>;
 
 /** Refused configuration, with every problem named. */
-export class MarketplaceConfigError extends Error {
+export class MarketplaceConfigError extends BaseError {
   override name = "MarketplaceConfigError";
 }
+
+/** What {@link loadMarketplaceConfig} throws. */
+export type LoadMarketplaceConfigErrorType = MarketplaceConfigError;
 
 /**
  * Reads and validates the marketplace configuration; bad configuration fails here, at start-up.

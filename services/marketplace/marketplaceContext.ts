@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import type { Hex } from "viem";
 import type { ProjectionsClient } from "../projections/createProjectionsClient.ts";
-import type { Store } from "../store/openStore.ts";
+import type { Store } from "../store/store.ts";
 import type { Catalog } from "./catalog/createCatalog.ts";
 import type { CatalogSync } from "./catalog/syncCatalog.ts";
 import type { MarketplaceChain } from "./chain.ts";
-import type { MarketplaceConfig } from "./config.ts";
+import type { MarketplaceConfig } from "./loadMarketplaceConfig.ts";
 import type { ModerationRule } from "./publish/moderation.ts";
 
 /** Everything the marketplace's operations use; routes only translate HTTP to these. */
