@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { network } from "hardhat";
-import { getAddress } from "viem";
+import type { Address } from "viem";
+import { getAddress, getContractAddress } from "viem";
 import StackModule from "../../../ignition/modules/Stack.ts";
 import { escrowDomain } from "../../../services/protocol/typedData.ts";
 import type { Stack } from "../fixtures.ts";
@@ -184,7 +185,7 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n, validBefore: farFuture });
       await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount));
 
-      const twin = await deployTwinOnChain(1);
+      const twin = await deployTwinOnChain(1, stack);
       expect(await twin.publicClient.getChainId()).to.equal(1);
       expect(getAddress(twin.escrow.address)).to.equal(getAddress(stack.escrow.address));
       expect(await twin.escrow.read.DOMAIN_SEPARATOR()).to.not.equal(await stack.escrow.read.DOMAIN_SEPARATOR());
@@ -203,13 +204,18 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
   });
 });
 
-/** The same Stack module, deployed by the same accounts in the same order, on a fresh chain with another chain id. */
+/**
+ * The same Stack module, deployed by the same accounts in the same order from the same nonce as `like`, on a fresh
+ * chain with another chain id: every contract at the same address.
+ */
 async function deployTwinOnChain(
   chainId: number,
+  like: Stack,
 ): Promise<Stack & { viem: Awaited<ReturnType<typeof network.create>>["viem"] }> {
   const connection = await network.create({ override: { chainId } });
   const [admin, relayer, facilitator, treasury, creator, buyer, other, payout] =
     await connection.viem.getWalletClients();
+  await connection.networkHelpers.setNonce(admin!.account.address, deploymentNonce(admin!.account.address, like));
   const deployed = await connection.ignition.deploy(StackModule, {
     parameters: {
       $global: {
@@ -238,4 +244,16 @@ async function deployTwinOnChain(
       payout: payout!,
     },
   };
+}
+
+/**
+ * The nonce with which `deployer` sent the first transaction of `stack`'s deployment (one of its four contracts).
+ * The chain the fixtures share carries whatever the test files run before this one deployed, so a twin gets the
+ * same addresses only when its deployer starts from that nonce.
+ */
+function deploymentNonce(deployer: Address, stack: Stack): number {
+  const addresses = [stack.token, stack.identity, stack.registry, stack.escrow].map((c) => getAddress(c.address));
+  for (let nonce = 0; nonce < 100_000; nonce++)
+    if (addresses.includes(getContractAddress({ from: deployer, nonce: BigInt(nonce) }))) return nonce;
+  throw new Error(`${deployer} did not deploy this stack`);
 }
