@@ -13,6 +13,7 @@ import { savePendingListing } from "../services/marketplace/store/listings.ts";
 import { percentile } from "../services/protocol/percentile.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { validCard } from "../testkit/protocol/fixtures.ts";
 import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
 import { startIndexer } from "../testkit/indexer/startIndexer.ts";
 import { startMarketplace } from "../testkit/marketplace/startMarketplace.ts";
@@ -21,7 +22,8 @@ import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:discovery`: GET /resources latency over 10k and 100k synthetic resources, with and without filters
- * (the HTTP server runs in a child process; requests go one at a time, so a figure is one request's latency); then the
+ * and text queries (the HTTP server runs in a child process; requests go one at a time, so a figure is one request's
+ * latency); then the
  * time from a registration's block to its appearance in GET /resources, through the real chain, Ponder (PGlite) and
  * the marketplace's catalog sync. Writes the "discovery" section of docs/benchmarks.md.
  */
@@ -51,6 +53,53 @@ function random(seed: number) {
   };
 }
 
+/** Words of endpoint descriptions, most common first; the synthetic vocabulary follows them. */
+const COMMON_WORDS =
+  "text json data convert string number list format check parse extract count hash digest csv url email date time sort filter merge split validate encode decode base64 hex uuid slug case word sentence line character unit currency temperature length weight roman numeral markdown html xml yaml table column row key value array object field schema regex match replace trim pad reverse random checksum sha256 md5 hmac iban isbn phone address country city language translate summary statistics average median minimum maximum".split(
+    " ",
+  );
+const VOCABULARY = [...COMMON_WORDS, ...Array.from({ length: 5_000 - COMMON_WORDS.length }, (_, i) => `term${i}`)];
+const RARE_WORD = "palindrome";
+
+/** Cumulative Zipf weights of {@link VOCABULARY} (the word of rank r drawn in proportion to 1 / r). */
+const zipf = (() => {
+  const cumulative = new Float64Array(VOCABULARY.length);
+  let sum = 0;
+  for (let rank = 0; rank < VOCABULARY.length; rank++) {
+    sum += 1 / (rank + 1);
+    cumulative[rank] = sum;
+  }
+  return cumulative;
+})();
+
+/**
+ * Synthetic card text: words drawn from {@link VOCABULARY} by a Zipf law (as words of real prose fall), so a common word
+ * sits in most cards and a rare one in few; {@link RARE_WORD} names 1 card in 1,000.
+ */
+function syntheticCard(next: () => number, i: number, resourceId: Hex): string {
+  const word = () => {
+    const x = next() * zipf[zipf.length - 1]!;
+    let low = 0;
+    let high = zipf.length - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (zipf[mid]! < x) low = mid + 1;
+      else high = mid;
+    }
+    return VOCABULARY[low]!;
+  };
+  const words = (n: number) => Array.from({ length: n }, word).join(" ");
+  const card = validCard();
+  const name = i % 1000 === 7 ? `${RARE_WORD} ${words(2)}` : words(3);
+  return JSON.stringify({
+    ...card,
+    name,
+    description: `${words(16)}.`,
+    skills: [{ ...card.skills[0]!, name, description: `${words(10)}.`, tags: [word(), word(), word()] }],
+    x402: { ...card.x402, payTo: resourceId },
+    identity: { ...card.identity, agentId: String(i) },
+  });
+}
 /** Child process: builds a catalog of `size` synthetic resources through the catalog's own apply functions, and serves it. */
 async function serve(size: number): Promise<void> {
   const config = loadMarketplaceConfig({
@@ -79,6 +128,7 @@ async function serve(size: number): Promise<void> {
     catalog.applyListing({
       resourceId,
       resourceUrl: `https://host.example/r/${slug}`,
+      cardText: syntheticCard(next, i, resourceId),
       sampleRequest: {},
       status: "published",
     });
@@ -154,9 +204,15 @@ const SCENARIOS: [string, string][] = [
   ["active=true&minBond=5000000", "?active=true&minBond=5000000"],
   ["price band + reputation + uptime", "?minBasePrice=1000&maxBasePrice=2000&minReputation=60&minUptime=90"],
   ["selective: category + minBond=9990000 (few matches, full scan)", "?category=cat-3&minBond=9990000"],
+  ["q: a rare word (1 card in 1,000)", `?q=${RARE_WORD}`],
+  ["q: three common words (`to` is a stop word)", "?q=convert+csv+to+json"],
+  ["q: the commonest word (in most cards), limit=50", "?q=text&limit=50"],
+  ["q: the commonest word + category + active", "?q=text&category=cat-3&active=true"],
+  ["q: the commonest word (every card it is in ranked, 1000 returned)", "?q=text"],
 ];
 
 const readP50: { size: number; p50: number }[] = [];
+const builds: string[] = [];
 
 async function readLatency(): Promise<string> {
   const rows: string[] = [];
@@ -164,7 +220,9 @@ async function readLatency(): Promise<string> {
     log(`building ${size} synthetic resources`);
     const server = await startServer(size);
     try {
-      log(`  built in ${(server.loadMs / 1000).toFixed(1)} s, server RSS ${Math.round(server.rss / 2 ** 20)} MiB`);
+      const built = `${(server.loadMs / 1000).toFixed(1)} s, server RSS ${Math.round(server.rss / 2 ** 20)} MiB`;
+      builds.push(`${size.toLocaleString("en-US")}: ${built}`);
+      log(`  built in ${built}`);
       for (const [name, query] of SCENARIOS) {
         const r = await latencies(`${server.url}/resources${query}`, REQUESTS);
         readP50.push({ size, p50: r.p50 });
@@ -232,6 +290,7 @@ async function blockToListing(pollingMs: number): Promise<{ p50: number; p95: nu
 async function main(): Promise<void> {
   const loadBefore = os.loadavg()[0]!;
   const reads = await readLatency();
+  const loadAfterReads = os.loadavg()[0]!;
   const listing: string[] = [];
   const listingP95 = new Map<number, number>();
   for (const pollingMs of POLLING) {
@@ -255,12 +314,16 @@ async function main(): Promise<void> {
   const markdown = `## Discovery
 
 Command: \`npm run bench:discovery\` (bench/marketplace.ts). Machine: ${machineLine()}; shared with other
-work while it ran (1-minute load average ${loadBefore.toFixed(1)} at the start, on ${os.cpus().length} cores).
+work while it ran (1-minute load average ${loadBefore.toFixed(1)} at the start and ${loadAfterReads.toFixed(1)} after the
+reads, on ${os.cpus().length} cores).
 
 \`GET /resources\` over synthetic resources: the records are built through the catalog's own apply functions (the
 path the indexer sync takes) and served by the real Koa app in a child process; ${REQUESTS} requests per row, one at a
 time, after 20 warm-up requests, timed from the client (loopback HTTP, body fully read). Categories are spread 1 in
-${CATEGORIES}; about 90 % are active.
+${CATEGORIES}; about 90 % are active. Each resource has a strict card (validated and indexed as the sync does) whose
+name, description, skill and tags are words drawn by a Zipf law from a 5,000-word vocabulary led by common endpoint
+words (\`text\` first), so \`q=text\` matches nearly every card and \`q=${RARE_WORD}\` 1 in 1,000. Built in
+${builds.join("; ")}.
 
 | resources | query | path | matches | body | p50 | p99 |
 |---:|---|---|---:|---:|---:|---:|

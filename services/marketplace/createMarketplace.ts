@@ -73,6 +73,8 @@ export async function createMarketplace(
     healthWindow: config.HEALTH_WINDOW,
     onInvalid: (resourceId, problem) =>
       logger.warn({ resourceId, problem }, "index record fails its schema; not listed"),
+    onUnsearchable: (resourceId, problem) =>
+      logger.warn({ resourceId, problem }, "stored card fails its schema; listed, but q never finds it"),
   });
   const ctx: MarketplaceContext = {
     config,

@@ -127,6 +127,7 @@ export function startCatalogSync({
         catalog.applyListing({
           resourceId: row.resourceId,
           resourceUrl: row.resourceUrl,
+          cardText: row.cardText,
           sampleRequest: row.sampleRequest,
           status: row.status,
         });

@@ -154,7 +154,13 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         sampleRequest: request.sampleRequest,
         agentId: minted.agentId.toString(),
       });
-      ctx.catalog.applyListing({ resourceId, resourceUrl, sampleRequest: request.sampleRequest, status: "pending" });
+      ctx.catalog.applyListing({
+        resourceId,
+        resourceUrl,
+        cardText: minted.cardText,
+        sampleRequest: request.sampleRequest,
+        status: "pending",
+      });
       const history = await recordProbe(ctx.store, resourceId, { ok: true }, ctx.config.UPTIME_WINDOW);
       ctx.catalog.applyProbes(resourceId, history);
       const b = defined(request.bond, "the bond authorization (checked by the bond stage)");
@@ -199,7 +205,13 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         };
       }
       await markPublished(ctx.store, resourceId);
-      ctx.catalog.applyListing({ resourceId, resourceUrl, sampleRequest: request.sampleRequest, status: "published" });
+      ctx.catalog.applyListing({
+        resourceId,
+        resourceUrl,
+        cardText: minted.cardText,
+        sampleRequest: request.sampleRequest,
+        status: "published",
+      });
       return { ok: true, value: undefined };
     });
 

@@ -21,8 +21,24 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
     const [c0, c1, c2, c3] = stack.creators;
     const plan = [
       { slug: "alpha", creator: c0, category: "tools", base: "1000", max: "50000", bondValue: 2_000_000n },
-      { slug: "beta", creator: c1, category: "data", base: "5000", max: "60000", bondValue: 5_000_000n },
-      { slug: "gamma", creator: c2, category: "data", base: "20000", max: "50000", bondValue: 1_000_000n },
+      {
+        slug: "beta",
+        creator: c1,
+        category: "data",
+        base: "5000",
+        max: "60000",
+        bondValue: 5_000_000n,
+        description: "Says whether a text reads the same backwards: a palindrome.",
+      },
+      {
+        slug: "gamma",
+        creator: c2,
+        category: "data",
+        base: "20000",
+        max: "50000",
+        bondValue: 1_000_000n,
+        name: "Palindrome finder",
+      },
       { slug: "delta", creator: c3, category: "tools", base: "0", max: "10000", bondValue: 3_000_000n },
     ];
     for (const p of plan) {
@@ -155,7 +171,14 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
       ["?offset=3", ["delta"], 4],
       ["?offset=10", [], 4],
       ["?category=data&limit=1&offset=1", ["gamma"], 2],
-      ["?unknown=1&also=x", ["alpha", "beta", "gamma", "delta"]],
+      ["?q=palindrome", ["gamma", "beta"]],
+      ["?q=Palindromes", ["gamma", "beta"]],
+      ["?q=palindrome%20finder", ["gamma", "beta"]],
+      ["?q=questions", ["alpha", "gamma", "delta"]],
+      ["?q=anagram", []],
+      ["?q=palindrome&minBond=2000000", ["beta"]],
+      ["?q=palindrome&category=tools", []],
+      ["?q=questions&active=true&limit=1&offset=1", ["gamma"], 2],
     ];
     for (const [query, expected, total] of cases) {
       it(`filters ${query} to [${expected.join(", ")}]`, async function () {
@@ -197,12 +220,25 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
       "offset=1.5",
       "minBond=1&minBond=2",
       "active=true&active=false",
+      "q=",
+      "q=the",
+      `q=${"a".repeat(257)}`,
+      "q=a&q=b",
     ];
     for (const query of malformed) {
       it(`answers 400 with an error body for ?${query}`, async function () {
         const { status, body } = await stack.get(`/resources?${query}`);
         expect(status).to.equal(400);
         expect(errorBodySchema.parse(body).error.code).to.equal("invalid_request");
+      });
+    }
+
+    for (const name of ["slug", "unknown", "search"]) {
+      it(`answers 400 naming an unknown parameter (?${name}=), instead of the whole index`, async function () {
+        const { status, body } = await stack.get(`/resources?${name}=alpha&category=tools`);
+        expect(status).to.equal(400);
+        expect(errorBodySchema.parse(body).error.code).to.equal("invalid_request");
+        expect(body.error.message).to.contain(`"${name}" is not a parameter of GET /resources`);
       });
     }
   });
