@@ -13,10 +13,10 @@ import { savePendingListing } from "../services/marketplace/store/listings.ts";
 import { percentile } from "../services/protocol/percentile.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
-import { validCard } from "../testkit/protocol/fixtures.ts";
 import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
 import { startIndexer } from "../testkit/indexer/startIndexer.ts";
 import { startMarketplace } from "../testkit/marketplace/startMarketplace.ts";
+import { validCard } from "../testkit/protocol/fixtures.ts";
 import { sleep } from "../testkit/sleep.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 

@@ -66,14 +66,15 @@ export function createGate(input: GateConfig): Gate {
   const logger = input.logger ?? pino({ name: "gate", level: "info" });
   const load = createHandlerLoad();
   const limits = { timeoutMs: config.handlerTimeoutMs, maxResponseBytes: config.pricing.maxResponseBytes };
+  const validateRequest = compileSchema(config.requestSchema, "requestSchema");
   const validateResponseSchema = compileSchema(config.responseSchema, "responseSchema");
   const runtime: GateRuntime = {
     config,
     facilitator: createFacilitatorClient({ url: config.facilitatorUrl, token: config.facilitatorToken }),
     logger,
-    validateRequest: compileSchema(config.requestSchema, "requestSchema"),
+    validateRequest,
     validateResponse: validateResponseSchema,
-    sendQuote: createQuoteSender(config),
+    sendQuote: createQuoteSender(config, { validateRequest, validateResponse: validateResponseSchema, logger }),
     load,
     reproduce: createFailureReproducer({
       handler: config.handler,

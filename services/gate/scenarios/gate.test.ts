@@ -1,3 +1,4 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { expect } from "chai";
 import type { GateStack, TestResource } from "../../../testkit/gate/gateStack.ts";
 import {
@@ -196,7 +197,7 @@ describe("gate", function () {
     it("answers 402 with the quote in the body and, base64, in PAYMENT-REQUIRED", async function () {
       const answer = await call(echo.callUrl, { hello: "world" });
       expect(answer.status).to.equal(402);
-      expect(Object.keys(answer.body)).to.deep.equal(["x402Version", "error", "accepts", "resource"]);
+      expect(Object.keys(answer.body)).to.deep.equal(["x402Version", "error", "accepts", "resource", "extensions"]);
       const quote = quoteSchema.parse(answer.body);
       expect(quote.x402Version).to.equal(2);
       expect(quote.error).to.equal("payment_required");
@@ -234,6 +235,46 @@ describe("gate", function () {
       });
       expect(exact!.extra).to.deep.equal({ name: "USDC", version: "2", resourceId: echo.resourceId });
       expect(quote.resource.url).to.equal(echo.callUrl);
+    });
+
+    it("publishes the request and response schemas it enforces as the x402 Bazaar discovery extension", async function () {
+      const stats = sampleDeployment("text-stats", { creator: stack.buyer.address, asset: "", escrow: "" });
+      const answer = await call(strict.callUrl, { text: "Level" });
+      expect(answer.status).to.equal(402);
+      const { bazaar } = quoteSchema.parse(answer.body).extensions!;
+      expect(bazaar.schema.properties.input.properties.body).to.deep.equal(stats.requestSchema);
+      expect(bazaar.schema.properties.output.properties.example).to.deep.equal(stats.responseSchema);
+      expect(bazaar.info.input).to.deep.equal({
+        type: "http",
+        method: "POST",
+        bodyType: "json",
+        body: stats.sampleRequest,
+      });
+      expect(decodeBase64Json(answer.headers.get("payment-required")!)).to.deep.equal(answer.body);
+    });
+
+    it("publishes exactly the request schema it enforces: what the published schema refuses, the gate refuses", async function () {
+      const answer = await call(strict.callUrl, { text: "Level" });
+      const published = quoteSchema.parse(answer.body).extensions!.bazaar.schema.properties.input.properties.body;
+      const validate = new Ajv2020({ strict: false }).compile(published as object);
+      for (const body of [
+        { text: "ok" },
+        { text: "ok", top: 3 },
+        { text: 1 },
+        {},
+        { text: "ok", top: 0 },
+        { other: 1 },
+      ]) {
+        const status = (await call(strict.callUrl, body)).status;
+        expect(status, JSON.stringify(body)).to.equal(validate(body) ? 402 : 400);
+      }
+    });
+
+    it("takes the example call from the card's skills, a response included, when it passes both schemas", async function () {
+      const answer = await call(echo.callUrl, { a: 1 });
+      const { bazaar } = quoteSchema.parse(answer.body).extensions!;
+      expect(bazaar.info.input.body).to.deep.equal({ hello: "world" });
+      expect(bazaar.info.output).to.deep.equal({ type: "json", example: { echo: { hello: "world" } } });
     });
 
     it("takes no money field from the request", async function () {

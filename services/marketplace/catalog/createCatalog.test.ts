@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Hex } from "viem";
-import { validCard } from "../../protocol/testing/fixtures.ts";
+import { validCard } from "../../../testkit/protocol/fixtures.ts";
 import type { ChainResource } from "./createCatalog.ts";
 import { createCatalog } from "./createCatalog.ts";
 import { searchTerms } from "./searchTerms.ts";
