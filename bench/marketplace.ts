@@ -211,7 +211,7 @@ const SCENARIOS: [string, string][] = [
   ["q: the commonest word (every card it is in ranked, 1000 returned)", "?q=text"],
 ];
 
-const readP50: { size: number; p50: number }[] = [];
+const readP50: { size: number; p50: number; text: boolean }[] = [];
 const builds: string[] = [];
 
 async function readLatency(): Promise<string> {
@@ -225,7 +225,7 @@ async function readLatency(): Promise<string> {
       log(`  built in ${built}`);
       for (const [name, query] of SCENARIOS) {
         const r = await latencies(`${server.url}/resources${query}`, REQUESTS);
-        readP50.push({ size, p50: r.p50 });
+        readP50.push({ size, p50: r.p50, text: query.startsWith("?q=") });
         log(
           `  ${size} ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms (${r.total} match, ${Math.round(r.bytes / 1024)} KiB)`,
         );
@@ -303,9 +303,12 @@ async function main(): Promise<void> {
     );
     listingP95.set(pollingMs, r.p95);
   }
-  const worstP50 = Math.max(...readP50.filter((row) => row.size === Math.max(...SIZES)).map((row) => row.p50));
+  const largest = readP50.filter((row) => row.size === Math.max(...SIZES));
+  const worstP50 = Math.max(...largest.map((row) => row.p50));
+  const worstTextP50 = Math.max(...largest.filter((row) => row.text).map((row) => row.p50));
   const verdicts = [
     `- p50 <= 20 ms at ${Math.max(...SIZES).toLocaleString("en-US")} resources: ${worstP50 <= 20 ? "met" : "missed"} (slowest query's p50 ${worstP50.toFixed(2)} ms).`,
+    `- p50 <= 20 ms for a \`q\` query at ${Math.max(...SIZES).toLocaleString("en-US")} resources: ${worstTextP50 <= 20 ? "met" : "missed"} (slowest \`q\` row's p50 ${worstTextP50.toFixed(2)} ms).`,
     ...[...listingP95].map(
       ([polling, p95]) =>
         `- p95 <= 1 s from block to listing with Ponder polling ${polling} ms: ${p95 <= 1_000 ? "met" : "missed"} (${p95.toFixed(0)} ms).`,
@@ -339,7 +342,7 @@ Ponder's realtime polling interval is the main term: 250 ms is the indexer's def
 |---:|---:|---:|---:|---:|
 ${listing.join("\n")}
 
-Targets: p50 <= 20 ms at 100k resources; p95 <= 1 s from block to listing.
+Targets: p50 <= 20 ms at 100k resources (a \`q\` query included); p95 <= 1 s from block to listing.
 
 ${verdicts.join("\n")}`;
   writeBenchSection("discovery", markdown);
