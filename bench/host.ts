@@ -8,7 +8,6 @@ import type { Hex } from "viem";
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
-import { startStubFacilitator } from "../services/gate/startStubFacilitator.ts";
 import { DEFAULT_SANDBOX_MEMORY } from "../services/host/configureWorkerd.ts";
 import { createSandboxPool } from "../services/host/createSandboxPool.ts";
 import { createShard } from "../services/host/createShard.ts";
@@ -17,8 +16,10 @@ import { readProcessTree } from "../services/host/readProcessTree.ts";
 import { sampleDeployment } from "../services/host/samples/sampleDeployment.ts";
 import { startWorkerd } from "../services/host/startWorkerd.ts";
 import { encodeBase64Json } from "../services/protocol/base64.ts";
+import { percentile } from "../services/protocol/percentile.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
-import { machineLine, percentile, writeBenchSection } from "../services/stack/benchReport.ts";
+import { startStubFacilitator } from "../testkit/gate/startStubFacilitator.ts";
+import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
  * `npm run bench:host`: what one resource host holds and costs per endpoint. (1) The sandbox alone, in this

@@ -9,7 +9,7 @@ const REMEMBERED_INPUTS = 4_096;
  * Ponder's `isInBloom` (sync-realtime/bloom.js), the same answers for less work. In realtime Ponder checks each log's
  * address and topics against its block's `logsBloom`, and each check decoded the whole 256-byte bloom from hex
  * again and hashed its input with a JavaScript keccak: five hashes and five decodes per `Debited`, a quarter of
- * Ponder's CPU in realtime (perf with --perf-basic-prof-only-functions, indexer/README.md). This decodes a block's
+ * Ponder's CPU in realtime (perf with --perf-basic-prof-only-functions, docs/benchmarks.md). This decodes a block's
  * bloom once and remembers each input's three bit positions (a Debited's address, topic0, resource and buyer repeat;
  * only its nonce is new).
  * @example const isInBloom = createIsInBloom({ hexToBytes, keccak256 })

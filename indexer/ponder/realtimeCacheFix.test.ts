@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { createProjectionsClient, waitForIndexedBlock } from "../../services/projections/createProjectionsClient.ts";
-import { prepareDebitLoad, sendDebitBatches, signDebits } from "../../test/support/debitLoad.ts";
-import type { LocalChain } from "../../test/support/localChain.ts";
-import { startLocalChain } from "../../test/support/localChain.ts";
-import type { Indexer } from "../../test/support/startIndexer.ts";
-import { startIndexer } from "../../test/support/startIndexer.ts";
+import { prepareDebitLoad, sendDebitBatches, signDebits } from "../../testkit/chain/debitLoad.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { startLocalChain } from "../../testkit/chain/localChain.ts";
+import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../../testkit/indexer/startIndexer.ts";
 import { FIXED_REALTIME_LOOP, fixRealtimeCache } from "./realtimeCacheFix.ts";
 
 const indexingModule = () =>

@@ -1,7 +1,7 @@
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { maintainEmbedded } from "../store/maintainEmbedded.ts";
-import type { Store } from "../store/openStore.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { Store } from "../store/store.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import { driveSettlement, finalize, findDebit } from "./settlePayment.ts";
 import type { Reservation } from "./store/reservations.ts";
@@ -73,7 +73,7 @@ async function retrySettlement(ctx: FacilitatorContext, r: Reservation, now: num
       const failure = "the authorization expired before the chain confirmed the debit";
       if (r.committedAt !== null) {
         // Answered, never paid: the call's creator is owed this amount. Loud, and on /results as failed.
-        await failCommitment(ctx.store, r.idemKey, failure, now);
+        await failCommitment(ctx.store, r, failure, now);
         ctx.metrics.settle.inc({ outcome: "committed_failed" });
         ctx.logger.error(
           { idemKey: r.idemKey },
@@ -81,12 +81,12 @@ async function retrySettlement(ctx: FacilitatorContext, r: Reservation, now: num
         );
         return;
       }
-      await ctx.store.transaction((tx) => updateReservation(tx, r.idemKey, { status: "released", failure }, now));
+      await ctx.store.transaction((tx) => updateReservation(tx, r, { status: "released", failure }, now));
       ctx.logger.warn({ idemKey: r.idemKey }, "settlement window closed before the chain confirmed; released");
     }
   } catch (error) {
     ctx.logger.warn({ idemKey: r.idemKey, err: (error as Error).message }, "settlement retry failed; will try again");
-    await backOffSettlement(ctx.store, r.idemKey, now);
+    await backOffSettlement(ctx.store, r, now);
   }
 }
 

@@ -3,8 +3,10 @@ import type { BuyerState } from "./chain.ts";
 
 /**
  * A buyer's escrow state as verify uses it. `nonceSpent` is null when the state is a snapshot shared with an earlier
- * read: it was read for another nonce, and the store, which holds a reservation for every nonce this facilitator
- * ever reserved (rows are never deleted), is what refuses a reused one.
+ * read: it was read for another nonce, and the store is what refuses a reused one: a reservation row for every nonce
+ * it holds, and a `spent_nonce` tombstone, never purged, for every nonce a debit recorded there spent (finished
+ * reservations are purged a day after their window). Snapshots are shared only when that book of tombstones is
+ * complete (createFacilitator).
  */
 export type BuyerSnapshot = Omit<BuyerState, "nonceSpent"> & { nonceSpent: boolean | null };
 

@@ -182,11 +182,11 @@ export function createChainReader({
     },
 
     /**
-     * Every `Debited` log carrying `nonce` (the idemKey) from `fromBlock` to the latest block: how a debit from an
-     * earlier attempt is found again. Paged in ranges of `logRangeBlocks`, newest first; stops at the first page
-     * that holds one.
+     * Every `Debited` log of `buyer` carrying `nonce` (the idemKey) from `fromBlock` to the latest block: how a debit
+     * from an earlier attempt is found again. Paged in ranges of `logRangeBlocks`, newest first; stops at the first
+     * page that holds one.
      */
-    async debitedLogs(nonce: Hex, fromBlock: bigint) {
+    async debitedLogs(buyer: Address, nonce: Hex, fromBlock: bigint) {
       const latest = await publicClient.getBlockNumber({ cacheTime: 0 });
       const span = BigInt(Math.max(1, logRangeBlocks));
       for (let to = latest; to >= fromBlock; to -= span) {
@@ -195,7 +195,7 @@ export function createChainReader({
           address: escrow,
           abi: escrowAbi,
           eventName: "Debited",
-          args: { nonce },
+          args: { buyer, nonce },
           fromBlock: from,
           toBlock: to,
           strict: true,
@@ -204,6 +204,16 @@ export function createChainReader({
         if (from === 0n) break;
       }
       return [];
+    },
+
+    /** Whether transaction `hash` carries `bytes` (hex, without 0x) at a byte boundary of its input. */
+    async transactionCarries(hash: Hex, bytes: string): Promise<boolean> {
+      const { input } = await publicClient.getTransaction({ hash });
+      const haystack = input.toLowerCase();
+      const needle = bytes.toLowerCase();
+      for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1))
+        if (at % 2 === 0) return true;
+      return false;
     },
 
     strikeRecorded: (idemKey: Hex) =>

@@ -6,7 +6,7 @@ import { defined } from "../protocol/defined.ts";
 import { splitAmount } from "../protocol/price.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { Reservation, StoredResponse } from "./store/reservations.ts";
 import { claimAndCommit } from "./store/reservations.ts";
 import { recordCommitment } from "./store/results.ts";
@@ -100,6 +100,7 @@ export async function commitSettlement(
   const receipt = await committedReceipt(ctx, { buyer, amount, resourceId: r.resourceId, idemKey: r.idemKey, now });
   const stored = await recordCommitment(ctx.store, {
     idemKey: r.idemKey,
+    buyer: r.buyer,
     resourceId: r.resourceId,
     response: defined(r.response, "the settled response"),
     receipt: encodeBase64Json(receipt),
@@ -118,10 +119,10 @@ export async function commitSettlement(
  */
 export async function commitVerified(
   ctx: FacilitatorContext,
-  p: { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse },
+  p: { idemKey: Hex; buyer: Hex; resourceId: Hex; amount: bigint; response: StoredResponse },
   drive: (r: Reservation) => Promise<unknown>,
 ): Promise<Record<string, unknown> | null> {
-  const terms = ctx.reservedTerms.take(p.idemKey);
+  const terms = ctx.reservedTerms.take(p);
   if (!terms || terms.resourceId !== p.resourceId) return null;
   const now = ctx.clock.now();
   if ((await commitRefusal(ctx, { scheme: SCHEME_ESCROW, ...terms }, now)) !== null) return null;

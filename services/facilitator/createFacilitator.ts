@@ -6,16 +6,17 @@ import { defined } from "../protocol/defined.ts";
 import { RECLAIM_INTERVAL_SECONDS, reclaimStoreSpace, runBackgroundPass } from "./backgroundWork.ts";
 import { createBuyerSnapshots } from "./buyerSnapshots.ts";
 import { createChainReader } from "./chain.ts";
-import type { FacilitatorConfig } from "./config.ts";
-import { batchSettings } from "./config.ts";
-import type { Clock, FacilitatorContext } from "./context.ts";
-import { systemClock } from "./context.ts";
+import { createFacilitatorApp, listen } from "./createFacilitatorApp.ts";
+import type { Clock, FacilitatorContext } from "./facilitatorContext.ts";
+import { systemClock } from "./facilitatorContext.ts";
+import type { FacilitatorConfig } from "./loadFacilitatorConfig.ts";
+import { batchSettings } from "./loadFacilitatorConfig.ts";
 import { createLogger } from "./logger.ts";
 import { createFacilitatorMetrics } from "./metrics.ts";
 import { createRelayer } from "./relayer/createRelayer.ts";
 import { createReservedTerms } from "./reservedTerms.ts";
-import { createFacilitatorApp, listen } from "./server.ts";
 import { createStore } from "./store/createStore.ts";
+import { nonceBookComplete } from "./store/nonceBook.ts";
 
 export type CreateFacilitatorOptions = { clock?: Clock; logger?: Logger; backgroundIntervalMs?: number };
 
@@ -37,6 +38,13 @@ export async function createFacilitator(
     dataDir: config.DATA_DIR,
     schema: config.DATABASE_SCHEMA,
   });
+  // A shared buyer snapshot does not read the verified nonce on chain; only a complete book of spent nonces may stand
+  // in for that read, so a store that may have purged debits it has no tombstone of reads every nonce.
+  const sharedSnapshots = await nonceBookComplete(store);
+  if (!sharedSnapshots)
+    logger.warn(
+      "this store predates its spent-nonce tombstones (migration 9): buyer snapshots are not shared, every verify reads its nonce on chain",
+    );
   const chain = createChainReader({
     rpcUrl: config.RPC_URL,
     escrow: config.ESCROW_ADDRESS,
@@ -76,7 +84,10 @@ export async function createFacilitator(
     settleLeaseSeconds: config.SETTLE_LEASE_SECONDS,
     driving: new Set(),
     reservedTerms: createReservedTerms(),
-    buyerSnapshots: createBuyerSnapshots((buyer, nonce) => chain.buyerState(buyer, nonce), config.BUYER_STATE_TTL_MS),
+    buyerSnapshots: createBuyerSnapshots(
+      (buyer, nonce) => chain.buyerState(buyer, nonce),
+      sharedSnapshots ? config.BUYER_STATE_TTL_MS : 0,
+    ),
     projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };
 

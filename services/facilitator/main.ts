@@ -1,5 +1,5 @@
-import { ConfigError, loadFacilitatorConfig } from "./config.ts";
 import { createFacilitator } from "./createFacilitator.ts";
+import { FacilitatorConfigError, loadFacilitatorConfig } from "./loadFacilitatorConfig.ts";
 
 /** Entry point: `node services/facilitator/main.ts`, configured by environment variables (see README). */
 try {
@@ -13,7 +13,7 @@ try {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (error instanceof FacilitatorConfigError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }

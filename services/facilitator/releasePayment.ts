@@ -1,9 +1,15 @@
 import type { Hex } from "viem";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { findReservation, updateReservation } from "./store/reservations.ts";
 import { enqueueStrike, strikeQueued } from "./store/strikes.ts";
 
-export type ReleasePaymentParameters = { idemKey: Hex; resourceId: Hex; strikeReason?: string | undefined };
+export type ReleasePaymentParameters = {
+  idemKey: Hex;
+  /** The payer whose reservation of `idemKey` this releases. */
+  buyer: Hex;
+  resourceId: Hex;
+  strikeReason?: string | undefined;
+};
 
 /** `POST /release`'s outcome. */
 export type ReleasePaymentReturnType =
@@ -14,16 +20,16 @@ export type ReleasePaymentReturnType =
 /**
  * Releases a reservation so its cap is free again; with a `strikeReason` a strike against the resource is queued
  * for the chain (at most one per call). Idempotent: releasing again answers the same and strikes nothing more.
- * @example await releasePayment(ctx, { idemKey, resourceId, strikeReason: "handler_timeout" })
+ * @example await releasePayment(ctx, { idemKey, buyer, resourceId, strikeReason: "handler_timeout" })
  */
 export async function releasePayment(
   ctx: FacilitatorContext,
   p: ReleasePaymentParameters,
 ): Promise<ReleasePaymentReturnType> {
   const now = ctx.clock.now();
-  ctx.reservedTerms.take(p.idemKey);
+  ctx.reservedTerms.take(p);
   return ctx.store.transaction(async (tx) => {
-    const r = await findReservation(tx, p.idemKey, true);
+    const r = await findReservation(tx, p, true);
     if (!r || r.resourceId !== p.resourceId)
       return { kind: "no_reservation" as const, message: "no reservation for this idemKey and resource" };
     if (r.status === "settling" || r.status === "settled") {
@@ -33,7 +39,7 @@ export async function releasePayment(
     if (r.status === "released") {
       strikeRecorded = await strikeQueued(tx, r.idemKey);
     } else {
-      await updateReservation(tx, r.idemKey, { status: "released" }, now);
+      await updateReservation(tx, r, { status: "released" }, now);
       strikeRecorded = p.strikeReason
         ? await enqueueStrike(tx, { idemKey: r.idemKey, resourceId: r.resourceId, reason: p.strikeReason }, now)
         : false;

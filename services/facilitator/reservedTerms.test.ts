@@ -15,16 +15,27 @@ describe("reserved terms", function () {
   it("gives a settle its verify's terms once, whatever the idemKey's case", function () {
     const book = createReservedTerms();
     book.remember(key(0xab), terms);
-    expect(book.take(key(0xab).toUpperCase().replace("0X", "0x") as Hex)).to.deep.equal(terms);
-    expect(book.take(key(0xab))).to.equal(undefined);
+    const upper = key(0xab).toUpperCase().replace("0X", "0x");
+    expect(book.take({ idemKey: upper, buyer: terms.buyer })).to.deep.equal(terms);
+    expect(book.take({ idemKey: key(0xab), buyer: terms.buyer })).to.equal(undefined);
+  });
+
+  it("keeps two buyers' terms of one nonce apart", function () {
+    const book = createReservedTerms();
+    const other = { ...terms, buyer: "0x00000000000000000000000000000000000000b2" as const };
+    book.remember(key(0xab), terms);
+    book.remember(key(0xab), other);
+    expect(book.take({ idemKey: key(0xab), buyer: other.buyer })).to.deep.equal(other);
+    expect(book.take({ idemKey: key(0xab), buyer: terms.buyer })).to.deep.equal(terms);
   });
 
   it("forgets the oldest terms beyond its bound, so memory stays bounded", function () {
     const book = createReservedTerms(3);
     for (let n = 1; n <= 5; n++) book.remember(key(n), terms);
     expect(book.size).to.equal(3);
-    expect(book.take(key(1))).to.equal(undefined);
-    expect(book.take(key(2))).to.equal(undefined);
-    expect(book.take(key(5))).to.deep.equal(terms);
+    const take = (n: number) => book.take({ idemKey: key(n), buyer: terms.buyer });
+    expect(take(1)).to.equal(undefined);
+    expect(take(2)).to.equal(undefined);
+    expect(take(5)).to.deep.equal(terms);
   });
 });

@@ -1,4 +1,6 @@
 import type { Address, Hex } from "viem";
+import type { ReservationKey } from "./store/reservations.ts";
+import { keyOf } from "./store/reservations.ts";
 
 /** What a verify reserved for an escrow payment, kept so that its settle can commit in one statement. */
 export type ReservedTerms = {
@@ -18,21 +20,21 @@ const MAX_TERMS = 100_000;
  * the reservation and store the committed result in one statement; the statement still checks the row (status,
  * resource, cap), so a stale or forged entry only sends the settle down the general path. Another instance, a
  * restart or an evicted entry likewise take the general path.
- * @example const terms = createReservedTerms(); terms.remember(idemKey, { ... }); terms.take(idemKey)
+ * @example const terms = createReservedTerms(); terms.remember(idemKey, { buyer, ... }); terms.take({ idemKey, buyer })
  */
 export function createReservedTerms(maxTerms = MAX_TERMS) {
   const terms = new Map<string, ReservedTerms>();
   return {
     remember(idemKey: Hex, reserved: ReservedTerms): void {
-      terms.set(idemKey.toLowerCase(), reserved);
+      terms.set(keyOf({ idemKey, buyer: reserved.buyer }), reserved);
       if (terms.size > maxTerms) {
         const oldest = terms.keys().next();
         if (!oldest.done) terms.delete(oldest.value);
       }
     },
-    /** The terms of `idemKey`, forgotten as they are returned: a settle takes them once. */
-    take(idemKey: Hex): ReservedTerms | undefined {
-      const key = idemKey.toLowerCase();
+    /** The terms of a buyer's `idemKey`, forgotten as they are returned: a settle takes them once. */
+    take(reservation: ReservationKey): ReservedTerms | undefined {
+      const key = keyOf(reservation);
       const found = terms.get(key);
       terms.delete(key);
       return found;

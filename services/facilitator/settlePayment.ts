@@ -5,14 +5,21 @@ import { defined } from "../protocol/defined.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
 import { candidateOf, commitRefusal, commitSettlement, commitVerified, settleBody } from "./commitSettlement.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { DebitOutcome } from "./relayer/createRelayer.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
-import type { Reservation, StoredResponse } from "./store/reservations.ts";
+import type { Reservation, ReservationKey, StoredResponse } from "./store/reservations.ts";
 import { backOffSettlement, claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
 import { findResult, recordSettlement } from "./store/results.ts";
 
-export type SettlePaymentParameters = { idemKey: Hex; resourceId: Hex; amount: bigint; response: StoredResponse };
+export type SettlePaymentParameters = {
+  idemKey: Hex;
+  /** The payer whose reservation of `idemKey` this settles (lowercase or checksummed). */
+  buyer: Hex;
+  resourceId: Hex;
+  amount: bigint;
+  response: StoredResponse;
+};
 
 /** `POST /settle`'s outcome: the settle body (200), no reservation (409), failed for good (409), or pending (503). */
 export type SettlePaymentReturnType =
@@ -28,7 +35,7 @@ const LEGACY_SEARCH_BLOCKS = 50_000n;
  * Debits `min(amount, cap)` of a live reservation through the relayer, persists the response and receipt, and
  * answers with the receipt: at once with a committed receipt when the debit may be committed (commitRefusal), else
  * once the debit is mined. A repeated or concurrent settle of one idemKey yields one debit and the stored body.
- * @example const outcome = await settlePayment(ctx, { idemKey, resourceId, amount: 1200n, response })
+ * @example const outcome = await settlePayment(ctx, { idemKey, buyer, resourceId, amount: 1200n, response })
  */
 export async function settlePayment(
   ctx: FacilitatorContext,
@@ -41,7 +48,7 @@ export async function settlePayment(
   if (claimed) return settleClaimed(ctx, claimed, now);
   // Not a live reservation: say why (none, expired, released), or wait for the settle that is driving it.
   const claim = await ctx.store.transaction(async (tx) => {
-    const r = await findReservation(tx, p.idemKey, true);
+    const r = await findReservation(tx, p, true);
     if (!r || r.resourceId !== p.resourceId)
       return { kind: "none" as const, message: "no reservation for this idemKey and resource" };
     if (r.status === "settled") return { kind: "done" as const };
@@ -49,13 +56,13 @@ export async function settlePayment(
       return { kind: "none" as const, message: `the reservation was ${r.status}` };
     if (r.status === "settling") return { kind: "wait" as const };
     if (r.validBefore <= now) {
-      await updateReservation(tx, r.idemKey, { status: "expired" }, now);
+      await updateReservation(tx, r, { status: "expired" }, now);
       return { kind: "none" as const, message: "the authorization expired before settlement" };
     }
     const amount = r.scheme === "exact" || p.amount > r.cap ? r.cap : p.amount;
     await updateReservation(
       tx,
-      r.idemKey,
+      r,
       { status: "settling", amount, response: p.response, leaseUntil: now + ctx.settleLeaseSeconds },
       now,
     );
@@ -63,7 +70,7 @@ export async function settlePayment(
   });
 
   if (claim.kind === "none") return { kind: "no_reservation", message: claim.message };
-  if (claim.kind === "done" || claim.kind === "wait") return awaitResult(ctx, p.idemKey);
+  if (claim.kind === "done" || claim.kind === "wait") return awaitResult(ctx, p);
   return settleClaimed(ctx, claim.reservation, now);
 }
 
@@ -90,7 +97,7 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
       "settlement pending: the chain did not confirm the debit",
     );
     ctx.metrics.settle.inc({ outcome: "pending" });
-    await backOffSettlement(ctx.store, r.idemKey, ctx.clock.now());
+    await backOffSettlement(ctx.store, r, ctx.clock.now());
     return { kind: "pending", retryAfterSeconds: 2 };
   }
   if (outcome.kind === "skipped") return giveUp(ctx, r, `skipped in the batch: ${outcome.reason.slice(0, 10)}`);
@@ -111,11 +118,11 @@ async function giveUp(ctx: FacilitatorContext, r: Reservation, reason: string): 
       "the chain refused a committed debit; retrying with a backoff until its window closes",
     );
     ctx.metrics.settle.inc({ outcome: "committed_refused" });
-    await backOffSettlement(ctx.store, r.idemKey, ctx.clock.now());
+    await backOffSettlement(ctx.store, r, ctx.clock.now());
     return { kind: "pending", retryAfterSeconds: 2 };
   }
   await ctx.store.transaction((tx) =>
-    updateReservation(tx, r.idemKey, { status: "released", failure: reason }, ctx.clock.now()),
+    updateReservation(tx, r, { status: "released", failure: reason }, ctx.clock.now()),
   );
   ctx.logger.warn({ idemKey: r.idemKey, reason }, "settlement refused by the chain; released, nothing debited");
   ctx.metrics.settle.inc({ outcome: "failed" });
@@ -152,17 +159,29 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
   });
 }
 
-/** Looks on chain for the `Debited` log of a reservation whose debit may have landed in an earlier attempt. */
+/**
+ * Looks on chain for the `Debited` log of this reservation's own debit, which an earlier attempt may have landed: a
+ * log of its buyer, nonce and resource, mined at or after the block verify read the chain at, in a transaction that
+ * carries this authorization's signature (of a 65-byte signature its `r`, which every encoding the relayer sends
+ * carries as is, even the compact one; any other signature whole). Never an
+ * older debit of the same buyer and nonce, which a new authorization reusing the nonce would otherwise pass for its
+ * own when no block was mined in between.
+ */
 export async function findDebit(
   ctx: FacilitatorContext,
   r: Reservation,
 ): Promise<Extract<DebitOutcome, { kind: "debited" }> | null> {
   // A reservation made before from_block was kept has no block of its own: search the last LEGACY_SEARCH_BLOCKS.
   const fromBlock = r.fromBlock ?? (await ctx.chain.publicClient.getBlockNumber()) - LEGACY_SEARCH_BLOCKS;
-  const logs = await ctx.chain.debitedLogs(r.idemKey, fromBlock > 0n ? fromBlock : 0n);
-  const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer)?.toLowerCase();
-  const log = logs.find((l) => l.buyer.toLowerCase() === payer && l.resourceId === r.resourceId);
-  return log ? { kind: "debited", ...log } : null;
+  const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer) as Address;
+  const logs = await ctx.chain.debitedLogs(payer, r.idemKey, fromBlock > 0n ? fromBlock : 0n);
+  const signature = r.payload.signature.slice(2);
+  const mark = signature.length === 130 ? signature.slice(0, 64) : signature;
+  for (const log of logs) {
+    if (log.resourceId !== r.resourceId) continue;
+    if (await ctx.chain.transactionCarries(log.transaction, mark)) return { kind: "debited", ...log };
+  }
+  return null;
 }
 
 /**
@@ -197,6 +216,7 @@ export async function finalize(
     ctx.store,
     {
       idemKey: r.idemKey,
+      buyer: r.buyer,
       resourceId: r.resourceId,
       response: defined(r.response, "the settled response"),
       receipt: encodeBase64Json(receipt),
@@ -211,12 +231,12 @@ export async function finalize(
 }
 
 /** Waits (bounded) for a result driven by another request or instance. */
-async function awaitResult(ctx: FacilitatorContext, idemKey: Hex): Promise<SettlePaymentReturnType> {
+async function awaitResult(ctx: FacilitatorContext, key: ReservationKey): Promise<SettlePaymentReturnType> {
   const deadline = Date.now() + ctx.settleWaitMs;
   for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
-    const result = await findResult(ctx.store, idemKey, ctx.clock.now());
+    const result = await findResult(ctx.store, key, ctx.clock.now());
     if (result) return { kind: "settled", body: result.body };
-    const r = await findReservation(ctx.store, idemKey);
+    const r = await findReservation(ctx.store, key);
     if (r && (r.status === "released" || r.status === "expired"))
       return { kind: "no_reservation", message: `the reservation was ${r.status}` };
     if (Date.now() >= deadline) return { kind: "pending", retryAfterSeconds: 2 };

@@ -1,5 +1,6 @@
 import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
+import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
 import { defined } from "../protocol/defined.ts";
 import { exactNonceAllows } from "../protocol/exactNonce.ts";
@@ -7,11 +8,17 @@ import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
-import type { FacilitatorContext } from "./context.ts";
+import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { spendLimitRoom } from "./spendLimitRoom.ts";
 import { reserve } from "./store/reservations.ts";
 
-export type VerifyPaymentParameters = { payload: PaymentPayload; resourceId: Hex; maxTimeoutSeconds: number };
+export type VerifyPaymentParameters = {
+  payload: PaymentPayload;
+  resourceId: Hex;
+  maxTimeoutSeconds: number;
+  /** The hash of the request the payment is for (requestHash.ts), stored with the reservation; gates may omit it. */
+  requestHash?: Hex | undefined;
+};
 
 /** `POST /verify`'s answer: a reservation, or why there is none (expected failures are data). */
 export type VerifyPaymentReturnType =
@@ -23,12 +30,6 @@ export type VerifyPaymentReturnType =
  * withdrawal delay, so funds can never leave from under a live reservation.
  */
 export const MAX_RESERVATION_SECONDS = 3_600;
-
-/**
- * Longest an authorization may stay valid when it is verified. A settlement the chain does not confirm is retried
- * until its `validBefore` (a debit already sent may land until then), so this bounds the retries of every payment.
- */
-export const MAX_AUTHORIZATION_SECONDS = MAX_RESERVATION_SECONDS;
 
 const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage: string): VerifyPaymentReturnType => ({
   isValid: false,
@@ -102,6 +103,7 @@ export async function verifyPayment(
       ...(signedBy === "contract" ? { signedBy } : {}),
     },
     validBefore: expiresAt,
+    requestHash: p.requestHash,
   };
   const reserveAgainst = async (chain: ChainView) => ({
     chain,

@@ -1,6 +1,6 @@
 import type { Context } from "koa";
-import type { Hex } from "viem";
-import type { GateRuntime, PendingSettlement } from "./gateRuntime.ts";
+import type { GateRuntime, PaymentKey, PendingSettlement } from "./gateRuntime.ts";
+import { keyOfPayment } from "./gateRuntime.ts";
 import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
 
@@ -8,26 +8,27 @@ import { sendPaid } from "./sendPaid.ts";
  * Settles a validated response and answers the buyer: 200 with the receipt; 503 `settlement_pending` with
  * `Retry-After` when the facilitator cannot confirm it yet (kept, so a retry of the same payment settles it again);
  * 409 `settlement_failed` when the facilitator refused it for good (nothing debited, no response given).
- * @example await answerSettlement(runtime, koa, idemKey, { amount, response, text, expiresAt })
+ * @example await answerSettlement(runtime, koa, { idemKey, payer }, { amount, response, text, expiresAt, payment, requestHash })
  */
 export async function answerSettlement(
   runtime: GateRuntime,
   koa: Context,
-  idemKey: Hex,
+  key: PaymentKey,
   settlement: PendingSettlement,
 ): Promise<void> {
+  const { idemKey } = key;
   const outcome = await runtime.facilitator.settle({
-    idemKey,
+    ...key,
     resourceId: runtime.config.resourceId,
     amount: settlement.amount,
     response: settlement.response,
   });
   if (outcome.kind === "settled") {
-    runtime.pending.delete(idemKey);
+    runtime.pending.delete(keyOfPayment(key));
     return sendPaid(koa, settlement.response.status, settlement.text, outcome.receipt);
   }
   if (outcome.kind === "refused") {
-    runtime.pending.delete(idemKey);
+    runtime.pending.delete(keyOfPayment(key));
     runtime.logger.warn(
       { idemKey, code: outcome.code, reason: outcome.message },
       "settlement refused; nothing debited",
@@ -41,7 +42,7 @@ export async function answerSettlement(
   }
   const now = Math.floor(Date.now() / 1000);
   for (const [key, entry] of runtime.pending) if (entry.expiresAt <= now) runtime.pending.delete(key);
-  runtime.pending.set(idemKey, settlement);
+  runtime.pending.set(keyOfPayment(key), settlement);
   const retryAfter = outcome.kind === "pending" ? outcome.retryAfter : "2";
   sendError(
     koa,

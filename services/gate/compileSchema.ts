@@ -1,7 +1,9 @@
 import type { ValidateFunction } from "ajv";
 import { Ajv } from "ajv";
-import type { JsonSchema } from "./gateConfig.ts";
-import { GateConfigError } from "./gateConfig.ts";
+import { GateConfigError } from "./gateConfigError.ts";
+
+/** A JSON Schema as a creator supplies it. */
+export type JsonSchema = Record<string, unknown> | boolean;
 
 const characterClass = /\[(?:[^\]\\]|\\.)*\]/g;
 const nestedQuantifier = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;

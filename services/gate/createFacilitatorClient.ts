@@ -2,8 +2,8 @@ import type { Address, Hex } from "viem";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import { isVerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
-import type { RequestJsonReturnType } from "./requestJson.ts";
-import { createJsonClient } from "./requestJson.ts";
+import type { RequestJsonReturnType } from "./createJsonClient.ts";
+import { createJsonClient } from "./createJsonClient.ts";
 
 /** A response as the facilitator stores it for replay and `GET /results`. */
 export type StoredCallResponse = { status: number; contentType: string; body: unknown };
@@ -33,21 +33,32 @@ export type ResultOutcome =
       receipt: string;
       /** The payment that was settled (`{ scheme, authorization, signature }`), as the facilitator reserved it. */
       payment: unknown;
+      /** The hash of the request it was reserved for; undefined when its gate sent none. */
+      requestHash: string | undefined;
     }
   | { kind: "missing" }
   | { kind: "unavailable"; message: string };
 
-/** The facilitator operations the gate uses. */
+/**
+ * The facilitator operations the gate uses. A reservation is named by its idemKey and its payer (a nonce is each
+ * buyer's own); the request hash binds a reservation to the request it was made for.
+ */
 export type FacilitatorClient = {
-  verify(payload: PaymentPayload, resourceId: Hex, maxTimeoutSeconds: number): Promise<VerifyOutcome>;
-  release(idemKey: Hex, resourceId: Hex, strikeReason?: string): Promise<ReleaseOutcome>;
+  verify(payload: PaymentPayload, resourceId: Hex, maxTimeoutSeconds: number, requestHash: Hex): Promise<VerifyOutcome>;
+  release(request: {
+    idemKey: Hex;
+    payer: Address;
+    resourceId: Hex;
+    strikeReason?: string | undefined;
+  }): Promise<ReleaseOutcome>;
   settle(request: {
     idemKey: Hex;
+    payer: Address;
     resourceId: Hex;
     amount: bigint;
     response: StoredCallResponse;
   }): Promise<SettleOutcome>;
-  result(idemKey: Hex): Promise<ResultOutcome>;
+  result(idemKey: Hex, payer: Address): Promise<ResultOutcome>;
   ready(): Promise<boolean>;
   close(): void;
 };
@@ -89,8 +100,8 @@ export function createFacilitatorClient({
   const post = (path: string, body: unknown) => client.request("POST", path, body, auth());
 
   return {
-    async verify(payload, resourceId, maxTimeoutSeconds) {
-      const answer = await post("/verify", { paymentPayload: payload, resourceId, maxTimeoutSeconds });
+    async verify(payload, resourceId, maxTimeoutSeconds, requestHash) {
+      const answer = await post("/verify", { paymentPayload: payload, resourceId, maxTimeoutSeconds, requestHash });
       if (!answer.ok)
         return { kind: "unavailable", code: "facilitator_unavailable", message: answer.error, retryAfter: "2" };
       const body = answer.body as {
@@ -119,8 +130,8 @@ export function createFacilitatorClient({
       };
     },
 
-    async release(idemKey, resourceId, strikeReason) {
-      const answer = await post("/release", { idemKey, resourceId, ...(strikeReason ? { strikeReason } : {}) });
+    async release({ idemKey, payer, resourceId, strikeReason }) {
+      const answer = await post("/release", { idemKey, payer, resourceId, ...(strikeReason ? { strikeReason } : {}) });
       if (!answer.ok) return { kind: "failed", message: answer.error };
       if (answer.status !== 200) return { kind: "failed", message: errorOf(answer).message };
       return {
@@ -129,8 +140,8 @@ export function createFacilitatorClient({
       };
     },
 
-    async settle({ idemKey, resourceId, amount, response }) {
-      const answer = await post("/settle", { idemKey, resourceId, amount: amount.toString(), response });
+    async settle({ idemKey, payer, resourceId, amount, response }) {
+      const answer = await post("/settle", { idemKey, payer, resourceId, amount: amount.toString(), response });
       if (!answer.ok) return { kind: "unavailable", message: answer.error };
       const receipt = (answer.body as { receipt?: unknown } | undefined)?.receipt;
       if (answer.status === 200 && typeof receipt === "string") return { kind: "settled", receipt };
@@ -139,12 +150,18 @@ export function createFacilitatorClient({
       return { kind: "unavailable", message: errorOf(answer).message };
     },
 
-    async result(idemKey) {
-      const answer = await client.request("GET", `/results/${idemKey}`, undefined, auth());
+    async result(idemKey, payer) {
+      const answer = await client.request("GET", `/results/${idemKey}?payer=${payer}`, undefined, auth());
       if (!answer.ok) return { kind: "unavailable", message: answer.error };
       if (answer.status === 404) return { kind: "missing" };
       const body = answer.body as
-        | { resourceId?: unknown; response?: StoredCallResponse; receipt?: unknown; payment?: unknown }
+        | {
+            resourceId?: unknown;
+            response?: StoredCallResponse;
+            receipt?: unknown;
+            payment?: unknown;
+            requestHash?: unknown;
+          }
         | undefined;
       if (
         answer.status !== 200 ||
@@ -160,6 +177,7 @@ export function createFacilitatorClient({
         response: body.response,
         receipt: body.receipt,
         payment: body.payment,
+        requestHash: typeof body.requestHash === "string" ? body.requestHash : undefined,
       };
     },
 

@@ -1,6 +1,7 @@
 import type { RequestListener } from "node:http";
 import Koa from "koa";
 import { pino } from "pino";
+import { errorBodies } from "../http/errorBodies.ts";
 import { admitCall } from "./admitCall.ts";
 import { callRoute } from "./callRoute.ts";
 import { compileSchema } from "./compileSchema.ts";
@@ -10,10 +11,7 @@ import { createFailureReproducer } from "./createFailureReproducer.ts";
 import { createHandlerLoad } from "./createHandlerLoad.ts";
 import { createQuoteSender } from "./createQuoteSender.ts";
 import { decodePayment } from "./decodePayment.ts";
-import { errorBodies } from "./errorBodies.ts";
 import { freePaths } from "./freePaths.ts";
-import type { GateConfig } from "./gateConfig.ts";
-import { resolveGateConfig } from "./gateConfig.ts";
 import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
 import { parseBody } from "./parseBody.ts";
 import { priceResponse } from "./priceResponse.ts";
@@ -22,6 +20,8 @@ import { releaseOnFailure } from "./releaseOnFailure.ts";
 import { requireJsonContentType } from "./requireJsonContentType.ts";
 import { requirePayment } from "./requirePayment.ts";
 import { reservePayment } from "./reservePayment.ts";
+import type { GateConfig } from "./resolveGateConfig.ts";
+import { resolveGateConfig } from "./resolveGateConfig.ts";
 import { runHandler } from "./runHandler.ts";
 import { settleCall } from "./settleCall.ts";
 import { validateResponse } from "./validateResponse.ts";
@@ -69,14 +69,15 @@ export function createGate(input: GateConfig): Gate {
   const logger = input.logger ?? pino({ name: "gate", level: "info" });
   const load = createHandlerLoad();
   const limits = { timeoutMs: config.handlerTimeoutMs, maxResponseBytes: config.pricing.maxResponseBytes };
+  const validateRequest = compileSchema(config.requestSchema, "requestSchema");
   const validateResponseSchema = compileSchema(config.responseSchema, "responseSchema");
   const runtime: GateRuntime = {
     config,
     facilitator: createFacilitatorClient({ url: config.facilitatorUrl, token: config.facilitatorToken }),
     logger,
-    validateRequest: compileSchema(config.requestSchema, "requestSchema"),
+    validateRequest,
     validateResponse: validateResponseSchema,
-    sendQuote: createQuoteSender(config),
+    sendQuote: createQuoteSender(config, { validateRequest, validateResponse: validateResponseSchema, logger }),
     load,
     reproduce: createFailureReproducer({
       handler: config.handler,
@@ -86,11 +87,11 @@ export function createGate(input: GateConfig): Gate {
       sampleRequest: config.sampleRequest,
       ready: config.ready ?? (() => true),
     }),
-    inFlight: new Set(),
+    inFlight: new Map(),
     pending: new Map(),
   };
   const steps: Record<(typeof GATE_STEPS)[number], GateMiddleware> = {
-    errorBodies: errorBodies(logger),
+    errorBodies: errorBodies({ logger }),
     cors: cors(),
     freePaths: freePaths(runtime),
     callRoute: callRoute(),

@@ -1,7 +1,7 @@
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { decodePaymentHeader } from "../protocol/schemas/paymentPayload.ts";
-import type { ResolvedGateConfig } from "./gateConfig.ts";
 import type { GateMiddleware, GateRuntime } from "./gateRuntime.ts";
+import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
 function differs(accepted: Record<string, unknown>, key: string, expected: string): boolean {
   const value = accepted[key];

@@ -6,8 +6,8 @@ import type { QuoteError } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { FacilitatorClient, StoredCallResponse } from "./createFacilitatorClient.ts";
 import type { HandlerLoad } from "./createHandlerLoad.ts";
-import type { ResolvedGateConfig } from "./gateConfig.ts";
 import type { HandlerResult } from "./handler.ts";
+import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
 export type PendingSettlement = {
@@ -17,7 +17,18 @@ export type PendingSettlement = {
   expiresAt: number;
   /** The payment this response was produced for; only the same payment, byte for byte, may settle it again. */
   payment: PaymentPayload;
+  /** The request it answers (requestHash.ts): only the same request may have it again. */
+  requestHash: Hex;
 };
+
+/** A payment as the facilitator names its reservation: a nonce is each buyer's own, so the payer goes with it. */
+export type PaymentKey = { idemKey: Hex; payer: Address };
+
+/**
+ * One string per payment key, for the gate's maps of payments in flight and pending.
+ * @example runtime.pending.get(keyOfPayment({ idemKey, payer }))
+ */
+export const keyOfPayment = (key: PaymentKey): string => `${key.payer.toLowerCase()}:${key.idemKey.toLowerCase()}`;
 
 /** Why a handler run failed: the strike reason it would carry, and a short message. */
 export type HandlerFailure = { strikeReason: string; message: string };
@@ -30,6 +41,8 @@ export type GateState = {
   payment?: PaymentPayload;
   idemKey?: Hex;
   payer?: Address;
+  /** The request's hash (method, path, body bytes), which the reservation is bound to. */
+  requestHash?: Hex;
   handlerResult?: HandlerResult;
   /** Set by a step that found the handler's answer failing; `releaseOnFailure` decides whether it is a strike. */
   failure?: HandlerFailure;
@@ -59,12 +72,12 @@ export type GateRuntime = {
   validateRequest: ValidateFunction;
   validateResponse: ValidateFunction;
   sendQuote(koa: Context, error: QuoteError): void;
-  /** idemKeys whose payment this gate instance is verifying, running or settling now. */
-  inFlight: Set<Hex>;
+  /** Payments (keyOfPayment) this gate instance is verifying, running or settling now, with their request's hash. */
+  inFlight: Map<string, Hex>;
   /** The handler runs under way, and the one run (a failure's reproduction) that may hold the handler alone. */
   load: HandlerLoad;
   /** Runs the resource's sample request alone on an idle, ready handler to tell a creator's fault from a buyer's. */
   reproduce(): Promise<HandlerFailure | "passed" | "no_quiet_moment">;
-  /** Settlements answered 503 here, by idemKey, until their authorization expires. */
-  pending: Map<Hex, PendingSettlement>;
+  /** Settlements answered 503 here, by payment (keyOfPayment), until their authorization expires. */
+  pending: Map<string, PendingSettlement>;
 };

@@ -1,15 +1,9 @@
 import type { ValidateFunction } from "ajv";
 import type { GateMiddleware } from "./gateRuntime.ts";
+import { schemaMessage } from "./schemaMessage.ts";
 import { sendError } from "./sendError.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-
-/** The first validation error of an ajv run, as a short sentence. */
-export function schemaMessage(validate: ValidateFunction): string {
-  const [error] = validate.errors ?? [];
-  if (!error) return "does not match the schema";
-  return `${error.instancePath || "(root)"} ${error.message ?? "is invalid"}`.slice(0, 300);
-}
 
 /**
  * Step 3: the body must be UTF-8 JSON, a JSON object, and valid under the resource's request schema; else 400.

@@ -1,6 +1,6 @@
 import { meteredPrice } from "../protocol/price.ts";
-import type { ResolvedGateConfig } from "./gateConfig.ts";
 import { type GateMiddleware, stepValue } from "./gateRuntime.ts";
+import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
 /**
  * The metered price of the validated response, from the bytes the buyer gets: `min(cap, ceil((base + perKB * kb) *

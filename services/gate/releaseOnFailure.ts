@@ -12,17 +12,18 @@ export function releaseOnFailure(runtime: GateRuntime): GateMiddleware {
   const { config, facilitator, logger } = runtime;
   return async (koa, next) => {
     const idemKey = stepValue(koa.state, "idemKey");
+    const key = { idemKey, payer: stepValue(koa.state, "payer"), resourceId: config.resourceId };
     try {
       await next();
     } catch (error) {
-      await facilitator.release(idemKey, config.resourceId);
+      await facilitator.release(key);
       throw error;
     }
     const failure = koa.state.failure;
     if (!failure) return;
     const reproduction = await runtime.reproduce();
     const strike = typeof reproduction === "object" ? reproduction : undefined;
-    const released = await facilitator.release(idemKey, config.resourceId, strike?.strikeReason);
+    const released = await facilitator.release({ ...key, strikeReason: strike?.strikeReason });
     if (released.kind === "failed")
       logger.warn({ idemKey, err: released.message }, "release failed; the reservation will expire on its own");
     logger.warn(

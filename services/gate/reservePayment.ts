@@ -1,11 +1,12 @@
 import type { Context } from "koa";
 import { decodeBase64Json } from "../protocol/base64.ts";
+import { requestHash } from "../protocol/requestHash.ts";
 import { samePayment } from "../protocol/samePayment.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
 import { answerSettlement } from "./answerSettlement.ts";
-import { VERIFY_GRACE_SECONDS } from "./gateConfig.ts";
-import { type GateMiddleware, type GateRuntime, type GateState, stepValue } from "./gateRuntime.ts";
+import { type GateMiddleware, type GateRuntime, type GateState, keyOfPayment, stepValue } from "./gateRuntime.ts";
 import { recoverPayer } from "./recoverPayer.ts";
+import { VERIFY_GRACE_SECONDS } from "./resolveGateConfig.ts";
 import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
 
@@ -16,9 +17,9 @@ import { sendPaid } from "./sendPaid.ts";
  * facilitator's `nonce_used`, which it answers only after the signature check, or recovered here for `expired`).
  */
 async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
-  const { idemKey, payment } = state;
-  if (!idemKey || !payment) return undefined;
-  const found = await runtime.facilitator.result(idemKey);
+  const { idemKey, payment, payer } = state;
+  if (!idemKey || !payment || !payer) return undefined;
+  const found = await runtime.facilitator.result(idemKey, payer);
   if (found.kind !== "found" || found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
   if (!samePayment(payment, found.payment)) return undefined;
   const receipt = receiptSchema.safeParse(
@@ -35,25 +36,45 @@ async function settledResult(runtime: GateRuntime, state: GateState, reason: "no
   return found;
 }
 
+/** 422 `request_mismatch`: this payment was made for another request, whose answer is not this one's. */
+function refuseOtherRequest(koa: Context): void {
+  sendError(
+    koa,
+    422,
+    "request_mismatch",
+    "this payment was already used for another request (method, path or body differ); sign a new payment for this one",
+  );
+}
+
+/** Whether a stored request hash names another request than this one's (none stored: an older gate, replayed). */
+const otherRequest = (stored: string | undefined, state: GateState) =>
+  stored !== undefined && stored.toLowerCase() !== state.requestHash;
+
 /**
- * Steps 6, 7 and 8: reserve the cap through the facilitator's `/verify` before anything runs. A refusal is the 402
- * quote with the reason, except for the same payment again: settled already → 200 with the stored response and the
- * same receipt (no second run, no second debit); still in flight here → 409 `in_progress`; its settlement answered
- * 503 here → settle it again. An unreachable facilitator is 503 (nothing was reserved).
+ * Steps 6, 7 and 8: reserve the cap through the facilitator's `/verify`, bound to this request's hash, before anything
+ * runs. A refusal is the 402 quote with the reason, except for the same payment again: for another request (method,
+ * path or body) → 422 `request_mismatch`; settled already → 200 with the stored response and the same receipt (no
+ * second run, no second debit); still in flight here → 409 `in_progress`; its settlement answered 503 here → settle it
+ * again. An unreachable facilitator is 503 (nothing was reserved).
  * @example app.use(reservePayment(runtime))
  */
 export function reservePayment(runtime: GateRuntime): GateMiddleware {
   const { config, facilitator } = runtime;
   return async (koa, next) => {
     const state = koa.state;
-    const idemKey = stepValue(state, "idemKey");
-    const owner = !runtime.inFlight.has(idemKey);
-    if (owner) runtime.inFlight.add(idemKey);
+    const hash = requestHash({ method: koa.method, path: koa.path, body: stepValue(state, "rawBody") });
+    state.requestHash = hash;
+    const payment = { idemKey: stepValue(state, "idemKey"), payer: stepValue(state, "payer") };
+    const key = keyOfPayment(payment);
+    const inFlight = runtime.inFlight.get(key);
+    const owner = inFlight === undefined;
+    if (owner) runtime.inFlight.set(key, hash);
     try {
       const verdict = await facilitator.verify(
         stepValue(state, "payment"),
         config.resourceId,
         config.maxTimeoutSeconds - VERIFY_GRACE_SECONDS,
+        hash,
       );
       if (verdict.kind === "reserved") return await next();
       if (verdict.kind === "unavailable") {
@@ -69,19 +90,24 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
       }
       if (verdict.reason === "nonce_used" || verdict.reason === "expired") {
         const settled = await settledResult(runtime, state, verdict.reason);
+        if (settled && otherRequest(settled.requestHash, state)) return refuseOtherRequest(koa as Context);
         if (settled)
           return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt);
       }
       if (verdict.reason === "nonce_used") {
-        if (!owner)
+        if (!owner) {
+          if (otherRequest(inFlight, state)) return refuseOtherRequest(koa as Context);
           return sendError(koa, 409, "in_progress", "this payment is being processed; retry it shortly for the result");
-        const pending = runtime.pending.get(idemKey);
-        if (pending && state.payment && samePayment(state.payment, pending.payment))
-          return await answerSettlement(runtime, koa as Context, idemKey, pending);
+        }
+        const pending = runtime.pending.get(key);
+        if (pending && state.payment && samePayment(state.payment, pending.payment)) {
+          if (otherRequest(pending.requestHash, state)) return refuseOtherRequest(koa as Context);
+          return await answerSettlement(runtime, koa as Context, payment, pending);
+        }
       }
       runtime.sendQuote(koa, verdict.reason);
     } finally {
-      if (owner) runtime.inFlight.delete(idemKey);
+      if (owner) runtime.inFlight.delete(key);
     }
   };
 }

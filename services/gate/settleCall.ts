@@ -14,12 +14,14 @@ export function settleCall(runtime: GateRuntime): GateMiddleware {
   return async (koa) => {
     const payment = stepValue(koa.state, "payment");
     const response = stepValue(koa.state, "response");
-    await answerSettlement(runtime, koa as Context, stepValue(koa.state, "idemKey"), {
+    const key = { idemKey: stepValue(koa.state, "idemKey"), payer: stepValue(koa.state, "payer") };
+    await answerSettlement(runtime, koa as Context, key, {
       amount: stepValue(koa.state, "amount"),
       response: { status: response.status, contentType: "application/json", body: response.json },
       text: response.text,
       expiresAt: Number(payment.authorization.validBefore) + PENDING_KEEP_SECONDS,
       payment,
+      requestHash: stepValue(koa.state, "requestHash"),
     });
   };
 }

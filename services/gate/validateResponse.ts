@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { type GateMiddleware, stepValue } from "./gateRuntime.ts";
-import { schemaMessage } from "./parseBody.ts";
+import { schemaMessage } from "./schemaMessage.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

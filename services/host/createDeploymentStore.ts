@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Hex } from "viem";
-import type { Store } from "../store/openStore.ts";
 import { openStore } from "../store/openStore.ts";
+import type { Store } from "../store/store.ts";
 import type { DeploymentRequest } from "./deploymentSchema.ts";
 import { MIGRATIONS } from "./store/migrations.ts";
 

@@ -16,10 +16,10 @@ import type { SandboxPool } from "./createSandboxPool.ts";
 import { createSandboxPool } from "./createSandboxPool.ts";
 import { SandboxStartError } from "./createShard.ts";
 import { deploymentRequestSchema } from "./deploymentSchema.ts";
-import type { HostConfig } from "./hostConfig.ts";
 import type { HostContext } from "./hostContext.ts";
 import { resourceUrls } from "./hostContext.ts";
 import { importJsonDeployments } from "./importJsonDeployments.ts";
+import type { HostConfig } from "./loadHostConfig.ts";
 import { prepareDeployment } from "./prepareDeployment.ts";
 import { servedCard } from "./servedCard.ts";
 

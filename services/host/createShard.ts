@@ -1,6 +1,7 @@
 import { Agent, request as httpRequest } from "node:http";
 import type { Logger } from "pino";
 import type { HandlerCall, HandlerResult } from "../gate/handler.ts";
+import { BaseError } from "../protocol/errors.ts";
 import { callSandbox } from "./callSandbox.ts";
 import type { SandboxMemory } from "./configureWorkerd.ts";
 import { configureWorkerd, DATA_MB_PER_HANDLER, DEFAULT_SANDBOX_MEMORY } from "./configureWorkerd.ts";
@@ -11,7 +12,7 @@ import type { SandboxWatchdog, SandboxWatchdogLimits } from "./watchSandboxProce
 import { watchSandboxProcess } from "./watchSandboxProcess.ts";
 
 /** A handler could not be loaded (syntax error, no `fetch`, a top level that never finishes). */
-export class SandboxStartError extends Error {
+export class SandboxStartError extends BaseError {
   override name = "SandboxStartError";
 }
 

@@ -1,5 +1,5 @@
-import type { GateConfig } from "../gate/gateConfig.ts";
 import type { Handler } from "../gate/handler.ts";
+import type { GateConfig } from "../gate/resolveGateConfig.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { HostContext } from "./hostContext.ts";
 import { resourceUrls } from "./hostContext.ts";

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Hex } from "viem";
 import type { LiveCardFields } from "../protocol/liveCardFields.ts";
-import type { HostConfig } from "./hostConfig.ts";
+import type { HostConfig } from "./loadHostConfig.ts";
 
 /** What every host operation shares: configuration, the public base URL, a logger, and facilitator caller tokens. */
 export type HostContext = {

@@ -3,12 +3,19 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { getJson } from "../../test/support/startFacilitator.ts";
-import type { GateStack } from "../gate/testing/gateStack.ts";
-import { startGateStack } from "../gate/testing/gateStack.ts";
+import { getJson } from "../../testkit/facilitator/startFacilitator.ts";
+import type { GateStack } from "../../testkit/gate/gateStack.ts";
+import { startGateStack } from "../../testkit/gate/gateStack.ts";
+import {
+  bearer,
+  payHosted,
+  registerSample,
+  sampleBody,
+  startTestHost,
+  testCreator,
+} from "../../testkit/host/testHost.ts";
 import { resourceIdOf } from "../protocol/resourceId.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
-import { bearer, payHosted, registerSample, sampleBody, startTestHost, testCreator } from "./testing/testHost.ts";
 
 describe("host: deployments kept as JSON files are moved into the store on first start", function () {
   let stack: GateStack;

@@ -1,5 +1,5 @@
 import { createHost } from "./createHost.ts";
-import { HostConfigError, loadHostConfig } from "./hostConfig.ts";
+import { HostConfigError, loadHostConfig } from "./loadHostConfig.ts";
 
 /** Entry point: `node services/host/main.ts`, configured by environment variables (see README). */
 try {

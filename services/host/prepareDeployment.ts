@@ -1,5 +1,5 @@
 import { compileSchema } from "../gate/compileSchema.ts";
-import { resolveGateConfig } from "../gate/gateConfig.ts";
+import { resolveGateConfig } from "../gate/resolveGateConfig.ts";
 import { PLACEHOLDER_AGENT_ID, PLACEHOLDER_CALL_URL, PLACEHOLDER_RESOURCE_ID } from "../protocol/constants.ts";
 import { resourceIdOf } from "../protocol/resourceId.ts";
 import type { Deployment } from "./createDeploymentStore.ts";

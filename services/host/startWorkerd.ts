@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { BaseError } from "../protocol/errors.ts";
 
 /** A running workerd process: its pid, its socket's base URL, whether it has exited, and `kill`. */
 export type WorkerdProcess = {
@@ -15,7 +16,7 @@ export type WorkerdProcess = {
 };
 
 /** workerd did not come up: it exited, or named no port in time. */
-export class WorkerdStartError extends Error {
+export class WorkerdStartError extends BaseError {
   override name = "WorkerdStartError";
 }
 

@@ -1,21 +1,22 @@
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import {
-  BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
   http,
   parseEventLogs,
+  BaseError as ViemBaseError,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
+import { BaseError } from "../protocol/errors.ts";
 
 /** Our contracts, as the marketplace is configured with them. */
 export type MarketplaceAddresses = { token: Address; escrow: Address; registry: Address; identity: Address };
 
 /** A transaction the chain refused (a revert, decoded when the ABI knows the error). */
-export class TransactionRefusedError extends Error {
+export class TransactionRefusedError extends BaseError {
   override name = "TransactionRefusedError";
 }
 
@@ -24,7 +25,7 @@ export class TransactionRefusedError extends Error {
  * @example revertReason(error) // "NotAgentOwner(4, 0xabc…, 0xdef…)"
  */
 export function revertReason(error: unknown): string {
-  if (error instanceof BaseError) {
+  if (error instanceof ViemBaseError) {
     const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
     if (revert instanceof ContractFunctionRevertedError) {
       const name = revert.data?.errorName ?? revert.reason ?? revert.signature ?? "reverted";
@@ -101,7 +102,7 @@ export function createMarketplaceChain({
           args,
         } as never));
       } catch (error) {
-        if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError)) {
+        if (error instanceof ViemBaseError && error.walk((e) => e instanceof ContractFunctionRevertedError)) {
           throw new TransactionRefusedError(revertReason(error));
         }
         throw error;

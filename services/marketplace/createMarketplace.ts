@@ -8,14 +8,14 @@ import { openStore } from "../store/openStore.ts";
 import { createCatalog } from "./catalog/createCatalog.ts";
 import { startCatalogSync } from "./catalog/syncCatalog.ts";
 import { createMarketplaceChain } from "./chain.ts";
-import type { MarketplaceConfig } from "./config.ts";
-import type { MarketplaceContext } from "./context.ts";
-import { cardUrlOf } from "./context.ts";
+import { createMarketplaceApp } from "./createMarketplaceApp.ts";
+import type { MarketplaceConfig } from "./loadMarketplaceConfig.ts";
+import type { MarketplaceContext } from "./marketplaceContext.ts";
+import { cardUrlOf } from "./marketplaceContext.ts";
 import type { Prober } from "./prober/startProber.ts";
 import { startProber } from "./prober/startProber.ts";
 import type { ModerationRule } from "./publish/moderation.ts";
 import { defaultModerationRules } from "./publish/moderation.ts";
-import { createMarketplaceApp } from "./server.ts";
 import { MIGRATIONS } from "./store/migrations.ts";
 
 export type CreateMarketplaceOptions = {
@@ -73,6 +73,8 @@ export async function createMarketplace(
     healthWindow: config.HEALTH_WINDOW,
     onInvalid: (resourceId, problem) =>
       logger.warn({ resourceId, problem }, "index record fails its schema; not listed"),
+    onUnsearchable: (resourceId, problem) =>
+      logger.warn({ resourceId, problem }, "stored card fails its schema; listed, but q never finds it"),
   });
   const ctx: MarketplaceContext = {
     config,

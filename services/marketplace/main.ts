@@ -1,5 +1,5 @@
-import { loadMarketplaceConfig, MarketplaceConfigError } from "./config.ts";
 import { createMarketplace } from "./createMarketplace.ts";
+import { loadMarketplaceConfig, MarketplaceConfigError } from "./loadMarketplaceConfig.ts";
 
 /** Entry point: `node services/marketplace/main.ts`, configured by environment variables (see README). */
 try {

@@ -22,6 +22,13 @@ export const RESULT_TTL_SECONDS = 86_400;
 /** How long a buyer's authorization must stay valid unless the quote says otherwise. */
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 60;
 
+/**
+ * Longest window (`validBefore` - now) of an authorization a facilitator accepts, and so a buyer signs. A settlement
+ * the chain does not confirm is retried until its `validBefore` (a debit already sent may land until then), so this
+ * also bounds the retries of every payment; it is no longer than the facilitator's longest reservation.
+ */
+export const MAX_AUTHORIZATION_SECONDS = 3_600;
+
 /** Default limit on a `POST /call` request body. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 

@@ -5,6 +5,7 @@ export * from "./price.ts";
 export * from "./reasons.ts";
 export * from "./resourceId.ts";
 export * from "./schemas/card.ts";
+export * from "./schemas/discoveryExtension.ts";
 export * from "./schemas/errorBody.ts";
 export * from "./schemas/indexRecord.ts";
 export * from "./schemas/paymentPayload.ts";

@@ -41,6 +41,9 @@ export const ERROR_CODES = [
   "endpoint_busy",
   "provider_unavailable",
   "draft_not_verified",
+  "payer_required",
+  "request_mismatch",
+  "draft_expired",
   ...PUBLISH_STAGES.map((stage) => `${stage}_failed` as const),
 ] as const;
 

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { concat, keccak256, numberToHex, pad, toHex } from "viem";
+import { creator } from "../../testkit/protocol/fixtures.ts";
 import { randomNonce, resourceIdOf } from "./resourceId.ts";
-import { creator } from "./testing/fixtures.ts";
 
 function manualResourceId(address: string, slug: string) {
   const bytes = new TextEncoder().encode(slug);

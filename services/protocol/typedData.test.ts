@@ -9,9 +9,15 @@ import {
   recoverTypedDataAddress,
   toHex,
 } from "viem";
+import {
+  asset,
+  buyer,
+  escrow,
+  validEscrowAuthorization,
+  validExactAuthorization,
+} from "../../testkit/protocol/fixtures.ts";
 import { CHAIN_ID } from "./constants.ts";
 import { signatureSchema } from "./schemas/primitives.ts";
-import { asset, buyer, escrow, validEscrowAuthorization, validExactAuthorization } from "./testing/fixtures.ts";
 import {
   DEBIT_AUTHORIZATION_TYPE,
   debitAuthorizationTypes,

@@ -1,9 +1,13 @@
 import { createServer } from "node:net";
+import { BaseError } from "../protocol/errors.ts";
 
 /** A port that is already taken: the stack says so and stops, rather than hanging. */
-export class PortTakenError extends Error {
+export class PortTakenError extends BaseError {
   override name = "PortTakenError";
 }
+
+/** What {@link assertPortFree} rejects with. */
+export type AssertPortFreeErrorType = PortTakenError;
 
 /**
  * Resolves when `port` on 127.0.0.1 can be bound, and rejects with a clear message when it cannot.

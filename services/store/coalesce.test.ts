@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { sleep } from "../../testkit/sleep.ts";
 import { coalesce } from "./coalesce.ts";
 
 describe("coalesce (group commit)", function () {
@@ -38,11 +39,11 @@ describe("coalesce (group commit)", function () {
     const groups: number[][] = [];
     const run = coalesce(async (items: number[]) => {
       groups.push(items);
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
       return items.map((i) => i * 2);
     });
     const first = run(1);
-    await new Promise((r) => setTimeout(r, 2));
+    await sleep(2);
     const answers = await Promise.all([first, ...[2, 3, 4, 5].map(run)]);
     expect(answers).to.deep.equal([2, 4, 6, 8, 10]);
     expect(groups).to.deep.equal([[1], [2, 3, 4, 5]]);
@@ -52,7 +53,7 @@ describe("coalesce (group commit)", function () {
     const groups: number[][] = [];
     const run = coalesce(async (items: number[]) => {
       groups.push(items);
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       return items;
     }, 2);
     await Promise.all([1, 2, 3, 4, 5].map(run));
@@ -61,7 +62,7 @@ describe("coalesce (group commit)", function () {
 
   it("fails only the caller of a bad item: a failed group runs again item by item", async function () {
     const run = coalesce(async (items: number[]) => {
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       if (items.includes(3)) throw new Error("bad item 3");
       return items.map((i) => i + 100);
     });

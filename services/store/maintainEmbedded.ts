@@ -1,4 +1,4 @@
-import type { Store } from "./openStore.ts";
+import type { Store } from "./store.ts";
 
 /**
  * On PGlite, what PostgreSQL's background workers do by themselves: VACUUM `tables`, then CHECKPOINT.

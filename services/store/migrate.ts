@@ -1,4 +1,4 @@
-import type { Store } from "./openStore.ts";
+import type { Store } from "./store.ts";
 
 /**
  * Applies the pending `migrations` (schema versions, in order; append, never edit an applied one) inside `schema`,

@@ -1,43 +1,70 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
+import { parseCommandLine, usageError } from "../stack/parseCommandLine.ts";
+import { askToPublish } from "./askToPublish.ts";
 import { readBundle, writeBundle } from "./bundleFiles.ts";
 import { chooseWriter } from "./chooseWriter.ts";
 import type { StudioEvent } from "./createEndpoint.ts";
 import { draftEndpoint, launchEndpoint } from "./createEndpoint.ts";
 import { localCreator } from "./creator.ts";
+import { publishSummary } from "./publishSummary.ts";
+import { SetupError } from "./setupError.ts";
 import { StudioError } from "./studioError.ts";
-import { readStackFile } from "./studioTarget.ts";
+import { readStudioStack } from "./studioTarget.ts";
+import { summaryLines } from "./summaryLines.ts";
+import type { VerifyReport } from "./verify/verifyHandler.ts";
 
-/**
- * `npm run studio -- "<sentence>"`: one sentence becomes a verified, paid, listed endpoint on the running stack
- * (`npm start`). `--dry-run` stops after verify and writes the bundle for review; `--from <dir>` deploys a reviewed
- * bundle; `--json` prints machine-readable output.
- */
-const { values, positionals } = parseArgs({
+/** Exit code of a run that verified an endpoint but did not publish it: declined, or not asked (no terminal). */
+const NOT_CONFIRMED_EXIT = 3;
+
+const USAGE = `usage: npm run studio -- "<one sentence>" [options]
+       npm run studio -- --from <dir> [options]
+
+One sentence becomes a verified, paid, listed endpoint on the running stack (npm start). After verify the studio
+prints what it would publish and asks "Publish? [y/N]" on a terminal; nothing is deployed before the answer.
+
+  --yes                publish without asking (required when stdin is not a terminal)
+  --dry-run            stop after verify and write the bundle for review (nothing is asked or deployed)
+  --out <dir>          where --dry-run writes the bundle (default studio-bundles/<slug>)
+  --from <dir>         verify a reviewed bundle again, then publish it
+  --json               machine-readable output on stdout
+  --rounds <n>         repair rounds after the first attempt (default 3)
+  --llm-deadline <s>   longest wait for the model in one stage, in seconds (default 120,
+                       or STUDIO_LLM_DEADLINE_SECONDS)
+  -h, --help           this text
+
+Environment: STACK_DIR (.stack), CREATOR_KEY (default: the stack's development creator, local chain only),
+STUDIO_BUYER_KEY (default: the stack's first demo buyer), STUDIO_LLM_PROVIDER (catalog | openai | anthropic) with
+STUDIO_LLM_URL, STUDIO_LLM_MODEL, STUDIO_LLM_KEY, STUDIO_LLM_DEADLINE_SECONDS, STUDIO_LLM_MAX_TOKENS
+(services/studio/README.md).
+
+Exit codes: 0 listed (or bundle written), 1 refused or failed, 2 usage, 3 verified but not published (declined, or
+stdin is not a terminal and --yes was not given).`;
+
+const { values, positionals } = parseCommandLine(USAGE, {
   allowPositionals: true,
   options: {
+    yes: { type: "boolean", short: "y", default: false },
     "dry-run": { type: "boolean", default: false },
     out: { type: "string" },
     from: { type: "string" },
     json: { type: "boolean", default: false },
     rounds: { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
+    "llm-deadline": { type: "string" },
   },
 });
 
-const usage = `usage: npm run studio -- "<one sentence>" [--dry-run [--out <dir>]] [--json] [--rounds <n>]
-       npm run studio -- --from <dir> [--json]
-Environment: STACK_DIR (.stack), CREATOR_KEY (default: the stack's development creator, local chain only),
-STUDIO_BUYER_KEY (default: the stack's first demo buyer), STUDIO_LLM_PROVIDER (catalog | openai | anthropic).`;
-
 const sentence = positionals.join(" ");
-if (values.help || (!sentence && !values.from)) {
-  process.stderr.write(`${usage}\n`);
-  process.exit(values.help ? 0 : 2);
-}
+if (!sentence && !values.from) usageError(USAGE, "a sentence or --from <dir> is required");
+if (sentence && values.from) usageError(USAGE, "give either a sentence or --from <dir>, not both");
+if (values.out && !values["dry-run"]) usageError(USAGE, "--out goes with --dry-run");
+if (values.rounds !== undefined && !/^\d{1,2}$/.test(values.rounds))
+  usageError(USAGE, `--rounds must be a whole number from 0 to 99, not "${values.rounds}"`);
+const deadline = values["llm-deadline"];
+if (deadline !== undefined && !(Number(deadline) > 0 && Number(deadline) <= 3_600))
+  usageError(USAGE, `--llm-deadline must be a number of seconds above 0 and at most 3600, not "${deadline}"`);
 
 const out = (line: string) => {
   if (!values.json) process.stdout.write(`${line}\n`);
@@ -48,51 +75,82 @@ const progress = (event: StudioEvent) => {
     out(`[studio] ${event.stage.padEnd(9)} ${String(event.ms ?? 0).padStart(8)} ms  FAILED`);
   if (event.status === "undone") out(`[studio] undo      ${event.message}`);
 };
+const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 function isLoopback(url: string): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname);
 }
 
-async function main(): Promise<number> {
-  const stack = readStackFile(process.env.STACK_DIR ?? ".stack");
-  const writer = chooseWriter(process.env);
-  const rounds = values.rounds === undefined ? undefined : Number(values.rounds);
-  const reviewed = values.from ? readBundle(resolve(values.from)) : undefined;
-  const { bundle, stages } = await draftEndpoint({
-    sentence: reviewed?.sentence ?? sentence,
-    writer,
-    target: stack,
-    repairRounds: rounds,
-    onEvent: progress,
-    reviewed,
-  });
-  if (values["dry-run"]) {
-    const dir = resolve(values.out ?? `studio-bundles/${bundle.contract.slug}`);
-    writeBundle(dir, bundle);
-    out(`bundle written to ${dir} (handler.mjs, contract.json, card.json, report.json); deploy it with --from ${dir}`);
-    if (values.json) process.stdout.write(`${JSON.stringify({ dryRun: true, dir, stages, bundle }, null, 2)}\n`);
-    return 0;
-  }
+function signers(stack: ReturnType<typeof readStudioStack>) {
   const key = process.env.CREATOR_KEY as Hex | undefined;
   if (!key && !isLoopback(stack.rpcUrl))
-    throw new Error(
+    throw new SetupError(
+      "missing_key",
       "CREATOR_KEY is required off the local chain (the development creator is for the local stack only)",
+      "set CREATOR_KEY to the creator's private key (0x followed by 64 hex digits)",
     );
   const creator = localCreator(privateKeyToAccount(key ?? devKey(DEV_ROLE.creator)), {
     rpcUrl: stack.rpcUrl,
     registry: stack.contracts.registry,
   });
   const buyerKey = (process.env.STUDIO_BUYER_KEY as Hex | undefined) ?? stack.buyers[0]?.privateKey;
-  if (!buyerKey) throw new Error("STUDIO_BUYER_KEY is required: the stack has no demo buyer to pay for the self-test");
-  const listed = await launchEndpoint({
-    bundle,
+  if (!buyerKey)
+    throw new SetupError(
+      "missing_key",
+      "the stack has no demo buyer to pay for the self-test",
+      "set STUDIO_BUYER_KEY to a buyer key with an escrow balance",
+    );
+  return { creator, buyer: privateKeyToAccount(buyerKey) };
+}
+
+/** Whether the creator confirmed: `--yes`, or "y" on a terminal; undefined when nobody could be asked. */
+async function confirmed(lines: string[]): Promise<boolean | undefined> {
+  if (values.yes) return true;
+  if (!process.stdin.isTTY) return undefined;
+  if (values.json) process.stderr.write(`${lines.join("\n")}\n\n`);
+  return askToPublish(process.stdin, process.stderr);
+}
+
+async function main(): Promise<number> {
+  const stack = readStudioStack(process.env.STACK_DIR ?? ".stack");
+  const writer = chooseWriter(
+    deadline === undefined ? process.env : { ...process.env, STUDIO_LLM_DEADLINE_SECONDS: deadline },
+  );
+  const keys = values["dry-run"] ? undefined : signers(stack);
+  const reviewed = values.from ? readBundle(resolve(values.from)) : undefined;
+  const { bundle, stages } = await draftEndpoint({
+    sentence: reviewed?.sentence ?? sentence,
+    writer,
     target: stack,
-    creator,
-    buyer: privateKeyToAccount(buyerKey),
+    repairRounds: values.rounds === undefined ? undefined : Number(values.rounds),
     onEvent: progress,
-    stages,
+    reviewed,
   });
-  const summary = {
+  const summary = publishSummary(bundle);
+  const lines = ["", ...summaryLines(summary), ""];
+  if (values["dry-run"] || !keys) {
+    const dir = resolve(values.out ?? `studio-bundles/${bundle.contract.slug}`);
+    writeBundle(dir, bundle);
+    out(lines.join("\n"));
+    out(`bundle written to ${dir} (handler.mjs, contract.json, card.json, report.json); publish it with --from ${dir}`);
+    if (values.json) printJson({ dryRun: true, dir, stages, wouldPublish: summary, bundle });
+    return 0;
+  }
+  out(lines.join("\n"));
+  const answer = await confirmed(lines);
+  if (answer !== true) {
+    const reason = answer === false ? "declined" : "not_confirmed";
+    const next =
+      answer === false
+        ? "nothing was deployed; run again and answer y to publish"
+        : "nothing was deployed: stdin is not a terminal, so nobody was asked; run again with --yes to publish";
+    if (values.json) printJson({ published: false, reason, next, wouldPublish: summary, stages });
+    else process.stderr.write(`[studio] not published: ${next}\n`);
+    return NOT_CONFIRMED_EXIT;
+  }
+  const listed = await launchEndpoint({ bundle, target: stack, ...keys, onEvent: progress, stages });
+  const result = {
+    published: true,
     slug: bundle.contract.slug,
     resourceUrl: listed.deployed.resourceUrl,
     callUrl: listed.deployed.callUrl,
@@ -106,37 +164,68 @@ async function main(): Promise<number> {
     },
     stages,
   };
-  if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  if (values.json) printJson(result);
   else
     out(
       [
         "",
-        `  listed       ${bundle.contract.name} (${summary.slug})`,
-        `  resource     ${summary.resourceUrl}`,
-        `  card         ${summary.cardUrl}`,
-        `  resource id  ${summary.resourceId}`,
-        `  agent id     ${summary.agentId}`,
-        `  price        base ${summary.price.base}, per KB ${summary.price.perKB}, cap ${summary.price.max} (base units)`,
-        `  register tx  ${summary.transactions.register ?? "(not found)"}`,
-        `  self-test tx ${summary.transactions.selfTestDebit} (paid ${listed.selfTest.receipt.amount})`,
+        `  listed       ${bundle.contract.name} (${result.slug})`,
+        `  resource     ${result.resourceUrl}`,
+        `  card         ${result.cardUrl}`,
+        `  resource id  ${result.resourceId}`,
+        `  agent id     ${result.agentId}`,
+        `  price        base ${result.price.base}, per KB ${result.price.perKB}, cap ${result.price.max} (base units)`,
+        `  register tx  ${result.transactions.register ?? "(not found)"}`,
+        `  self-test tx ${result.transactions.selfTestDebit} (paid ${listed.selfTest.receipt.amount})`,
         "",
       ].join("\n"),
     );
   return 0;
 }
 
+/** What went wrong, in one shape for every failure: the stage, a code, the message and the next step. */
+function failureOf(error: unknown): {
+  error: { stage: string; code: string; message: string; next: string };
+  details: Record<string, unknown>;
+} {
+  if (error instanceof StudioError)
+    return {
+      error: { stage: error.stage, code: error.code, message: error.message, next: error.next },
+      details: error.data,
+    };
+  if (error instanceof SetupError)
+    return { error: { stage: "setup", code: error.code, message: error.message, next: error.next }, details: {} };
+  return {
+    error: {
+      stage: "internal",
+      code: "internal_error",
+      message: (error as Error).message,
+      next: "this is a bug in the studio: report it with the command that was run",
+    },
+    details: {},
+  };
+}
+
+function reportLine(report: VerifyReport | undefined): string | undefined {
+  const failed = report?.checks.filter((c) => !c.passed);
+  if (!failed?.length) return undefined;
+  return `the last verification failed ${failed.map((c) => `${c.check} (${c.failures.length})`).join(", ")}; --json shows each failure`;
+}
+
 main().then(
   (code) => process.exit(code),
-  (error: Error) => {
-    if (error instanceof StudioError) {
-      const body = { error: { stage: error.stage, code: error.code, message: error.message }, details: error.details };
-      if (values.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-      else {
-        process.stderr.write(`[studio] ${error.stage}: ${error.code}: ${error.message}\n`);
-        const undone = error.details.undone as string[] | undefined;
-        if (undone?.length) process.stderr.write(`[studio] undone: ${undone.join("; ")}\n`);
-      }
-    } else process.stderr.write(`[studio] ${error.message}\n`);
+  (error: unknown) => {
+    const { error: failure, details } = failureOf(error);
+    if (values.json) printJson({ error: failure, details });
+    else {
+      const lines = [`${failure.stage}: ${failure.code}: ${failure.message}`];
+      const undone = details.undone as string[] | undefined;
+      if (undone?.length) lines.push(`undone: ${undone.join("; ")}`);
+      const report = reportLine(details.report as VerifyReport | undefined);
+      if (report) lines.push(report);
+      lines.push(`next: ${failure.next}`);
+      process.stderr.write(lines.map((line) => `[studio] ${line}\n`).join(""));
+    }
     process.exit(1);
   },
 );

@@ -17,9 +17,10 @@ export const endpointContractSchema = z.strictObject({
   edgeCases: z.array(z.strictObject({ input: jsonObject, note: z.string() })),
   maxResponseBytes: z.int().positive().max(4_194_304),
   price: z.strictObject({ base: amountSchema, perKB: amountSchema, max: amountSchema }),
-  /** Where the contract came from: the provider, and for the catalog the recipe, its parameters and match score. */
+  /** Where the contract came from: the provider (and its model), or the catalog's recipe, parameters and match score. */
   origin: z.strictObject({
     provider: z.string(),
+    model: z.string().optional(),
     recipe: z.string().optional(),
     parameters: z.record(z.string(), z.string()).optional(),
     score: z.number().optional(),

@@ -58,6 +58,9 @@ async function timed<T>(stage: StudioStage, emit: Emit, stages: Listed["stages"]
   }
 }
 
+/** What {@link draftEndpoint} throws: a stage refused or failed. */
+export type DraftEndpointErrorType = StudioError;
+
 /**
  * Stages 1 to 4: sentence → contract → handler → verified (with repair), priced from the measured p95. Nothing is
  * deployed. With `bundle` given (a reviewed `--dry-run` folder), the handler is verified again instead.
@@ -103,11 +106,14 @@ export async function draftEndpoint(p: {
   };
 }
 
+/** What {@link launchEndpoint} throws: a stage failed, after undoing the earlier ones. */
+export type LaunchEndpointErrorType = StudioError;
+
 /**
  * Stages 5 to 7 for a verified bundle: deploy, publish (with the creator's signatures), paid self-test. A failure at
  * any stage undoes what the earlier ones did, in reverse (deactivate on chain, remove from the host), so no
- * deployed-but-unverified or registered-but-unlisted resource is left; the error's details list what was undone.
- * @throws {StudioError} from deploy, publish or self-test, with `undone` in its details.
+ * deployed-but-unverified or registered-but-unlisted resource is left; the error's data lists what was undone.
+ * @throws {StudioError} from deploy, publish or self-test, with `undone` in its data.
  * @example const listed = await launchEndpoint({ bundle, target, creator, buyer })
  */
 export async function launchEndpoint(p: {
@@ -164,7 +170,7 @@ export async function launchEndpoint(p: {
       }
     }
     if (error instanceof StudioError) {
-      Object.assign(error.details, { undone, notUndone });
+      Object.assign(error.data, { undone, notUndone });
       throw error;
     }
     throw new StudioError("deploy", "internal_error", (error as Error).message, { undone, notUndone });

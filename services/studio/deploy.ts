@@ -1,7 +1,8 @@
 import type { Address, Hex } from "viem";
-import { cardTemplate } from "../marketplace/testing/publishFixture.ts";
+import { cardTemplate } from "../protocol/cardTemplate.ts";
 import type { EndpointContract } from "./contract.ts";
 import { errorText, requestJson } from "./requestJson.ts";
+import { skillExamples } from "./skillExamples.ts";
 import { StudioError } from "./studioError.ts";
 import type { StudioTarget } from "./studioTarget.ts";
 
@@ -10,7 +11,8 @@ export type Deployed = { slug: string; resourceId: Hex; resourceUrl: string; cal
 
 /**
  * The card template of a contract for a target: placeholders `{{CALL_URL}}`, `{{RESOURCE_ID}}`, `{{AGENT_ID}}`,
- * the target's escrow and stablecoin, the contract's pricing, and the examples as the skill's examples.
+ * the target's escrow and stablecoin, the contract's pricing, and the contract's examples (request and response) as the
+ * skill's examples (`skillExamples`).
  * @example const card = cardOf(contract, target)
  */
 export function cardOf(contract: EndpointContract, target: StudioTarget) {
@@ -21,11 +23,10 @@ export function cardOf(contract: EndpointContract, target: StudioTarget) {
     tags: contract.tags,
   });
   const [skill] = template.skills;
+  const examples = skillExamples(contract.examples);
   return {
     ...template,
-    skills: skill
-      ? [{ ...skill, id: contract.slug, examples: contract.examples.map((e) => JSON.stringify(e.input)) }]
-      : [],
+    skills: skill ? [{ ...skill, id: contract.slug, ...(examples.length > 0 ? { examples } : {}) }] : [],
   };
 }
 

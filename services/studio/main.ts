@@ -4,18 +4,31 @@ import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { listen } from "../http/listen.ts";
 import { serviceChain } from "../protocol/chain.ts";
-import { chooseWriter } from "./chooseWriter.ts";
+import { parseCommandLine } from "../stack/parseCommandLine.ts";
+import { chooseWriter, writerEnvSchema } from "./chooseWriter.ts";
+import { loadStudioConfig, studioEnvSchema } from "./loadStudioConfig.ts";
 import { createStudioApp } from "./server/createStudioApp.ts";
-import { loadStudioConfig } from "./studioConfig.ts";
+import { createDraftStore } from "./server/draftStore.ts";
+import { SetupError } from "./setupError.ts";
 
 /** The studio's HTTP service: `node services/studio/main.ts`, configured by the environment (see README). */
-let config: ReturnType<typeof loadStudioConfig>;
+parseCommandLine(
+  `usage: node services/studio/main.ts   (npm start runs it)
+
+The studio's HTTP service. Settings, from the environment (services/studio/README.md):
+  ${Object.keys({ ...studioEnvSchema.shape, ...writerEnvSchema.shape }).join(", ")}`,
+  {},
+);
+
+let setup: { config: ReturnType<typeof loadStudioConfig>; writer: ReturnType<typeof chooseWriter> };
 try {
-  config = loadStudioConfig(process.env);
+  setup = { config: loadStudioConfig(process.env), writer: chooseWriter(process.env) };
 } catch (error) {
   process.stderr.write(`[studio] ${(error as Error).message}\n`);
+  if (error instanceof SetupError) process.stderr.write(`[studio] next: ${error.next}\n`);
   process.exit(1);
 }
+const { config, writer } = setup;
 const logger = pino({ name: "studio", level: config.LOG_LEVEL });
 const app = createStudioApp({
   target: {
@@ -31,11 +44,12 @@ const app = createStudioApp({
       registry: config.REGISTRY_ADDRESS as Address,
     },
   },
-  writer: chooseWriter(process.env),
+  writer,
   buyer: privateKeyToAccount(config.STUDIO_BUYER_KEY as Hex),
   client: createPublicClient({ chain: serviceChain(config.RPC_URL), transport: http(config.RPC_URL) }) as PublicClient,
   token: config.STUDIO_TOKEN,
   logger,
+  drafts: createDraftStore({ ttlMs: config.STUDIO_DRAFT_TTL_SECONDS * 1000 }),
 });
 if (!config.STUDIO_TOKEN) logger.warn("STUDIO_TOKEN is not set: every request but /health is refused");
 const server = await listen(app, config.PORT, config.HOST);

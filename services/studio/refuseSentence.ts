@@ -1,4 +1,4 @@
-import { marketplaceEnvSchema } from "../marketplace/config.ts";
+import { marketplaceEnvSchema } from "../marketplace/loadMarketplaceConfig.ts";
 import { blockedTermsRule } from "../marketplace/publish/moderation.ts";
 
 /** Longest sentence the studio reads. */

@@ -57,7 +57,7 @@ describe("the repair loop", function () {
     expect((error as StudioError).stage).to.equal("repair");
     expect((error as StudioError).code).to.equal("verification_failed");
     expect((error as StudioError).message).to.match(/after 2 repair rounds \(examples\); nothing was deployed/);
-    expect((error as StudioError).details.attempts).to.equal(3);
+    expect((error as StudioError).data.attempts).to.equal(3);
     expect(given).to.have.length(3);
   });
 });

@@ -27,8 +27,10 @@ export function failuresOf(report: VerifyReport): VerifyFailure[] {
 
 /**
  * Stages 2 to 4: writes the handler, verifies it, and on failure hands the failures back to the writer, at most
- * `rounds` times; then refuses with the last report, so nothing unverified is ever deployed.
- * @throws {StudioError} stage `repair`, code `verification_failed`, with `report` and `attempts` in its details.
+ * `rounds` times; then refuses with the last report, so nothing unverified is ever deployed. A writer that fails in
+ * a repair round (its model unreachable, say) fails the run with the last report still in the error's data.
+ * @throws {StudioError} stage `repair`, code `verification_failed`, with `report` and `attempts` in its data; or
+ * the writer's error, with `round`, `report`, `attempts` and `failures` in its data after a first attempt.
  * @example const { source, report } = await writeAndVerify({ contract, writer })
  */
 export async function writeAndVerify(p: WriteAndVerifyParameters): Promise<VerifiedHandler> {
@@ -37,7 +39,11 @@ export async function writeAndVerify(p: WriteAndVerifyParameters): Promise<Verif
   let failures: VerifyFailure[] = [];
   let previous: string | undefined;
   for (let round = 0; round <= rounds; round++) {
-    const source = await write(p.contract, p.writer, failures, previous);
+    const source = await write(p.contract, p.writer, failures, previous).catch((error: unknown) => {
+      if (error instanceof StudioError && attempts.length > 0)
+        Object.assign(error.data, { round, report: attempts.at(-1), attempts: attempts.length, failures });
+      throw error;
+    });
     const report = await verifyHandler({ ...p.verify, contract: p.contract, source });
     attempts.push(report);
     p.onAttempt?.(round, report);

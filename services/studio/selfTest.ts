@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Hex, LocalAccount } from "viem";
+import { buyerChain } from "../buyer/src/sdk/buyerChain.ts";
 import { payForCall } from "../buyer/src/sdk/payForCall.ts";
-import { buyerChain } from "../buyer/src/sdk/pinPaymentTerms.ts";
 import { verifyDebit } from "../buyer/src/sdk/verifyDebit.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
 import type { EndpointContract } from "./contract.ts";

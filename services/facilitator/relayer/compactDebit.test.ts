@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import { concat, getAddress, keccak256, numberToHex, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { compactDebit } from "./compactDebit.ts";
-import type { DebitItem } from "./createRelayer.ts";
+import type { DebitItem } from "./debitItem.ts";
 
 const buyer = privateKeyToAccount(keccak256(toHex("compact buyer")));
 

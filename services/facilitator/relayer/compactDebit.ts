@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { hexToBigInt, numberToHex, size, slice } from "viem";
-import type { DebitItem } from "./createRelayer.ts";
+import type { DebitItem } from "./debitItem.ts";
 
 /** The escrow's `CompactDebit`: a `DebitItem` in six static words (see IPaymentEscrow.sol). */
 export type CompactDebit = { buyerWindow: bigint; resourceId: Hex; nonce: Hex; amounts: bigint; r: Hex; vs: Hex };

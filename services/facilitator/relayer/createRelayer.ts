@@ -6,27 +6,12 @@ import { serviceChain } from "../../protocol/chain.ts";
 import { defined } from "../../protocol/defined.ts";
 import { ERC1271_GAS_LIMIT, isChainUnavailable } from "../chain.ts";
 import { compactDebit } from "./compactDebit.ts";
+import type { DebitItem } from "./debitItem.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import type { Fees } from "./sendTransaction.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
 import { simulateTransaction } from "./simulateTransaction.ts";
-
-/** One debit for the escrow: the buyer's signed authorization and the amount to charge (<= maxAmount). */
-export type DebitItem = {
-  authorization: {
-    buyer: Address;
-    resourceId: Hex;
-    maxAmount: bigint;
-    validAfter: bigint;
-    validBefore: bigint;
-    nonce: Hex;
-  };
-  amount: bigint;
-  signature: Hex;
-  /** Verify accepted the signature through the buyer's ERC-1271 contract: its check may use ERC1271_GAS_LIMIT. */
-  signedByContract?: boolean;
-};
 
 /** An `exact` payment for the escrow's `settleExact`. */
 export type ExactItem = {

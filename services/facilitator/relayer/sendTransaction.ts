@@ -1,5 +1,6 @@
 import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt } from "viem";
 import { defined } from "../../protocol/defined.ts";
+import { BaseError } from "../../protocol/errors.ts";
 import type { NonceManager } from "./nonceManager.ts";
 
 export type SendTransactionParameters = {
@@ -23,15 +24,21 @@ export type SendTransactionParameters = {
 export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 
 /** A transaction that could not be confirmed: the chain was unreachable or it stayed stuck. Worth retrying. */
-export class ChainUnavailableError extends Error {
+export class ChainUnavailableError extends BaseError {
   override name = "ChainUnavailableError";
+  constructor(message: string | undefined) {
+    super(message ?? "");
+  }
 }
+
+/** What sending or simulating a transaction throws: retry the first, never the second. */
+export type SendTransactionErrorType = ChainUnavailableError | TransactionRevertedError;
 
 /**
  * A transaction the chain refuses for good: simulating it reverts with `data` (an ABI-encoded custom error, or
  * empty), so sending it again would revert again. Never retried; `reason` names the error where it decodes.
  */
-export class TransactionRevertedError extends Error {
+export class TransactionRevertedError extends BaseError {
   override name = "TransactionRevertedError";
   readonly data: Hex;
   readonly reason: string;

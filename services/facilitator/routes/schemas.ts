@@ -1,16 +1,20 @@
 import { z } from "zod";
-import { amountSchema, bytes32Schema, resourceIdSchema } from "../../protocol/schemas/primitives.ts";
+import { addressSchema, amountSchema, bytes32Schema, resourceIdSchema } from "../../protocol/schemas/primitives.ts";
 
 /** `POST /verify` request. The payment payload is judged by verify itself (an invalid one is data, not a 400). */
 export const verifyRequestSchema = z.object({
   paymentPayload: z.unknown().refine((v) => v !== undefined, "paymentPayload is required"),
   resourceId: resourceIdSchema,
   maxTimeoutSeconds: z.number().int().min(1).max(86_400),
+  /** The request the payment is for (services/protocol/requestHash.ts); optional, so older gates keep working. */
+  requestHash: bytes32Schema.optional(),
 });
 
 /** `POST /release` request. */
 export const releaseRequestSchema = z.object({
   idemKey: bytes32Schema,
+  /** Whose reservation of `idemKey`; without it the route acts only when one buyer holds the nonce. */
+  payer: addressSchema.optional(),
   resourceId: resourceIdSchema,
   strikeReason: z.string().min(1).max(200).optional(),
 });
@@ -18,6 +22,8 @@ export const releaseRequestSchema = z.object({
 /** `POST /settle` request: the validated response the gate is about to send, and its metered price. */
 export const settleRequestSchema = z.object({
   idemKey: bytes32Schema,
+  /** Whose reservation of `idemKey`; without it the route acts only when one buyer holds the nonce. */
+  payer: addressSchema.optional(),
   resourceId: resourceIdSchema,
   amount: amountSchema.refine((v) => BigInt(v) > 0n, "amount must be positive"),
   response: z.object({
@@ -29,3 +35,6 @@ export const settleRequestSchema = z.object({
 
 /** Path parameter that must be a bytes32. */
 export const bytes32ParamSchema = bytes32Schema;
+
+/** `GET /results/:idemKey` query: whose result (optional, as for release and settle). */
+export const resultQuerySchema = z.object({ payer: addressSchema.optional() });

@@ -1,8 +1,8 @@
-import type { Store } from "../../store/openStore.ts";
 import { openStore } from "../../store/openStore.ts";
+import type { Store } from "../../store/store.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
-export type { Sql, Store } from "../../store/openStore.ts";
+export type { Sql, Store } from "../../store/store.ts";
 
 export type CreateStoreParameters = {
   /** postgres://… ; when absent, PGlite runs embedded in `dataDir`. */

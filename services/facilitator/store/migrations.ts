@@ -104,6 +104,95 @@ function migration4(): string {
 }
 
 /**
+ * 9: reservations and results are a buyer's and a nonce's, bound to the request they were made for, and a nonce a
+ * debit of this store spent is never reserved again.
+ * - Keyed by (idem_key, buyer): the escrow spends a nonce per buyer, and keyed by the nonce alone a buyer who reserved
+ *   another buyer's nonce first (nonces are public and guessable) blocked it.
+ * - `request_hash`: the hash of the request a reservation was made for (requestHash.ts), given by the gate; a replay
+ *   of the same payment for another request is refused by the gate, never answered with this one's response.
+ * - `spent_nonce`: a tombstone per (buyer, nonce) that a debit recorded here spent, written in the statement that
+ *   records the debit and never purged (finished reservations are, a day after their window), so that a nonce read
+ *   from no chain state (a shared buyer snapshot) is still refused. Backfilled from the settled reservations kept.
+ * - `nonce_book.complete`: whether the tombstones cover every debit this store ever recorded, which holds only for a
+ *   store created with them (every earlier migration applied in this same transaction); an older store may have
+ *   purged the rows of earlier debits, and its verifies then read every nonce on chain (createFacilitator).
+ * - reserve_payment as in migration 8, keyed by (idem_key, buyer), refusing a tombstoned nonce and storing the request
+ *   hash; commit_settlement as in migration 6, storing the result under (idem_key, buyer).
+ */
+const MIGRATION_9 = `ALTER TABLE reservation DROP CONSTRAINT reservation_pkey;
+   ALTER TABLE reservation ADD PRIMARY KEY (idem_key, buyer);
+   ALTER TABLE reservation ADD COLUMN request_hash TEXT;
+   ALTER TABLE result ADD COLUMN buyer TEXT;
+   UPDATE result SET buyer = COALESCE(
+     (SELECT r.buyer FROM reservation r WHERE r.idem_key = result.idem_key LIMIT 1), lower(body->>'payer'), '');
+   ALTER TABLE result ALTER COLUMN buyer SET NOT NULL;
+   ALTER TABLE result DROP CONSTRAINT result_pkey;
+   ALTER TABLE result ADD PRIMARY KEY (idem_key, buyer);
+   CREATE TABLE spent_nonce (buyer TEXT NOT NULL, nonce TEXT NOT NULL, PRIMARY KEY (buyer, nonce));
+   INSERT INTO spent_nonce (buyer, nonce) SELECT buyer, idem_key FROM reservation WHERE status = 'settled';
+   CREATE TABLE nonce_book (complete BOOLEAN NOT NULL);
+   INSERT INTO nonce_book (complete) SELECT NOT EXISTS (SELECT 1 FROM migration WHERE applied_at < now());
+   DROP FUNCTION reserve_payment(TEXT, TEXT, TEXT, TEXT, NUMERIC, JSONB, BIGINT, BIGINT, NUMERIC, NUMERIC, BIGINT);
+   CREATE FUNCTION reserve_payment(
+     p_idem_key TEXT, p_scheme TEXT, p_buyer TEXT, p_resource_id TEXT, p_cap NUMERIC, p_payload JSONB,
+     p_valid_before BIGINT, p_now BIGINT, p_available NUMERIC, p_room NUMERIC, p_at_block BIGINT, p_request_hash TEXT
+   ) RETURNS TABLE (outcome TEXT, held NUMERIC) LANGUAGE plpgsql VOLATILE
+     SET search_path FROM CURRENT SET enable_bitmapscan = off AS $$
+   DECLARE
+     v_live NUMERIC;
+     v_mined NUMERIC;
+     v_held NUMERIC;
+   BEGIN
+     PERFORM pg_advisory_xact_lock(hashtextextended('buyer:' || p_buyer, 0));
+     IF EXISTS (SELECT 1 FROM reservation r WHERE r.idem_key = p_idem_key AND r.buyer = p_buyer)
+        OR EXISTS (SELECT 1 FROM spent_nonce s WHERE s.buyer = p_buyer AND s.nonce = p_idem_key) THEN
+       RETURN QUERY SELECT 'nonce_used'::TEXT, NULL::NUMERIC;
+       RETURN;
+     END IF;
+     SELECT COALESCE(SUM(CASE WHEN r.status = 'settling' THEN COALESCE(r.amount, r.cap) ELSE r.cap END), 0)
+       INTO v_live FROM reservation r
+      WHERE r.buyer = p_buyer AND r.scheme = p_scheme AND r.status IN ('reserved', 'settling')
+        AND (r.status = 'settling' OR r.valid_before > p_now);
+     SELECT COALESCE(SUM(COALESCE(r.amount, r.cap)), 0) INTO v_mined FROM reservation r
+      WHERE r.buyer = p_buyer AND r.scheme = p_scheme AND r.status = 'settled' AND r.mined_block >= p_at_block;
+     v_held := v_live + v_mined;
+     IF p_available - v_held < p_cap THEN
+       RETURN QUERY SELECT 'insufficient_balance'::TEXT, v_held;
+       RETURN;
+     END IF;
+     IF p_room IS NOT NULL AND v_held + p_cap > p_room THEN
+       RETURN QUERY SELECT 'over_cap'::TEXT, v_held;
+       RETURN;
+     END IF;
+     INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at,
+                              updated_at, from_block, request_hash)
+     VALUES (p_idem_key, p_scheme, p_buyer, p_resource_id, p_cap, p_payload, p_valid_before, 'reserved', p_now, p_now,
+             p_at_block, p_request_hash)
+     ON CONFLICT (idem_key, buyer) DO NOTHING;
+     IF NOT FOUND THEN
+       RETURN QUERY SELECT 'nonce_used'::TEXT, NULL::NUMERIC;
+       RETURN;
+     END IF;
+     RETURN QUERY SELECT 'reserved'::TEXT, v_held;
+   END $$;
+   CREATE OR REPLACE FUNCTION commit_settlement(
+     p_idem_key TEXT, p_resource_id TEXT, p_buyer TEXT, p_cap NUMERIC, p_amount NUMERIC, p_response JSONB,
+     p_lease_until BIGINT, p_now BIGINT, p_receipt TEXT, p_body JSONB, p_expires_at BIGINT
+   ) RETURNS SETOF reservation LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+   BEGIN
+     RETURN QUERY UPDATE reservation r SET status = 'settling', amount = p_amount, response = p_response,
+            lease_until = p_lease_until, updated_at = p_now, committed_at = p_now
+      WHERE r.idem_key = p_idem_key AND r.buyer = p_buyer AND r.resource_id = p_resource_id
+        AND r.status = 'reserved' AND r.valid_before > p_now AND r.cap = p_cap AND r.scheme = 'service-escrow'
+     RETURNING r.*;
+     IF FOUND THEN
+       INSERT INTO result (idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at)
+       VALUES (p_idem_key, p_buyer, p_resource_id, p_response, p_receipt, p_body, p_now, p_expires_at)
+       ON CONFLICT (idem_key, buyer) DO NOTHING;
+     END IF;
+   END $$;`;
+
+/**
  * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
  * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
  */
@@ -190,4 +279,5 @@ export const MIGRATIONS: readonly string[] = [
      END IF;
      RETURN QUERY SELECT 'reserved'::TEXT, v_held;
    END $$;`,
+  MIGRATION_9,
 ];

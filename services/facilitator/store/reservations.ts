@@ -22,7 +22,12 @@ export type Reservation = {
   fromBlock: bigint | null;
   /** When its settle was answered committed, before the debit was mined (null: not committed). */
   committedAt: number | null;
+  /** The hash of the request it was reserved for (requestHash.ts); null when the gate sent none. */
+  requestHash?: Hex | null;
 };
+
+/** What names a reservation: a nonce is the buyer's own, so two buyers may each hold one with the same idemKey. */
+export type ReservationKey = { idemKey: string; buyer: string };
 
 /**
  * The normalised payment as reserved: enough to submit the debit later, even after a restart. `signedBy` is
@@ -52,10 +57,11 @@ type Row = {
   tx_hash: string | null;
   from_block: string | number | null;
   committed_at: string | number | null;
+  request_hash: string | null;
 };
 
 const columns =
-  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block, committed_at";
+  "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block, committed_at, request_hash";
 
 /** `columns` of the reservation aliased `r`, and of commit_settlement's rows aliased `c`. */
 const qualifiedColumns = columns.replace(/(^|, )(\w+)/g, "$1r.$2");
@@ -80,6 +86,7 @@ function toReservation(row: Row): Reservation {
     txHash: row.tx_hash as Hex | null,
     fromBlock: row.from_block === null ? null : BigInt(row.from_block),
     committedAt: row.committed_at === null ? null : Number(row.committed_at),
+    requestHash: row.request_hash as Hex | null,
   };
 }
 
@@ -89,13 +96,16 @@ export type ReserveOutcome =
   | { outcome: "nonce_used" };
 
 type ReserveItem = {
-  r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore">;
+  r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore"> & {
+    requestHash?: Hex | undefined;
+  };
   chain: { now: number; available: bigint; room: bigint | null; atBlock: bigint };
 };
 
 /**
- * Reserves `cap` for a payment with the `reserve_payment` function (migrations 2 and 8): under the buyer's lock, which
- * holds across instances sharing a database, it sums what is held — live reservations at their cap, debits settling
+ * Reserves `cap` for a payment with the `reserve_payment` function (migrations 2, 8 and 9): under the buyer's lock,
+ * which holds across instances sharing a database, it refuses a nonce this buyer holds or a debit of this store spent
+ * (`spent_nonce`), sums what is held — live reservations at their cap, debits settling
  * and debits mined at or after `atBlock` at their amount — and inserts the reservation only if `available` (the chain's balance as of
  * `atBlock`, less any pending withdrawal) covers it and `room` (what the spend limit leaves, null for none) allows
  * it. Concurrent reservations go to the store together, one statement per group (coalesce).
@@ -117,9 +127,9 @@ async function reserveMany(sql: Sql, items: ReserveItem[]): Promise<ReserveOutco
     `SELECT x.i, r.outcome, r.held::text AS held
        FROM jsonb_to_recordset($1::jsonb) AS x(i int, idem_key text, scheme text, buyer text,
               resource_id text, cap numeric, payload jsonb, valid_before bigint, now bigint, available numeric,
-              room numeric, at_block bigint, n bigint)
+              room numeric, at_block bigint, request_hash text, n bigint)
        CROSS JOIN LATERAL reserve_payment(x.idem_key, x.scheme, x.buyer, x.resource_id, x.cap, x.payload,
-              x.valid_before, x.now, x.available, x.room, x.at_block) AS r
+              x.valid_before, x.now, x.available, x.room, x.at_block, x.request_hash) AS r
       ORDER BY x.n`,
     [
       JSON.stringify(
@@ -139,6 +149,7 @@ async function reserveMany(sql: Sql, items: ReserveItem[]): Promise<ReserveOutco
             available: chain.available.toString(),
             room: chain.room?.toString() ?? null,
             at_block: chain.atBlock.toString(),
+            request_hash: r.requestHash ?? null,
           };
         }),
       ),
@@ -153,7 +164,7 @@ async function reserveMany(sql: Sql, items: ReserveItem[]): Promise<ReserveOutco
 
 async function reserveOne(sql: Sql, { r, chain }: ReserveItem): Promise<ReserveOutcome> {
   const [row] = await sql.query<{ outcome: ReserveOutcome["outcome"]; held: string | null }>(
-    "SELECT outcome, held::text AS held FROM reserve_payment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    "SELECT outcome, held::text AS held FROM reserve_payment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     [
       r.idemKey,
       r.scheme,
@@ -166,6 +177,7 @@ async function reserveOne(sql: Sql, { r, chain }: ReserveItem): Promise<ReserveO
       chain.available.toString(),
       chain.room?.toString() ?? null,
       chain.atBlock.toString(),
+      r.requestHash ?? null,
     ],
   );
   if (!row || row.outcome === "nonce_used") return { outcome: "nonce_used" };
@@ -175,17 +187,17 @@ async function reserveOne(sql: Sql, { r, chain }: ReserveItem): Promise<ReserveO
 const buyerOf = (item: ReserveItem | undefined) => item?.r.buyer.toLowerCase() ?? "";
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The reservation of `idemKey`, optionally locked until the transaction ends. */
-export async function findReservation(tx: Sql, idemKey: string, forUpdate = false): Promise<Reservation | null> {
+/** The reservation of `key`, optionally locked until the transaction ends. */
+export async function findReservation(tx: Sql, key: ReservationKey, forUpdate = false): Promise<Reservation | null> {
   const rows = await tx.query<Row>(
-    `SELECT ${columns} FROM reservation WHERE idem_key = $1${forUpdate ? " FOR UPDATE" : ""}`,
-    [idemKey],
+    `SELECT ${columns} FROM reservation WHERE idem_key = $1 AND buyer = $2${forUpdate ? " FOR UPDATE" : ""}`,
+    [key.idemKey, key.buyer.toLowerCase()],
   );
   return rows[0] ? toReservation(rows[0]) : null;
 }
 
 type ClaimItem = {
-  c: { idemKey: string; resourceId: string; amount: bigint; response: StoredResponse; leaseUntil: number };
+  c: ReservationKey & { resourceId: string; amount: bigint; response: StoredResponse; leaseUntil: number };
   now: number;
 };
 
@@ -210,10 +222,12 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
     `UPDATE reservation r SET status = 'settling',
         amount = CASE WHEN r.scheme = 'exact' THEN r.cap ELSE LEAST(r.cap, x.amount) END,
         response = x.response, lease_until = x.lease_until, updated_at = x.now
-       FROM (SELECT DISTINCT ON (idem_key) * FROM jsonb_to_recordset($1::jsonb)
-               AS y(idem_key text, resource_id text, amount numeric, response jsonb, lease_until bigint, now bigint, n bigint)
-              ORDER BY idem_key, n) AS x
-      WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.resource_id = x.resource_id
+       FROM (SELECT DISTINCT ON (idem_key, buyer) * FROM jsonb_to_recordset($1::jsonb)
+               AS y(idem_key text, buyer text, resource_id text, amount numeric, response jsonb, lease_until bigint,
+                    now bigint, n bigint)
+              ORDER BY idem_key, buyer, n) AS x
+      WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
+        AND r.resource_id = x.resource_id
         AND r.status = 'reserved' AND r.valid_before > x.now
       RETURNING ${qualifiedColumns}`,
     [
@@ -221,6 +235,7 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
         items.map(({ c, now }, n) => ({
           n,
           idem_key: c.idemKey,
+          buyer: c.buyer.toLowerCase(),
           resource_id: c.resourceId,
           amount: c.amount.toString(),
           response: c.response,
@@ -234,15 +249,18 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
   return claimedInOrder(items, rows);
 }
 
+/** One string per reservation key, for maps of a group's rows. */
+export const keyOf = (key: ReservationKey): string => `${key.buyer.toLowerCase()}:${key.idemKey.toLowerCase()}`;
+
 /**
- * A group's claimed rows in its items' order: each item gets the row of its idemKey, and an idemKey twice in a group
- * goes to its first item only (the statement claimed it once).
+ * A group's claimed rows in its items' order: each item gets the row of its key, and a key twice in a group goes to
+ * its first item only (the statement claimed it once).
  */
-function claimedInOrder(items: { c: { idemKey: string } }[], rows: Row[]): (Reservation | null)[] {
-  const claimed = new Map(rows.map((row) => [row.idem_key, toReservation(row)]));
+function claimedInOrder(items: { c: ReservationKey }[], rows: Row[]): (Reservation | null)[] {
+  const claimed = new Map(rows.map((row) => [keyOf({ idemKey: row.idem_key, buyer: row.buyer }), toReservation(row)]));
   return items.map(({ c }) => {
-    const r = claimed.get(c.idemKey);
-    claimed.delete(c.idemKey);
+    const r = claimed.get(keyOf(c));
+    claimed.delete(keyOf(c));
     return r ?? null;
   });
 }
@@ -252,9 +270,17 @@ async function claimOne(sql: Sql, { c, now }: ClaimItem): Promise<Reservation | 
     `UPDATE reservation SET status = 'settling',
         amount = CASE WHEN scheme = 'exact' THEN cap ELSE LEAST(cap, $3::numeric) END,
         response = $4::jsonb, lease_until = $5, updated_at = $6
-      WHERE idem_key = $1 AND resource_id = $2 AND status = 'reserved' AND valid_before > $6
+      WHERE idem_key = $1 AND buyer = $7 AND resource_id = $2 AND status = 'reserved' AND valid_before > $6
       RETURNING ${columns}`,
-    [c.idemKey, c.resourceId, c.amount.toString(), JSON.stringify(c.response), c.leaseUntil, now],
+    [
+      c.idemKey,
+      c.resourceId,
+      c.amount.toString(),
+      JSON.stringify(c.response),
+      c.leaseUntil,
+      now,
+      c.buyer.toLowerCase(),
+    ],
   );
   return row ? toReservation(row) : null;
 }
@@ -324,7 +350,7 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
 /** Moves a reservation to a new status (and records the debit amount, response, tx hash when given). */
 export async function updateReservation(
   tx: Sql,
-  idemKey: string,
+  key: ReservationKey,
   change: {
     status: ReservationStatus;
     amount?: bigint;
@@ -341,9 +367,9 @@ export async function updateReservation(
         amount = COALESCE($3::numeric, amount), response = COALESCE($4::jsonb, response),
         tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7,
         failure = COALESCE($8, failure)
-      WHERE idem_key = $1`,
+      WHERE idem_key = $1 AND buyer = $9`,
     [
-      idemKey,
+      key.idemKey,
       change.status,
       change.amount?.toString() ?? null,
       change.response ? JSON.stringify(change.response) : null,
@@ -351,6 +377,7 @@ export async function updateReservation(
       change.leaseUntil ?? null,
       now,
       change.failure?.slice(0, 500) ?? null,
+      key.buyer.toLowerCase(),
     ],
   );
 }
@@ -363,12 +390,12 @@ export const MAX_RETRY_BACKOFF_SECONDS = 30;
  * 1, 2, 4 … seconds later, at most MAX_RETRY_BACKOFF_SECONDS, so one payment that keeps failing costs a bounded
  * number of attempts within its (bounded) window.
  */
-export async function backOffSettlement(sql: Sql, idemKey: string, now: number): Promise<void> {
+export async function backOffSettlement(sql: Sql, key: ReservationKey, now: number): Promise<void> {
   await sql.query(
     `UPDATE reservation SET attempts = attempts + 1,
         lease_until = $2 + LEAST(power(2, LEAST(attempts, 16))::bigint, $3)
-      WHERE idem_key = $1 AND status = 'settling'`,
-    [idemKey, now, MAX_RETRY_BACKOFF_SECONDS],
+      WHERE idem_key = $1 AND buyer = $4 AND status = 'settling'`,
+    [key.idemKey, now, MAX_RETRY_BACKOFF_SECONDS, key.buyer.toLowerCase()],
   );
 }
 
@@ -376,9 +403,9 @@ export async function backOffSettlement(sql: Sql, idemKey: string, now: number):
  * Deletes finished reservations (settled, released or expired) whose signed window closed at least
  * `retentionSeconds` before `now`, oldest window first, at most `maxRows` in statements of PURGE_BATCH rows that
  * each commit on their own (pass the store, not a transaction: on PGlite other requests run between them); returns
- * how many. Such a nonce can never be reserved again however long it is kept: verify refuses an authorization whose
- * `validBefore` has passed (and the escrow's nonce book refuses its debit), so the row is no longer needed to refuse
- * a replay. Without this, every paid call would leave a row (its payload and response) in the store for good.
+ * how many. A nonce one of them spent stays refused: its `spent_nonce` tombstone, written when its debit was
+ * recorded, is never purged (a buyer may sign a new authorization with an old nonce). Without this, every paid call
+ * would leave a row (its payload and response) in the store for good.
  */
 export async function purgeReservations(
   sql: Sql,
@@ -390,8 +417,8 @@ export async function purgeReservations(
   while (purged < maxRows) {
     const [row] = await sql.query<{ n: number }>(
       `WITH purged AS (
-         DELETE FROM reservation WHERE idem_key IN (
-           SELECT idem_key FROM reservation
+         DELETE FROM reservation WHERE (idem_key, buyer) IN (
+           SELECT idem_key, buyer FROM reservation
             WHERE status IN ('settled', 'released', 'expired') AND valid_before <= $1
             ORDER BY valid_before LIMIT $2)
          RETURNING 1
@@ -435,8 +462,8 @@ export async function claimStaleSettling(
 ): Promise<Reservation[]> {
   const rows = await tx.query<Row>(
     `UPDATE reservation SET lease_until = $1 + $2
-      WHERE idem_key IN (SELECT idem_key FROM reservation WHERE status = 'settling' AND lease_until <= $1
-                          ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      WHERE (idem_key, buyer) IN (SELECT idem_key, buyer FROM reservation WHERE status = 'settling'
+                                     AND lease_until <= $1 ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING ${columns}`,
     [now, leaseSeconds, limit],
   );

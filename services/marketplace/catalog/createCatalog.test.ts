@@ -1,8 +1,10 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Hex } from "viem";
+import { validCard } from "../../../testkit/protocol/fixtures.ts";
 import type { ChainResource } from "./createCatalog.ts";
 import { createCatalog } from "./createCatalog.ts";
+import { searchTerms } from "./searchTerms.ts";
 
 const id = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const creator = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" as Hex;
@@ -33,9 +35,20 @@ describe("createCatalog", function () {
       uptimeWindow: 100,
       healthWindow: 10,
     });
-  const listing = (n: number) => ({
+  const cardText = (words: { name?: string; description?: string; tags?: string[] } = {}) => {
+    const card = validCard();
+    const skill = { ...card.skills[0]!, tags: words.tags ?? card.skills[0]!.tags };
+    return JSON.stringify({
+      ...card,
+      name: words.name ?? card.name,
+      description: words.description ?? card.description,
+      skills: [skill],
+    });
+  };
+  const listing = (n: number, text = cardText()) => ({
     resourceId: id(n),
     resourceUrl: `https://r.example/${n}`,
+    cardText: text,
     sampleRequest: {},
     status: "published" as const,
   });
@@ -195,5 +208,143 @@ describe("createCatalog", function () {
       ),
       { numRuns: 300 },
     );
+  });
+
+  describe("q: search in the cards", function () {
+    const search = (catalog: ReturnType<typeof make>, words: string, more: Record<string, unknown> = {}) => {
+      const answer = catalog.query({ q: searchTerms(words), limit: 10, offset: 0, ...more });
+      return { total: answer.total, slugs: slugs(answer.json) };
+    };
+    const publish = (catalog: ReturnType<typeof make>, n: number, text: string, over: Partial<ChainResource> = {}) => {
+      catalog.applyListing(listing(n, text));
+      catalog.applyResource(chainRow(n, over));
+    };
+
+    it("finds only resources whose card holds a term, a name match before a description match", function () {
+      const catalog = make();
+      publish(catalog, 1, cardText({ name: "Reverse text", description: "Says whether a word is a palindrome." }));
+      publish(catalog, 2, cardText({ name: "Word count", description: "Counts the words of a text." }));
+      publish(catalog, 3, cardText({ name: "Palindrome check", description: "Checks a text." }));
+      expect(search(catalog, "palindrome")).to.deep.equal({ total: 2, slugs: ["r3", "r1"] });
+      expect(search(catalog, "currency")).to.deep.equal({ total: 0, slugs: [] });
+    });
+
+    it("searches the skills' names, descriptions and tags, folding case, accents and plurals", function () {
+      const catalog = make();
+      publish(catalog, 1, cardText({ tags: ["Résumé", "hashes"] }));
+      publish(catalog, 2, cardText());
+      expect(search(catalog, "RESUME").slugs).to.deep.equal(["r1"]);
+      expect(search(catalog, "hash").slugs).to.deep.equal(["r1"]);
+      expect(search(catalog, "weathers").total).to.equal(2);
+    });
+
+    it("ranks a resource matching more of the words first, and breaks ties in registration order", function () {
+      const catalog = make();
+      publish(catalog, 3, cardText({ name: "Convert units", description: "Length." }));
+      publish(catalog, 1, cardText({ name: "Convert units", description: "Length." }));
+      publish(catalog, 2, cardText({ name: "Convert currency units", description: "Money." }));
+      expect(search(catalog, "convert currency").slugs).to.deep.equal(["r2", "r1", "r3"]);
+      expect(search(catalog, "units").slugs).to.deep.equal(["r1", "r3", "r2"]);
+    });
+
+    it("combines with every filter and pages the ranked list", function () {
+      const catalog = make();
+      publish(catalog, 1, cardText({ name: "Palindrome" }), { category: "text" });
+      publish(catalog, 2, cardText({ name: "Palindrome finder" }), { category: "text", active: false });
+      publish(catalog, 3, cardText({ name: "Palindrome finder tool" }), { category: "tools" });
+      expect(search(catalog, "palindrome", { category: "text" }).slugs).to.deep.equal(["r1", "r2"]);
+      expect(search(catalog, "palindrome", { category: "text", active: true }).slugs).to.deep.equal(["r1"]);
+      expect(search(catalog, "palindrome", { category: "unknown" }).total).to.equal(0);
+      const all = search(catalog, "palindrome").slugs;
+      const pages = [0, 1, 2].flatMap((offset) => search(catalog, "palindrome", { limit: 1, offset }).slugs);
+      expect(pages).to.deep.equal(all);
+      expect(search(catalog, "palindrome", { limit: 1, offset: 1 }).total).to.equal(3);
+    });
+
+    it("follows a card that changes, and forgets a removed or dropped listing", function () {
+      const catalog = make();
+      publish(catalog, 1, cardText({ name: "Palindrome" }));
+      publish(catalog, 2, cardText({ name: "Palindrome" }));
+      catalog.applyListing(listing(1, cardText({ name: "Anagram" })));
+      expect(search(catalog, "palindrome").slugs).to.deep.equal(["r2"]);
+      expect(search(catalog, "anagram").slugs).to.deep.equal(["r1"]);
+      catalog.applyListing({ ...listing(2, cardText({ name: "Palindrome" })), status: "removed" });
+      expect(search(catalog, "palindrome").total).to.equal(0);
+      catalog.dropListing(id(1));
+      expect(search(catalog, "anagram").total).to.equal(0);
+    });
+
+    it("lists a resource whose stored card fails the card schema, but never finds it, and says why", function () {
+      const problems: string[] = [];
+      const catalog = createCatalog({
+        cardUrlOf: (r) => `https://market.example/${r}/.well-known/agent-card.json`,
+        uptimeWindow: 100,
+        healthWindow: 10,
+        onUnsearchable: (_r, problem) => problems.push(problem),
+      });
+      publish(catalog, 1, JSON.stringify({ ...JSON.parse(cardText({ name: "Palindrome" })), extra: true }));
+      publish(catalog, 2, "{not json");
+      expect(catalog.query({ limit: 10, offset: 0 }).total).to.equal(2);
+      expect(search(catalog, "palindrome").total).to.equal(0);
+      expect(problems).to.have.length(2);
+      expect(problems[0]).to.contain("fails validation");
+      expect(problems[1]).to.contain("not JSON");
+    });
+
+    it("answers exactly the filtered records whose card holds a word, in pages of one ranked list", function () {
+      const vocabulary = ["alpha", "beta", "gamma", "delta"];
+      const change = fc.record({
+        n: fc.integer({ min: 1, max: 20 }),
+        kind: fc.constantFrom("resource", "listing", "removed", "dropped"),
+        category: fc.constantFrom("a", "b"),
+        words: fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 4 }),
+        block: fc.integer({ min: 0, max: 3 }),
+      });
+      fc.assert(
+        fc.property(
+          fc.array(change, { maxLength: 60 }),
+          fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 2 }),
+          fc.option(fc.constantFrom("a", "b"), { nil: undefined }),
+          fc.integer({ min: 1, max: 4 }),
+          (changes, words, category, limit) => {
+            const catalog = make();
+            const cards = new Map<number, string[]>();
+            for (const c of changes) {
+              if (c.kind === "resource")
+                catalog.applyResource(chainRow(c.n, { category: c.category, registeredBlock: BigInt(c.block) }));
+              if (c.kind === "listing") {
+                catalog.applyListing(listing(c.n, cardText({ description: c.words.join(" ") })));
+                cards.set(c.n, c.words);
+              }
+              if (c.kind === "removed") {
+                catalog.applyListing({
+                  ...listing(c.n, cardText({ description: c.words.join(" ") })),
+                  status: "removed",
+                });
+                cards.set(c.n, c.words);
+              }
+              if (c.kind === "dropped") catalog.dropListing(id(c.n));
+            }
+            const expected = catalog
+              .listed()
+              .filter((entry) => category === undefined || entry.record!.category === category)
+              .filter((entry) => {
+                const n = Number(BigInt(entry.resourceId));
+                return cards.get(n)!.some((word) => words.includes(word));
+              })
+              .map((entry) => entry.record!.slug);
+            const q = { q: searchTerms(words.join(" ")), category };
+            const full = catalog.query({ ...q, limit: 1000, offset: 0 });
+            expect(full.total).to.equal(expected.length);
+            expect([...slugs(full.json)].sort()).to.deep.equal([...expected].sort());
+            const paged: string[] = [];
+            for (let offset = 0; offset < expected.length; offset += limit)
+              paged.push(...slugs(catalog.query({ ...q, limit, offset }).json));
+            expect(paged).to.deep.equal(slugs(full.json));
+          },
+        ),
+        { numRuns: 200 },
+      );
+    });
   });
 });

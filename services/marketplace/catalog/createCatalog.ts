@@ -1,7 +1,12 @@
 import type { Hex } from "viem";
 import { getAddress } from "viem";
+import { z } from "zod";
+import { cardSchema } from "../../protocol/schemas/card.ts";
 import type { IndexRecord } from "../../protocol/schemas/indexRecord.ts";
 import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
+import { bestFirst } from "./bestFirst.ts";
+import { cardSearchTexts } from "./cardSearchTexts.ts";
+import { createTextIndex } from "./createTextIndex.ts";
 import type { ResourcesQuery } from "./resourcesQuery.ts";
 import type { ProbeHistory } from "./scores.ts";
 import { healthOf, reputationOf, uptimeOf } from "./scores.ts";
@@ -23,10 +28,12 @@ export type ChainResource = {
   registeredBlock: bigint;
 };
 
-/** The marketplace's own record of a resource it published (store table `listing`, without the card). */
+/** The marketplace's own record of a resource it published (store table `listing`). */
 export type Listing = {
   resourceId: Hex;
   resourceUrl: string;
+  /** The stored card (`JSON.stringify` of the finalized card); its words are what `q` searches. */
+  cardText: string;
   sampleRequest: unknown;
   status: "pending" | "published" | "removed";
 };
@@ -44,6 +51,8 @@ export type CatalogEntry = {
   generation: number;
   /** Index in the listed order (and in the filter columns) while listed. */
   pos: number;
+  /** The entry's number for its whole life (the text index's key). */
+  readonly slot: number;
 };
 
 export type CreateCatalogParameters = {
@@ -53,6 +62,8 @@ export type CreateCatalogParameters = {
   healthWindow: number;
   /** Told about a record that fails the index-record schema (it is not listed). */
   onInvalid?: ((resourceId: Hex, problem: string) => void) | undefined;
+  /** Told about a stored card that is not JSON or fails the card schema (the resource is listed, but `q` never finds it). */
+  onUnsearchable?: ((resourceId: Hex, problem: string) => void) | undefined;
 };
 
 function before(a: CatalogEntry, b: CatalogEntry): boolean {
@@ -61,14 +72,41 @@ function before(a: CatalogEntry, b: CatalogEntry): boolean {
   return ab < bb || (ab === bb && a.resourceId < b.resourceId);
 }
 
+/** Why a stored card cannot be searched, or its validated card. */
+function parseCard(text: string) {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false as const, problem: "the stored card is not JSON" };
+  }
+  const parsed = cardSchema.safeParse(json);
+  if (!parsed.success)
+    return { ok: false as const, problem: `the stored card fails validation: ${z.prettifyError(parsed.error)}` };
+  return { ok: true as const, card: parsed.data };
+}
+
 /**
  * The in-memory index behind `GET /resources`: a resource is listed when the chain knows it (registered, bond
  * posted in the same transaction) and the marketplace published it. Each listed record is built and validated once
- * per change and kept as JSON, so a read is a scan over precomputed fields plus a string join.
+ * per change and kept as JSON, so a read is a scan over precomputed fields plus a string join. The words of each
+ * stored card (validated when it changes) are kept in a BM25F text index, so a `q` read ranks the records it finds.
  * @example const catalog = createCatalog({ cardUrlOf, uptimeWindow: 100, healthWindow: 10 })
  */
-export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid }: CreateCatalogParameters) {
+export function createCatalog({
+  cardUrlOf,
+  uptimeWindow,
+  healthWindow,
+  onInvalid,
+  onUnsearchable,
+}: CreateCatalogParameters) {
   const entries = new Map<Hex, CatalogEntry>();
+  const text = createTextIndex<number>();
+  /**
+   * The listed position of each entry by slot (-1 while not listed), so ranking the text index's hits reads one typed
+   * array rather than 100k entry objects scattered over the heap.
+   */
+  let positionOfSlot = new Int32Array(1024).fill(-1);
   const listed: CatalogEntry[] = [];
   const waiters = new Map<Hex, (() => void)[]>();
   let generation = 0;
@@ -88,13 +126,24 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
         listed: false,
         generation,
         pos: -1,
+        slot: entries.size,
       };
       entries.set(id, entry);
+      if (entry.slot === positionOfSlot.length) {
+        const grown = new Int32Array(entry.slot * 2).fill(-1);
+        grown.set(positionOfSlot);
+        positionOfSlot = grown;
+      }
     }
     return entry;
   };
 
   const columns = createFilterColumns();
+
+  const place = (entry: CatalogEntry, pos: number) => {
+    entry.pos = pos;
+    positionOfSlot[entry.slot] = pos;
+  };
 
   const unlist = (entry: CatalogEntry) => {
     if (!entry.listed) return;
@@ -102,8 +151,9 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     const at = entry.pos;
     listed.splice(at, 1);
     columns.remove(at, listed.length);
-    for (let i = at; i < listed.length; i++) listed[i]!.pos = i;
+    for (let i = at; i < listed.length; i++) place(listed[i]!, i);
     entry.pos = -1;
+    positionOfSlot[entry.slot] = -1;
   };
 
   const list = (entry: CatalogEntry) => {
@@ -122,7 +172,7 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     }
     listed.splice(low, 0, entry);
     columns.insert(low, listed.length - 1);
-    for (let i = low; i < listed.length; i++) listed[i]!.pos = i;
+    for (let i = low; i < listed.length; i++) place(listed[i]!, i);
     columns.write(low, entry);
     const resolve = waiters.get(entry.resourceId);
     if (resolve) {
@@ -174,6 +224,35 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     list(entry);
   };
 
+  let rankedPositions = new Int32Array(1024);
+  let rankedScores = new Float64Array(1024);
+
+  /**
+   * The listed records whose card holds a term of `q.q` and that pass the filters: how many, and the positions of the
+   * best `k`, best first.
+   */
+  const ranked = (q: ResourcesQuery, k: number): { total: number; best: Int32Array } => {
+    const matches = columns.matcher(q, listed);
+    if (!matches) return { total: 0, best: new Int32Array(0) };
+    let count = 0;
+    text.search(q.q!, (slot, score) => {
+      const pos = positionOfSlot[slot]!;
+      if (pos < 0 || !matches(pos)) return;
+      if (count === rankedPositions.length) {
+        const positions = new Int32Array(count * 2);
+        positions.set(rankedPositions);
+        rankedPositions = positions;
+        const scores = new Float64Array(count * 2);
+        scores.set(rankedScores);
+        rankedScores = scores;
+      }
+      rankedPositions[count] = pos;
+      rankedScores[count] = score;
+      count += 1;
+    });
+    return { total: count, best: bestFirst(rankedScores, rankedPositions, count, k) };
+  };
+
   return {
     /** Applies a `resource` row of the indexer (a registration or any later change). */
     applyResource(row: ChainResource): void {
@@ -194,6 +273,14 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     /** Applies the marketplace's listing of a resource (published, pending or removed). */
     applyListing(listing: Listing): void {
       const entry = entryOf(listing.resourceId);
+      if (entry.listing?.cardText !== listing.cardText) {
+        const parsed = parseCard(listing.cardText);
+        if (parsed.ok) text.put(entry.slot, cardSearchTexts(parsed.card));
+        else {
+          text.remove(entry.slot);
+          onUnsearchable?.(entry.resourceId, parsed.problem);
+        }
+      }
       entry.listing = { ...listing, resourceId: entry.resourceId };
       rebuild(entry);
     },
@@ -201,6 +288,7 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
     dropListing(resourceId: Hex): void {
       const entry = entryOf(resourceId);
       entry.listing = undefined;
+      text.remove(entry.slot);
       rebuild(entry);
     },
     /** Applies a resource's probe history (oldest first). */
@@ -233,12 +321,20 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
       return entries.size;
     },
     /**
-     * One page of listed records matching `q`, as a JSON array, and how many match in all.
+     * One page of listed records matching `q`, as a JSON array, and how many match in all. Without `q.q` the records
+     * come in registration order; with it, only records whose card holds one of its terms, best score first (ties in
+     * registration order).
      * @example catalog.query({ minBond: 1n, limit: 10, offset: 0 }) // { total: 3, json: "[…]" }
      */
     query(q: ResourcesQuery): { total: number; json: string } {
       const offset = q.offset ?? 0;
       const end = offset + (q.limit ?? 1000);
+      if (q.q !== undefined) {
+        const { total, best } = ranked(q, end);
+        const json: string[] = [];
+        for (let i = offset; i < best.length; i++) json.push(listed[best[i]!]!.json!);
+        return { total, json: `[${json.join(",")}]` };
+      }
       const filtered =
         q.category !== undefined ||
         q.active !== undefined ||
@@ -256,13 +352,15 @@ export function createCatalog({ cardUrlOf, uptimeWindow, healthWindow, onInvalid
             .join(",")}]`,
         };
       }
-      const page: string[] = [];
+      const json: string[] = [];
       let total = 0;
-      columns.scan(q, listed, (i) => {
-        if (total >= offset && total < end) page.push(listed[i]!.json!);
+      const matches = columns.matcher(q, listed);
+      for (let i = 0; matches && i < listed.length; i++) {
+        if (!matches(i)) continue;
+        if (total >= offset && total < end) json.push(listed[i]!.json!);
         total += 1;
-      });
-      return { total, json: `[${page.join(",")}]` };
+      }
+      return { total, json: `[${json.join(",")}]` };
     },
     /** Resolves true once `resourceId` is listed, or false after `timeoutMs`. */
     waitForListed(resourceId: Hex, timeoutMs: number): Promise<boolean> {
@@ -348,27 +446,30 @@ function createFilterColumns() {
       reputation[at] = record.reputation;
       uptime[at] = record.uptime;
     },
-    /** Calls `hit` with the position of every listed record matching `q`, in order. */
-    scan(q: ResourcesQuery, listed: readonly CatalogEntry[], hit: (i: number) => void): void {
+    /**
+     * A test of whether the listed record at a position passes the filters of `q`, or undefined when none can (an
+     * unknown category).
+     */
+    matcher(q: ResourcesQuery, listed: readonly CatalogEntry[]): ((i: number) => boolean) | undefined {
       const wantCategory = q.category === undefined ? -1 : categories.get(q.category);
-      if (wantCategory === undefined) return;
+      if (wantCategory === undefined) return undefined;
       const wantActive = q.active === undefined ? -1 : q.active ? 1 : 0;
       const minBond = q.minBond === undefined ? -Infinity : Number(q.minBond);
       const minBase = q.minBasePrice === undefined ? -Infinity : Number(q.minBasePrice);
       const maxBase = q.maxBasePrice === undefined ? Infinity : Number(q.maxBasePrice);
       const minReputation = q.minReputation ?? -Infinity;
       const minUptime = q.minUptime ?? -Infinity;
-      for (let i = 0; i < listed.length; i++) {
-        if (wantCategory >= 0 && category[i] !== wantCategory) continue;
-        if (wantActive >= 0 && active[i] !== wantActive) continue;
-        if (reputation[i]! < minReputation || uptime[i]! < minUptime) continue;
+      return (i) => {
+        if (wantCategory >= 0 && category[i] !== wantCategory) return false;
+        if (wantActive >= 0 && active[i] !== wantActive) return false;
+        if (reputation[i]! < minReputation || uptime[i]! < minUptime) return false;
         const b = bond[i]!;
-        if (b < minBond || (b === minBond && listed[i]!.chain!.bond < q.minBond!)) continue;
+        if (b < minBond || (b === minBond && listed[i]!.chain!.bond < q.minBond!)) return false;
         const p = base[i]!;
-        if (p < minBase || (p === minBase && listed[i]!.chain!.base < q.minBasePrice!)) continue;
-        if (p > maxBase || (p === maxBase && listed[i]!.chain!.base > q.maxBasePrice!)) continue;
-        hit(i);
-      }
+        if (p < minBase || (p === minBase && listed[i]!.chain!.base < q.minBasePrice!)) return false;
+        if (p > maxBase || (p === maxBase && listed[i]!.chain!.base > q.maxBasePrice!)) return false;
+        return true;
+      };
     },
   };
 }

@@ -1,9 +1,28 @@
 import { expect } from "chai";
-import { parseResourcesQuery } from "./resourcesQuery.ts";
+import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS, parseResourcesQuery } from "./resourcesQuery.ts";
 
 describe("parseResourcesQuery", function () {
-  it("defaults limit to 1000 and offset to 0, and ignores unknown parameters", function () {
-    expect(parseResourcesQuery({ foo: "bar" })).to.deep.equal({ ok: true, query: { limit: 1000, offset: 0 } });
+  it("defaults limit to 1000 and offset to 0", function () {
+    expect(parseResourcesQuery({})).to.deep.equal({ ok: true, query: { limit: 1000, offset: 0 } });
+  });
+
+  it("refuses an unknown parameter, naming it and the known ones", function () {
+    for (const name of ["slug", "query", "Q", "minbond"]) {
+      const parsed = parseResourcesQuery({ [name]: "x", category: "data" });
+      expect(parsed.ok).to.equal(false);
+      if (!parsed.ok) expect(parsed.message).to.contain(`"${name}" is not a parameter`).and.to.contain("q, category");
+    }
+    const long = parseResourcesQuery({ ["k".repeat(5000)]: "x" });
+    expect(!long.ok && long.message.length).to.be.below(400);
+  });
+
+  it("keeps q as its distinct search terms", function () {
+    expect(parseResourcesQuery({ q: "Palindromes, palindrome and the anagram" })).to.deep.equal({
+      ok: true,
+      query: { q: ["palindrom", "anagram"], limit: 1000, offset: 0 },
+    });
+    const words = Array.from({ length: MAX_QUERY_TERMS }, (_, i) => `w${i}`).join(" ");
+    expect(parseResourcesQuery({ q: words }).ok).to.equal(true);
   });
 
   it("parses base units as BigInt, beyond 2^53", function () {
@@ -51,6 +70,14 @@ describe("parseResourcesQuery", function () {
     ["a negative offset", { offset: "-1" }],
     ["an empty category", { category: "" }],
     ["a repeated parameter", { minBond: ["1", "2"] }],
+    ["an empty q", { q: "" }],
+    ["a q of stop words and punctuation only", { q: "the ?! of" }],
+    [`a q over ${MAX_QUERY_LENGTH} characters`, { q: "a".repeat(MAX_QUERY_LENGTH + 1) }],
+    [
+      `a q of more than ${MAX_QUERY_TERMS} words`,
+      { q: Array.from({ length: MAX_QUERY_TERMS + 1 }, (_, i) => `w${i}`).join(" ") },
+    ],
+    ["a repeated q", { q: ["palindrome", "anagram"] }],
   ];
   for (const [what, raw] of refused) {
     it(`refuses ${what}, naming the parameter`, function () {

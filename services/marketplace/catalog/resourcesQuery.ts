@@ -1,4 +1,11 @@
 import { z } from "zod";
+import { searchTerms } from "./searchTerms.ts";
+
+/** Longest `q` accepted, in characters. */
+export const MAX_QUERY_LENGTH = 256;
+
+/** Most distinct terms a `q` may search for. */
+export const MAX_QUERY_TERMS = 16;
 
 const baseUnits = z
   .string()
@@ -18,11 +25,29 @@ const integer = (min: number, max: number) =>
     .transform(Number)
     .refine((value) => value >= min && value <= max, `must be an integer from ${min} to ${max}`);
 
+const text = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`)
+  .transform((value, ctx) => {
+    const terms = [...new Set(searchTerms(value))];
+    if (terms.length === 0)
+      ctx.addIssue({
+        code: "custom",
+        message: "must hold a word to search for (common words such as 'the' are not searched)",
+      });
+    if (terms.length > MAX_QUERY_TERMS)
+      ctx.addIssue({ code: "custom", message: `must hold at most ${MAX_QUERY_TERMS} distinct words` });
+    return terms;
+  });
+
 /**
- * The query of `GET /resources`: every filter optional; base units are digit strings compared as BigInt, scores
- * numbers in [0, 100], `limit` 1..1000 (default 1000) and `offset` >= 0. Unknown parameters are ignored (zod strips them).
+ * The query of `GET /resources`: every parameter optional; `q` is a text searched in the cards (kept as its distinct
+ * search terms); base units are digit strings compared as BigInt, scores numbers in [0, 100], `limit` 1..1000
+ * (default 1000) and `offset` >= 0.
  */
-export const resourcesQuerySchema = z.object({
+export const resourcesQuerySchema = z.strictObject({
+  q: text.optional(),
   category: z.string().min(1, "must not be empty").max(64).optional(),
   active: z
     .enum(["true", "false"], "must be true or false")
@@ -40,15 +65,25 @@ export const resourcesQuerySchema = z.object({
 /** A validated `GET /resources` query. */
 export type ResourcesQuery = z.output<typeof resourcesQuerySchema>;
 
+const KNOWN = Object.keys(resourcesQuerySchema.shape);
+
 /**
- * Validates a `GET /resources` query string (as Koa parses it). A known parameter given twice is refused, so that
+ * Validates a `GET /resources` query string (as Koa parses it). An unknown parameter is refused by name, so that a
+ * misspelt or unsupported filter is never silently ignored; a known one given twice is refused, so that
  * `?minBond=1&minBond=x` cannot pass on its first value.
  * @example parseResourcesQuery({ minBond: "1000000", active: "true" }) // { ok: true, query: { minBond: 1000000n, active: true, limit: 1000, offset: 0 } }
  */
 export function parseResourcesQuery(
   raw: Record<string, unknown>,
 ): { ok: true; query: ResourcesQuery } | { ok: false; message: string } {
-  for (const key of Object.keys(resourcesQuerySchema.shape)) {
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN.includes(key)) {
+      const name = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      return {
+        ok: false,
+        message: `${JSON.stringify(name)} is not a parameter of GET /resources (known: ${KNOWN.join(", ")})`,
+      };
+    }
     if (Array.isArray(raw[key])) return { ok: false, message: `${key}: give this parameter once` };
   }
   const result = resourcesQuerySchema.safeParse(raw);

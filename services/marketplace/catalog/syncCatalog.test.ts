@@ -1,14 +1,15 @@
 import { expect } from "chai";
 import pino from "pino";
-import type { LocalChain } from "../../../test/support/localChain.ts";
-import { startLocalChain } from "../../../test/support/localChain.ts";
-import type { Indexer } from "../../../test/support/startIndexer.ts";
-import { startIndexer } from "../../../test/support/startIndexer.ts";
-import { until } from "../../../test/support/until.ts";
+import type { LocalChain } from "../../../testkit/chain/localChain.ts";
+import { startLocalChain } from "../../../testkit/chain/localChain.ts";
+import type { Indexer } from "../../../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../../../testkit/indexer/startIndexer.ts";
+import { sleep } from "../../../testkit/sleep.ts";
+import { until } from "../../../testkit/until.ts";
 import type { ProjectionsClient } from "../../projections/createProjectionsClient.ts";
 import { createProjectionsClient, waitForIndexedBlock } from "../../projections/createProjectionsClient.ts";
-import type { Store } from "../../store/openStore.ts";
 import { openStore } from "../../store/openStore.ts";
+import type { Store } from "../../store/store.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { createCatalog } from "./createCatalog.ts";
 import { startCatalogSync } from "./syncCatalog.ts";
@@ -70,7 +71,7 @@ describe("catalog sync against the real indexer", function () {
       );
       const reads = projectionReads;
       const lastSync = sync.state.lastSyncAt;
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await sleep(400);
       expect(sync.state.lastSyncAt, "the store is still pulled every interval").to.be.above(lastSync);
       expect(projectionReads, "projection reads while no block was indexed").to.equal(reads);
 

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Hex } from "viem";
 import type { ProjectionsClient } from "../../projections/createProjectionsClient.ts";
 import { projections } from "../../projections/createProjectionsClient.ts";
-import type { Sql } from "../../store/openStore.ts";
+import type { Sql } from "../../store/store.ts";
 import { listingsChangedSince } from "../store/listings.ts";
 import { probesChangedSince } from "../store/probes.ts";
 import type { Catalog } from "./createCatalog.ts";
@@ -127,6 +127,7 @@ export function startCatalogSync({
         catalog.applyListing({
           resourceId: row.resourceId,
           resourceUrl: row.resourceUrl,
+          cardText: row.cardText,
           sampleRequest: row.sampleRequest,
           status: row.status,
         });

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { Hex } from "viem";
-import type { Store } from "../../store/openStore.ts";
+import type { Store } from "../../store/store.ts";
 import type { Catalog } from "../catalog/createCatalog.ts";
 import type { MarketplaceChain } from "../chain.ts";
-import type { MarketplaceConfig } from "../config.ts";
+import type { MarketplaceConfig } from "../loadMarketplaceConfig.ts";
 import { probeResource } from "../publish/probeResource.ts";
 import { findListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";

@@ -5,6 +5,7 @@ import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
 import { isPrivateAddress } from "../../http/privateAddress.ts";
+import { BaseError } from "../../protocol/errors.ts";
 
 /** Limits of one probe request: wall time, response body size, and whether private addresses may be reached. */
 export type FetchBoundedLimits = { timeoutMs: number; maxBytes: number; allowPrivate: boolean };
@@ -13,7 +14,7 @@ export type FetchBoundedLimits = { timeoutMs: number; maxBytes: number; allowPri
 export type FetchBoundedInit = { method?: string; headers?: Record<string, string>; body?: string };
 
 /** A refused private address, raised from the socket's own lookup so a DNS answer cannot change after the check. */
-class PrivateAddressError extends Error {
+class PrivateAddressError extends BaseError {
   override name = "PrivateAddressError";
 }
 

@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
-import type { Sql } from "../../store/openStore.ts";
+import type { Sql } from "../../store/store.ts";
 import type { MarketplaceChain } from "../chain.ts";
 import { findRegistration, saveRegistration } from "../store/registrations.ts";
 

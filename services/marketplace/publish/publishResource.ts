@@ -1,14 +1,16 @@
 import type { Hex } from "viem";
-import { getAddress, keccak256, stringToBytes } from "viem";
+import { getAddress } from "viem";
+import { cardHashOf } from "../../protocol/cardHash.ts";
 import { defined } from "../../protocol/defined.ts";
+import { BaseError } from "../../protocol/errors.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
 import { finalizeCard } from "../../protocol/schemas/card.ts";
 import { TransactionRefusedError } from "../chain.ts";
-import type { MarketplaceContext } from "../context.ts";
-import { cardUrlOf, registrationUrlOf } from "../context.ts";
+import type { MarketplaceContext } from "../marketplaceContext.ts";
+import { cardUrlOf, registrationUrlOf } from "../marketplaceContext.ts";
 import { deleteListing, markPublished, savePendingListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 import { checkBond } from "./checkBond.ts";
@@ -21,7 +23,7 @@ import type { PublishRequest } from "./publishRequest.ts";
 export type StageReport = { stage: PublishStage; ok: boolean; ms: number };
 
 /** A stage refused the publish: an expected outcome, reported as 422 `<stage>_failed`. */
-export class PublishRefusedError extends Error {
+export class PublishRefusedError extends BaseError {
   override name = "PublishRefusedError";
   readonly stage: PublishStage;
   readonly stages: StageReport[];
@@ -31,6 +33,9 @@ export class PublishRefusedError extends Error {
     this.stages = stages;
   }
 }
+
+/** What {@link publishResource} throws for an expected refusal (anything else is a bug). */
+export type PublishResourceErrorType = PublishRefusedError;
 
 /** The 201 body of `POST /resources`. */
 export type PublishResult = { resourceId: Hex; agentId: string; cardUrl: string; stages: StageReport[] };
@@ -134,7 +139,7 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         agentId: identity.agentId,
       });
       const cardText = JSON.stringify(withLiveFields(card, NEUTRAL_LIVE_FIELDS));
-      return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: keccak256(stringToBytes(cardText)) } };
+      return { ok: true, value: { agentId: identity.agentId, cardText, cardHash: cardHashOf(card) } };
     });
 
     const cardUrl = cardUrlOf(ctx.publicUrl(), resourceId);
@@ -149,7 +154,13 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         sampleRequest: request.sampleRequest,
         agentId: minted.agentId.toString(),
       });
-      ctx.catalog.applyListing({ resourceId, resourceUrl, sampleRequest: request.sampleRequest, status: "pending" });
+      ctx.catalog.applyListing({
+        resourceId,
+        resourceUrl,
+        cardText: minted.cardText,
+        sampleRequest: request.sampleRequest,
+        status: "pending",
+      });
       const history = await recordProbe(ctx.store, resourceId, { ok: true }, ctx.config.UPTIME_WINDOW);
       ctx.catalog.applyProbes(resourceId, history);
       const b = defined(request.bond, "the bond authorization (checked by the bond stage)");
@@ -194,7 +205,13 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         };
       }
       await markPublished(ctx.store, resourceId);
-      ctx.catalog.applyListing({ resourceId, resourceUrl, sampleRequest: request.sampleRequest, status: "published" });
+      ctx.catalog.applyListing({
+        resourceId,
+        resourceUrl,
+        cardText: minted.cardText,
+        sampleRequest: request.sampleRequest,
+        status: "published",
+      });
       return { ok: true, value: undefined };
     });
 

@@ -3,7 +3,7 @@ import { keccak256, stringToBytes } from "viem";
 import { z } from "zod";
 import { liveFieldsOf, withLiveFields } from "../../protocol/liveCardFields.ts";
 import { cardSchema } from "../../protocol/schemas/card.ts";
-import type { MarketplaceContext } from "../context.ts";
+import type { MarketplaceContext } from "../marketplaceContext.ts";
 import { findListing } from "../store/listings.ts";
 
 /** What reading a stored card found. */

@@ -1,4 +1,4 @@
-import type { MarketplaceContext } from "../context.ts";
+import type { MarketplaceContext } from "../marketplaceContext.ts";
 
 /** Whether the marketplace can answer reads truthfully, and why not. */
 export type Readiness = { ready: boolean; reason?: string; indexedBlock?: number | null; head?: number };

@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { CARD_PROTOCOL_VERSION, CHAIN_ID } from "../../protocol/constants.ts";
-import type { MarketplaceContext } from "../context.ts";
-import { cardUrlOf } from "../context.ts";
+import type { MarketplaceContext } from "../marketplaceContext.ts";
+import { cardUrlOf } from "../marketplaceContext.ts";
 import { findRegistration } from "../store/registrations.ts";
 
 /** The ERC-8004 registration file type. */

@@ -1,5 +1,5 @@
 import type { Hex } from "viem";
-import type { Sql } from "../../store/openStore.ts";
+import type { Sql } from "../../store/store.ts";
 import type { Listing } from "../catalog/createCatalog.ts";
 
 /** A listing as stored, card included. */

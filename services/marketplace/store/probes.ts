@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import { defined } from "../../protocol/defined.ts";
-import type { Sql } from "../../store/openStore.ts";
+import type { Sql } from "../../store/store.ts";
 
 /** A resource's probe record as stored: `history` is one character per probe, oldest first, `1` pass, `0` fail. */
 export type StoredProbes = {

@@ -1,5 +1,5 @@
 import type { Hex } from "viem";
-import type { Sql } from "../../store/openStore.ts";
+import type { Sql } from "../../store/store.ts";
 
 /** The ERC-8004 identity the marketplace minted for a resource, and what its registration file says. */
 export type AgentRegistration = {

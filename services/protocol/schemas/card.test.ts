@@ -1,6 +1,6 @@
 import { expect } from "chai";
+import { asset, resourceId, validCard, validCardTemplate, withValue } from "../../../testkit/protocol/fixtures.ts";
 import { SchemaValidationError } from "../errors.ts";
-import { asset, resourceId, validCard, validCardTemplate, withValue } from "../testing/fixtures.ts";
 import { cardSchema, cardTemplateSchema, finalizeCard } from "./card.ts";
 
 const nestedPaths = [

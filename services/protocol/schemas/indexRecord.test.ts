@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { creator, validIndexRecord, without, withValue } from "../testing/fixtures.ts";
+import { creator, validIndexRecord, without, withValue } from "../../../testkit/protocol/fixtures.ts";
 import { indexRecordSchema } from "./indexRecord.ts";
 
 describe("indexRecordSchema", () => {

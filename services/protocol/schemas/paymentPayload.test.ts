@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { recoverTypedDataAddress } from "viem";
-import { encodeBase64Json } from "../base64.ts";
 import {
   buyer,
   escrow,
@@ -11,7 +10,8 @@ import {
   validExactAuthorization,
   without,
   withValue,
-} from "../testing/fixtures.ts";
+} from "../../../testkit/protocol/fixtures.ts";
+import { encodeBase64Json } from "../base64.ts";
 import { debitTypedData } from "../typedData.ts";
 import type { NormalizePaymentPayloadReturnType, PaymentPayload } from "./paymentPayload.ts";
 import { decodePaymentHeader, normalizePaymentPayload } from "./paymentPayload.ts";

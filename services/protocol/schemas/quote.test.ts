@@ -1,6 +1,7 @@
 import { expect } from "chai";
+import { asset, escrow, resourceId, withValue } from "../../../testkit/protocol/fixtures.ts";
 import { SchemaValidationError } from "../errors.ts";
-import { asset, escrow, resourceId, withValue } from "../testing/fixtures.ts";
+import { buildDiscoveryExtension, MAX_DISCOVERY_BYTES } from "./discoveryExtension.ts";
 import type { BuildQuoteParameters } from "./quote.ts";
 import { buildQuote, quoteSchema } from "./quote.ts";
 
@@ -91,8 +92,41 @@ describe("buildQuote", () => {
   });
 });
 
+describe("buildQuote with the discovery extension", () => {
+  const discovery = buildDiscoveryExtension({
+    requestSchema: { type: "object", required: ["city"], properties: { city: { type: "string" } } },
+    responseSchema: { type: "object", required: ["celsius"], properties: { celsius: { type: "number" } } },
+    requestExample: { city: "Oslo" },
+  });
+
+  it("puts extensions.bazaar last, after the keys PROTOCOL.md orders, and leaves accepts as they were", () => {
+    const quote = buildQuote({ ...parameters, discovery });
+    expect(Object.keys(quote)).to.deep.equal(["x402Version", "error", "accepts", "resource", "extensions"]);
+    expect(quote.extensions).to.deep.equal({ bazaar: discovery });
+    expect(quote.accepts).to.deep.equal(buildQuote(parameters).accepts);
+    expect(quoteSchema.safeParse(JSON.parse(JSON.stringify(quote))).success).to.equal(true);
+  });
+
+  it(`refuses an extension over ${MAX_DISCOVERY_BYTES} bytes`, () => {
+    const description = "x".repeat(MAX_DISCOVERY_BYTES);
+    const large = buildDiscoveryExtension({
+      requestSchema: { type: "object", description },
+      responseSchema: true,
+      requestExample: {},
+    });
+    expect(() => buildQuote({ ...parameters, discovery: large })).to.throw(SchemaValidationError);
+  });
+});
+
 describe("quoteSchema", () => {
-  const quote = JSON.parse(JSON.stringify(buildQuote(parameters))) as unknown;
+  const quote = JSON.parse(
+    JSON.stringify(
+      buildQuote({
+        ...parameters,
+        discovery: buildDiscoveryExtension({ requestSchema: true, responseSchema: true, requestExample: {} }),
+      }),
+    ),
+  ) as unknown;
 
   it("accepts a built quote", () => expect(quoteSchema.safeParse(quote).success).to.equal(true));
 
@@ -104,6 +138,7 @@ describe("quoteSchema", () => {
     ["accepts", 1],
     ["accepts", 1, "extra"],
     ["resource"],
+    ["extensions"],
   ]) {
     it(`rejects an extra property at ${path.join(".") || "the top level"}`, () => {
       expect(quoteSchema.safeParse(withValue(quote, [...path, "extra"], 1)).success).to.equal(false);
@@ -124,6 +159,8 @@ describe("quoteSchema", () => {
     ["an exact entry for another resource", ["accepts", 1, "extra", "resourceId"], `0x${"00".repeat(32)}`],
     ["a third entry", ["accepts", 2], { scheme: "exact" }],
     ["no entries", ["accepts"], []],
+    ["another extension", ["extensions", "other"], {}],
+    ["a discovery extension of another shape", ["extensions", "bazaar", "info"], {}],
   ];
   for (const [name, path, value] of invalid) {
     it(`rejects ${name}`, () => expect(quoteSchema.safeParse(withValue(quote, path, value)).success).to.equal(false));

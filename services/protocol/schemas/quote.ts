@@ -14,6 +14,8 @@ import {
 import { SchemaValidationError } from "../errors.ts";
 import type { QuoteError } from "../reasons.ts";
 import { QUOTE_ERRORS } from "../reasons.ts";
+import type { DiscoveryExtension } from "./discoveryExtension.ts";
+import { discoveryExtensionSchema, MAX_DISCOVERY_BYTES } from "./discoveryExtension.ts";
 import { meteredTermsSchema } from "./pricing.ts";
 import { addressSchema, amountSchema, httpUrlSchema, nonEmptyStringSchema, resourceIdSchema } from "./primitives.ts";
 import { whenParsed } from "./whenParsed.ts";
@@ -74,13 +76,25 @@ export const exactAcceptSchema = z
 /** The `accepts` entry of the exact scheme. */
 export type ExactAccept = z.output<typeof exactAcceptSchema>;
 
-/** The HTTP 402 body of `POST /call`: version, refusal reason, one escrow entry and an optional exact entry, resource. */
+/** A quote's `extensions`: the Bazaar discovery extension, at most {@link MAX_DISCOVERY_BYTES} as JSON. */
+export const quoteExtensionsSchema = z
+  .strictObject({ bazaar: discoveryExtensionSchema })
+  .refine((extensions) => Buffer.byteLength(JSON.stringify(extensions), "utf8") <= MAX_DISCOVERY_BYTES, {
+    message: `extensions must be at most ${MAX_DISCOVERY_BYTES} bytes as JSON`,
+    ...whenParsed,
+  });
+
+/**
+ * The HTTP 402 body of `POST /call`: version, refusal reason, one escrow entry and an optional exact entry, resource,
+ * and optionally the Bazaar discovery extension with the resource's request and response schemas.
+ */
 export const quoteSchema = z
   .strictObject({
     x402Version: z.literal(X402_VERSION),
     error: z.enum(QUOTE_ERRORS),
     accepts: z.union([z.tuple([escrowAcceptSchema]), z.tuple([escrowAcceptSchema, exactAcceptSchema])]),
     resource: z.strictObject({ url: httpUrlSchema, description: z.string(), mimeType: nonEmptyStringSchema }),
+    extensions: quoteExtensionsSchema.optional(),
   })
   .superRefine((quote, ctx) => {
     const [escrow, exact] = quote.accepts;
@@ -115,10 +129,13 @@ export type BuildQuoteParameters = {
   pricing: z.input<typeof meteredTermsSchema>;
   resource: { url: string; description: string; mimeType?: string | undefined };
   includeExact?: boolean | undefined;
+  /** The resource's schemas and example call (see `buildDiscoveryExtension`), published as `extensions.bazaar`. */
+  discovery?: DiscoveryExtension | undefined;
 };
 
 /**
- * Builds a validated 402 quote with its keys in wire order (`x402Version`, `error`, `accepts`, `resource`).
+ * Builds a validated 402 quote with its keys in wire order (`x402Version`, `error`, `accepts`, `resource`, then
+ * `extensions` when there is a discovery extension).
  * @throws {SchemaValidationError} when the parameters do not form a valid quote.
  * @example buildQuote({ cap: 50000n, asset, escrow, resourceId, pricing, resource: { url, description } })
  */
@@ -157,6 +174,7 @@ export function buildQuote(parameters: BuildQuoteParameters): Quote {
     error: parameters.error ?? "payment_required",
     accepts: parameters.includeExact ? [escrow, exact] : [escrow],
     resource: { ...parameters.resource, mimeType: parameters.resource.mimeType ?? "application/json" },
+    ...(parameters.discovery ? { extensions: { bazaar: parameters.discovery } } : {}),
   });
   if (!result.success) throw new SchemaValidationError("quote", z.prettifyError(result.error), result.error);
   return result.data;

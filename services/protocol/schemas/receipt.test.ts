@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { validReceipt, withValue } from "../testing/fixtures.ts";
+import { validReceipt, withValue } from "../../../testkit/protocol/fixtures.ts";
 import { receiptSchema } from "./receipt.ts";
 
 describe("receiptSchema", () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { resourceId, withValue } from "../testing/fixtures.ts";
+import { resourceId, withValue } from "../../../testkit/protocol/fixtures.ts";
 import { revenueSchema } from "./revenue.ts";
 
 const revenue = {

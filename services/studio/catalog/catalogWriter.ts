@@ -2,17 +2,26 @@ import { randomBytes } from "node:crypto";
 import type { CodeWriter, EndpointContract } from "../contract.ts";
 import { StudioError } from "../studioError.ts";
 import { suggestPrice } from "../suggestPrice.ts";
-import { rankRecipes } from "./matchRecipe.ts";
+import type { RecipeScore } from "./matchRecipe.ts";
+import { MATCH_THRESHOLD, matchRecipe } from "./matchRecipe.ts";
 import type { Recipe } from "./recipe.ts";
 import { handlerSource } from "./recipe.ts";
 import { RECIPES } from "./recipes.ts";
 
-/** Score below which no recipe is taken (BM25 over the catalog). */
-export const MATCH_THRESHOLD = 5;
-
 /** How to configure a model when the catalog has no recipe for a sentence. */
 export const CONFIGURE_A_MODEL =
   "configure a model to write it: STUDIO_LLM_PROVIDER=openai (with STUDIO_LLM_URL, STUDIO_LLM_MODEL, STUDIO_LLM_KEY) or STUDIO_LLM_PROVIDER=anthropic (with STUDIO_LLM_KEY)";
+
+/** One line of a refusal: what a close recipe does and which words of the sentence it does not explain. */
+function closeLine(r: RecipeScore, threshold: number): string {
+  const words = r.unexplained.map((w) => `"${w}"`).join(", ");
+  const why = words
+    ? `does not explain ${words}`
+    : r.score < threshold
+      ? `a weak match (score ${r.score}, ${threshold} needed)`
+      : "the sentence names no operation or object";
+  return `  - ${r.recipe.title} (${r.recipe.id}): ${r.recipe.description}; ${why}`;
+}
 
 function slugFor(recipe: Recipe, name: string): string {
   const words = name
@@ -23,9 +32,10 @@ function slugFor(recipe: Recipe, name: string): string {
 }
 
 /**
- * The embedded, offline code writer: it matches a sentence to one of the vetted recipes (BM25 above
- * `MATCH_THRESHOLD`), reads the recipe's parameters from the sentence, and writes the recipe's handler. Below the
- * threshold it refuses with the three closest recipes and how to configure a model.
+ * The embedded, offline code writer: it takes the recipe that explains every word of the sentence naming an
+ * operation or an object (`matchRecipe`), reads the recipe's parameters from the sentence, and writes the recipe's
+ * handler. When no recipe does, it refuses (`no_match`) with the three closest recipes, what each does and which
+ * words it does not explain, and how to configure a model.
  * @example const contract = await catalogWriter().specify("Return the SHA-512 hex digest of a text")
  */
 export function catalogWriter(options: { recipes?: readonly Recipe[]; threshold?: number } = {}): CodeWriter {
@@ -35,17 +45,22 @@ export function catalogWriter(options: { recipes?: readonly Recipe[]; threshold?
   return {
     name: "catalog",
     async specify(sentence) {
-      const ranked = rankRecipes(sentence, recipes);
-      const best = ranked[0];
-      if (!best || best.score < threshold) {
-        const closest = ranked.slice(0, 3).map((r) => ({ recipe: r.recipe.id, title: r.recipe.title, score: r.score }));
+      const { match: best, closest } = matchRecipe(sentence, recipes, threshold);
+      if (!best) {
+        const lines = closest.map((r) => closeLine(r, threshold)).join("\n");
         throw new StudioError(
           "specify",
           "no_match",
-          `no catalog recipe matches this sentence (best score ${best?.score ?? 0} < ${threshold}); closest: ${closest
-            .map((c) => `${c.title} (${c.score})`)
-            .join(", ")}; ${CONFIGURE_A_MODEL}`,
-          { closest },
+          `no catalog recipe does what this sentence asks; the closest:\n${lines}\n${CONFIGURE_A_MODEL}`,
+          {
+            closest: closest.map((r) => ({
+              recipe: r.recipe.id,
+              title: r.recipe.title,
+              does: r.recipe.description,
+              score: r.score,
+              unexplained: r.unexplained,
+            })),
+          },
         );
       }
       const parameters = best.recipe.parameters(sentence);

@@ -1,11 +1,13 @@
 import { expect } from "chai";
-import { GENERATE_ASK, SOURCE_SCHEMA, TEST_RETRIES } from "../testing/generateAsk.ts";
-import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { wireProviders } from "../testing/wireServer.ts";
+import { GENERATE_ASK, SOURCE_SCHEMA, TEST_LIMITS } from "../../../testkit/studio/generateAsk.ts";
+import { anthropic } from "../../../testkit/studio/modelServers.ts";
+import type { RecordedAnswer } from "../../../testkit/studio/wireServer.ts";
+import { wireProviders } from "../../../testkit/studio/wireServer.ts";
 import { anthropicProvider } from "./anthropicProvider.ts";
-import type { ProviderError } from "./modelProvider.ts";
+import type { ProviderError } from "./providerError.ts";
 
 const schema = SOURCE_SCHEMA;
+const KEY = "sk-ant-api03-test-key-0123";
 const ask = GENERATE_ASK;
 
 const toolUse = (input: unknown, extra: Record<string, unknown> = {}): RecordedAnswer => ({
@@ -27,7 +29,7 @@ const toolUse = (input: unknown, extra: Record<string, unknown> = {}): RecordedA
 describe("anthropic wire adapter (a local server speaking the Messages API)", function () {
   this.timeout(30_000);
   const wires = wireProviders((url) =>
-    anthropicProvider({ url, model: "claude-sonnet-4-5", key: "sk-ant-test", ...TEST_RETRIES }),
+    anthropicProvider({ url, model: "claude-sonnet-4-5", key: KEY, ...TEST_LIMITS }),
   );
   const serve = wires.serve;
   afterEach(() => wires.closeAll());
@@ -37,11 +39,11 @@ describe("anthropic wire adapter (a local server speaking the Messages API)", fu
     expect(await provider.generate(ask)).to.deep.equal({ source: "export default {}" });
     const [request] = wire.requests;
     expect(request?.path).to.equal("/v1/messages");
-    expect(request?.headers["x-api-key"]).to.equal("sk-ant-test");
+    expect(request?.headers["x-api-key"]).to.equal(KEY);
     expect(request?.headers["anthropic-version"]).to.equal("2023-06-01");
     expect(request?.headers.authorization).to.equal(undefined);
     expect(request?.body.model).to.equal("claude-sonnet-4-5");
-    expect(request?.body.max_tokens).to.be.a("number");
+    expect(request?.body.max_tokens).to.equal(4096);
     expect(request?.body.system).to.equal("You write handlers.");
     expect(request?.body.messages).to.deep.equal([{ role: "user", content: "Echo." }]);
     expect(request?.body.tools).to.deep.equal([
@@ -92,8 +94,49 @@ describe("anthropic wire adapter (a local server speaking the Messages API)", fu
     expect(wire.requests).to.have.length(3);
   });
 
-  it("times out a server that never answers", async function () {
-    const { provider } = await serve([{ hang: true }]);
+  it("gives a server that never answers one deadline per generate, whatever the retries", async function () {
+    const { wire } = await serve([{ hang: true }]);
+    const provider = anthropicProvider({ url: wire.url, model: "m", key: KEY, deadlineMs: 1_000, retries: 3 });
     expect(((await provider.generate(ask).catch((e: unknown) => e)) as ProviderError).code).to.equal("timeout");
+    expect(wire.requests).to.have.length(1);
+  });
+
+  it("reports stop_reason max_tokens as a truncated answer, not a malformed one", async function () {
+    const { provider } = await serve([anthropic.truncated("handler_source")]);
+    const error = (await provider.generate(ask).catch((e: unknown) => e)) as ProviderError;
+    expect(error.code).to.equal("truncated");
+    expect(error.message).to.match(/stopped at max_tokens \(4096; stop_reason "max_tokens"\)/);
+    expect(error.next).to.match(/STUDIO_LLM_MAX_TOKENS/);
+  });
+
+  it("shows Anthropic's error body with its type, without the key, and the next step for 401, 404 and 400", async function () {
+    const cases = [
+      [anthropic.error(401, "authentication_error", `invalid x-api-key ${KEY}`), /refused STUDIO_LLM_KEY/],
+      [anthropic.error(404, "not_found_error", "model: claude-sonnet-9"), /set STUDIO_LLM_MODEL/],
+      [
+        anthropic.error(
+          400,
+          "invalid_request_error",
+          "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5",
+        ),
+        /lower STUDIO_LLM_MAX_TOKENS/,
+      ],
+    ] as const;
+    for (const [answer, next] of cases) {
+      const { wire, provider } = await serve([answer]);
+      const error = (await provider.generate(ask).catch((e: unknown) => e)) as ProviderError;
+      const { type, message } = (answer.json as { error: { type: string; message: string } }).error;
+      expect(error.message).to.include(`answered ${answer.status}: ${type}: ${message.split(KEY).join("***")}`);
+      expect(error.message).to.not.include(KEY);
+      expect(error.next).to.match(next);
+      expect(wire.requests).to.have.length(1);
+    }
+  });
+
+  it("reports a body cut off mid-answer as interrupted, with the URL", async function () {
+    const { wire, provider } = await serve([{ ...anthropic.toolUse("handler_source", { source: "x" }), cut: 30 }]);
+    const error = (await provider.generate(ask).catch((e: unknown) => e)) as ProviderError;
+    expect(error.code).to.equal("interrupted");
+    expect(error.message).to.include(`${wire.url}/v1/messages`);
   });
 });

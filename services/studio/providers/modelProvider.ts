@@ -12,39 +12,54 @@ export type GenerateParameters = {
   name?: string;
 };
 
-/** A model behind one interface: `generate` answers a JSON object valid against `schema`. */
+/** A model behind one interface: `generate` answers a JSON object valid against `schema`, within one deadline. */
 export type ModelProvider = {
   name: string;
+  model: string;
   generate(p: GenerateParameters): Promise<Record<string, unknown>>;
 };
 
-/** A provider failed for good: `code` says why (`refusal`, `timeout`, `http_<status>`, `malformed`, `unreachable`). */
-export class ProviderError extends Error {
-  override name = "ProviderError";
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+/** How long one stage may wait for the model by default (every try, wait and fallback included). */
+export const DEFAULT_DEADLINE_MS = 120_000;
+
+/** The most tokens a model may write in one answer by default (`max_tokens`). */
+export const DEFAULT_MAX_TOKENS = 4_096;
+
+/** Settings every provider takes besides its URL, model and key. */
+export type ProviderLimits = {
+  /** One overall deadline per `generate` (a stage's model work), ms. */
+  deadlineMs?: number;
+  maxTokens?: number;
+  /** Further tries of a failed request, within the deadline. */
+  retries?: number;
+  /** Longest wait between tries, ms. */
+  maxWaitMs?: number;
+};
 
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
 
+/** A model's answer read against the schema: the JSON object, or why it is not one. */
+export type CheckedAnswer = { answer: Record<string, unknown> } | { problem: string };
+
 /**
- * The answer as a JSON object valid against `schema`, or undefined (not JSON, not an object, or invalid).
- * @example validAnswer('{"source":"x"}', { type: "object" }) // { source: "x" }
+ * Reads a model's answer (a JSON string or an already parsed value) as an object valid against `schema`, or says
+ * why it is not: not JSON, not an object, or the first schema violation.
+ * @example checkAnswer('{"source":"x"}', { type: "object" }) // { answer: { source: "x" } }
  */
-export function validAnswer(value: unknown, schema: Record<string, unknown>): Record<string, unknown> | undefined {
+export function checkAnswer(value: unknown, schema: Record<string, unknown>): CheckedAnswer {
   let parsed = value;
   if (typeof value === "string") {
     try {
       parsed = JSON.parse(value);
     } catch {
-      return undefined;
+      return { problem: `not JSON: ${JSON.stringify(value.slice(0, 120))}${value.length > 120 ? "…" : ""}` };
     }
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
-  return ajv.validate(schema, parsed) ? (parsed as Record<string, unknown>) : undefined;
+  if (parsed === undefined) return { problem: "no answer" };
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { problem: "not a JSON object" };
+  if (ajv.validate(schema, parsed)) return { answer: parsed as Record<string, unknown> };
+  const [first] = ajv.errors ?? [];
+  return { problem: `not valid against the schema: ${first?.instancePath || "/"} ${first?.message ?? ""}`.trim() };
 }
 
 /**
@@ -57,61 +72,4 @@ export function jsonInText(text: string): string | undefined {
   const start = text.indexOf("{");
   const end = text.lastIndexOf("}");
   return start >= 0 && end > start ? text.slice(start, end + 1) : undefined;
-}
-
-export type PostWithRetriesParameters = {
-  url: string;
-  headers: Record<string, string>;
-  body: unknown;
-  timeoutMs: number;
-  retries: number;
-  /** Statuses worth another try (429 and 5xx by default). */
-  retryable?: (status: number) => boolean;
-  /** Longest wait between tries, whatever `Retry-After` says. */
-  maxWaitMs?: number;
-};
-
-/**
- * POSTs JSON, retrying 429 and 5xx answers and timeouts with exponential backoff (or the server's `Retry-After`,
- * capped), and answers the final status and JSON body.
- * @throws {ProviderError} `timeout` or `unreachable` after the last try.
- * @example const { status, json } = await postWithRetries({ url, headers, body, timeoutMs: 60_000, retries: 3 })
- */
-export async function postWithRetries(p: PostWithRetriesParameters): Promise<{ status: number; json: unknown }> {
-  const retryable = p.retryable ?? ((status: number) => status === 429 || status >= 500);
-  const maxWait = p.maxWaitMs ?? 30_000;
-  for (let attempt = 0; ; attempt++) {
-    let response: Response;
-    try {
-      response = await fetch(p.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...p.headers },
-        body: JSON.stringify(p.body),
-        signal: AbortSignal.timeout(p.timeoutMs),
-      });
-    } catch (error) {
-      const timedOut = (error as Error).name === "TimeoutError";
-      if (attempt < p.retries) {
-        await new Promise((r) => setTimeout(r, Math.min(maxWait, 250 * 2 ** attempt)));
-        continue;
-      }
-      throw timedOut
-        ? new ProviderError("timeout", `no answer from ${p.url} within ${p.timeoutMs} ms (${attempt + 1} tries)`)
-        : new ProviderError("unreachable", `${p.url}: ${(error as Error).message}`);
-    }
-    const text = await response.text();
-    if (retryable(response.status) && attempt < p.retries) {
-      const after = Number(response.headers.get("retry-after"));
-      const wait = Number.isFinite(after) && after >= 0 ? after * 1000 : 250 * 2 ** attempt;
-      await new Promise((r) => setTimeout(r, Math.min(maxWait, wait)));
-      continue;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json };
-  }
 }

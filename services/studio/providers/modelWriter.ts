@@ -3,7 +3,7 @@ import type { CodeWriter, EndpointContract } from "../contract.ts";
 import { StudioError } from "../studioError.ts";
 import { suggestPrice } from "../suggestPrice.ts";
 import type { ModelProvider } from "./modelProvider.ts";
-import { ProviderError } from "./modelProvider.ts";
+import { ProviderError } from "./providerError.ts";
 
 const jsonObject = { type: "object" };
 
@@ -77,7 +77,13 @@ async function ask<T>(stage: "specify" | "write", work: () => Promise<T>): Promi
     return await work();
   } catch (error) {
     if (error instanceof ProviderError)
-      throw new StudioError(stage, `provider_${error.code}`, `the model provider failed: ${error.message}`);
+      throw new StudioError(
+        stage,
+        `provider_${error.code}`,
+        `the model provider failed: ${error.message}`,
+        { url: error.url, ...(error.status === undefined ? {} : { status: error.status }) },
+        error.next,
+      );
     throw error;
   }
 }
@@ -106,7 +112,7 @@ export function modelWriter(provider: ModelProvider): CodeWriter {
         ...drafted,
         slug,
         price: suggestPrice({ maxResponseBytes: Number(drafted.maxResponseBytes) }),
-        origin: { provider: provider.name },
+        origin: { provider: provider.name, model: provider.model },
       };
     },
     async write(contract, failures, previous) {

@@ -1,9 +1,9 @@
 import { expect } from "chai";
-import { GENERATE_ASK, SOURCE_SCHEMA, TEST_RETRIES } from "../testing/generateAsk.ts";
-import type { RecordedAnswer } from "../testing/wireServer.ts";
-import { wireProviders } from "../testing/wireServer.ts";
-import { ProviderError } from "./modelProvider.ts";
+import { GENERATE_ASK, SOURCE_SCHEMA, TEST_LIMITS } from "../../../testkit/studio/generateAsk.ts";
+import type { RecordedAnswer } from "../../../testkit/studio/wireServer.ts";
+import { wireProviders } from "../../../testkit/studio/wireServer.ts";
 import { openaiProvider } from "./openaiProvider.ts";
+import { ProviderError } from "./providerError.ts";
 
 const schema = SOURCE_SCHEMA;
 const ask = GENERATE_ASK;
@@ -35,12 +35,12 @@ const toolCall = (args: string): RecordedAnswer => ({
 describe("openai wire adapter (a local server speaking chat completions)", function () {
   this.timeout(30_000);
   const wires = wireProviders((url) =>
-    openaiProvider({ url: `${url}/v1`, model: "qwen2.5-coder", key: "sk-test", ...TEST_RETRIES }),
+    openaiProvider({ url: `${url}/v1`, model: "qwen2.5-coder", key: "sk-test", ...TEST_LIMITS }),
   );
   const serve = wires.serve;
   afterEach(() => wires.closeAll());
 
-  it("POSTs /v1/chat/completions with the bearer key, system + messages and response_format json_schema", async function () {
+  it("POSTs /v1/chat/completions with the bearer key, system + messages, max_tokens and response_format json_schema", async function () {
     const { wire, provider } = await serve([content('{"source":"export default {}"}')]);
     expect(await provider.generate(ask)).to.deep.equal({ source: "export default {}" });
     const [request] = wire.requests;
@@ -49,6 +49,8 @@ describe("openai wire adapter (a local server speaking chat completions)", funct
     expect(request?.headers.authorization).to.equal("Bearer sk-test");
     expect(request?.headers["content-type"]).to.equal("application/json");
     expect(request?.body.model).to.equal("qwen2.5-coder");
+    expect(request?.body.max_tokens).to.equal(4096);
+    expect(request?.body.temperature).to.equal(0);
     expect(request?.body.messages).to.deep.equal([
       { role: "system", content: "You write handlers." },
       { role: "user", content: "Echo." },
@@ -119,12 +121,13 @@ describe("openai wire adapter (a local server speaking chat completions)", funct
     expect(failing.wire.requests).to.have.length(3);
   });
 
-  it("times out a server that never answers", async function () {
-    const { wire, provider } = await serve([{ hang: true }]);
+  it("gives a server that never answers one deadline per generate, whatever the retries", async function () {
+    const { wire } = await serve([{ hang: true }]);
+    const provider = openaiProvider({ url: `${wire.url}/v1`, model: "m", deadlineMs: 1_000, retries: 3 });
     const error = await provider.generate(ask).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ProviderError);
     expect((error as ProviderError).code).to.equal("timeout");
-    expect(wire.requests).to.have.length(3);
+    expect(wire.requests).to.have.length(1);
   });
 
   it("refuses an answer that does not validate against the schema in every mode", async function () {

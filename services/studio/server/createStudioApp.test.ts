@@ -4,11 +4,13 @@ import { pino } from "pino";
 import type { PublicClient } from "viem";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { sleep } from "../../../testkit/sleep.ts";
 import { listen } from "../../http/listen.ts";
 import { catalogWriter } from "../catalog/catalogWriter.ts";
 import type { StudioTarget } from "../studioTarget.ts";
 import type { StudioAppParameters } from "./createStudioApp.ts";
 import { createStudioApp } from "./createStudioApp.ts";
+import { createDraftStore } from "./draftStore.ts";
 
 const TOKEN = "studio-token-0123456789abcdef";
 const target: StudioTarget = {
@@ -49,7 +51,12 @@ describe("the studio's HTTP service: auth, input and availability", function () 
       });
       return {
         status: response.status,
-        body: (await response.json()) as { error?: { code: string; message: string } },
+        body: (await response.json()) as {
+          id?: string;
+          status?: string;
+          expiresAt?: string;
+          error?: { code: string; message: string; next?: string };
+        },
       };
     };
   };
@@ -87,6 +94,30 @@ describe("the studio's HTTP service: auth, input and availability", function () 
       expect((await call("POST", "/drafts", body)).body.error?.code).to.equal("invalid_request");
     expect((await call("GET", "/drafts/unknown")).status).to.equal(404);
     expect((await call("POST", "/drafts/unknown/publish", { signatures: {} })).status).to.equal(404);
+  });
+
+  it("forgets a draft at rest after its time to live: 410 draft_expired for it, 404 still for an id never issued", async function () {
+    let clock = Date.parse("2030-01-01T00:00:00Z");
+    const call = await start({ drafts: createDraftStore({ ttlMs: 60_000, now: () => clock }) });
+    const created = await call("POST", "/drafts", { sentence: "Read a file from the server disk", creator });
+    const id = created.body.id as string;
+    let draft = (await call("GET", `/drafts/${id}`)).body;
+    for (let i = 0; draft.status === "drafting" && i < 100; i++) {
+      await sleep(50);
+      draft = (await call("GET", `/drafts/${id}`)).body;
+    }
+    expect(draft.status).to.equal("failed");
+    expect(draft.error?.code).to.equal("forbidden_files");
+    expect(draft.error?.next).to.match(/no network, files, secrets/);
+    expect(draft.expiresAt).to.equal("2030-01-01T00:01:00.000Z");
+    clock += 59_000;
+    expect((await call("GET", `/drafts/${id}`)).status).to.equal(200);
+    clock += 1_000;
+    const expired = await call("GET", `/drafts/${id}`);
+    expect(expired.status).to.equal(410);
+    expect(expired.body.error?.code).to.equal("draft_expired");
+    expect((await call("POST", `/drafts/${id}/publish`, { signatures: {} })).status).to.equal(410);
+    expect((await call("GET", "/drafts/00000000-0000-0000-0000-000000000000")).status).to.equal(404);
   });
 
   it("answers 503 provider_unavailable when the code writer's model cannot be reached", async function () {

@@ -15,6 +15,7 @@ import type { CodeWriter } from "../contract.ts";
 import { draftEndpoint, launchEndpoint } from "../createEndpoint.ts";
 import type { Creator } from "../creator.ts";
 import { publishTerms } from "../publish.ts";
+import { publishSummary } from "../publishSummary.ts";
 import { StudioError } from "../studioError.ts";
 import type { StudioTarget } from "../studioTarget.ts";
 import { checkDeactivation, deactivationTransaction } from "./deactivationTransaction.ts";
@@ -52,12 +53,19 @@ function failure(error: unknown): Draft["error"] {
       stage: error.stage,
       code: error.code,
       message: error.message,
-      details: jsonSafe(error.details) as Record<string, unknown>,
+      next: error.next,
+      details: jsonSafe(error.data) as Record<string, unknown>,
     };
-  return { stage: "internal", code: "internal_error", message: (error as Error).message, details: {} };
+  return {
+    stage: "internal",
+    code: "internal_error",
+    message: (error as Error).message,
+    next: "this is a bug in the studio: report it with the draft's id",
+    details: {},
+  };
 }
 
-/** The public view of a draft: stage, checks, failures, bundle, what to sign, and the result. */
+/** The public view of a draft: stage, checks, failures, what it would publish, bundle, what to sign, the result. */
 export function draftView(draft: Draft) {
   const report = (draft.bundle?.report ?? draft.error?.details.report) as
     | { checks?: { failures: unknown[] }[] }
@@ -69,8 +77,10 @@ export function draftView(draft: Draft) {
     status: draft.status,
     stage: draft.stage,
     createdAt: draft.createdAt,
+    expiresAt: draft.expiresAt,
     checks: report?.checks ?? [],
     failures: (report?.checks ?? []).flatMap((c) => c.failures),
+    summary: draft.bundle ? publishSummary(draft.bundle) : undefined,
     bundle: draft.bundle,
     resourceId: draft.resourceId,
     toSign: draft.terms
@@ -99,10 +109,12 @@ function requireToken(token: string | undefined): Koa.Middleware {
 }
 
 /**
- * The studio's HTTP service (Koa): `POST /drafts` starts a draft (specify, write, verify, repair) and answers 202;
- * `GET /drafts/:id` shows it (stage, checks, failures, bundle, the typed data the creator signs);
- * `GET /drafts/:id/events` streams its progress as Server-Sent Events; `POST /drafts/:id/publish` takes the creator's
- * signatures and deploys, publishes and self-tests. Bearer token on every route but `/health`, fail-closed.
+ * The studio's HTTP service (Koa), in two steps like the CLI's question: `POST /drafts` starts a draft (specify,
+ * write, verify, repair: nothing is deployed) and answers 202; `GET /drafts/:id` shows it (stage, checks, failures,
+ * the summary of what it would publish, the bundle, the typed data the creator signs); `GET /drafts/:id/events`
+ * streams its progress as Server-Sent Events; only `POST /drafts/:id/publish`, with the creator's signatures, deploys,
+ * publishes and self-tests. A draft at rest expires (410 `draft_expired` after). Bearer token on every route but
+ * `/health`, fail-closed.
  * @example const app = createStudioApp({ target, writer, buyer, client, token, logger })
  */
 export function createStudioApp(p: StudioAppParameters): Koa {
@@ -114,8 +126,10 @@ export function createStudioApp(p: StudioAppParameters): Koa {
   const json = bodyParser({ enableTypes: ["json"], jsonLimit: "64kb", encoding: "utf-8" });
   const draftOf = (id: string) => {
     const draft = drafts.get(id);
-    if (!draft) throw new HttpError(404, "not_found", "no draft with this id");
-    return draft;
+    if (draft) return draft;
+    if (drafts.expired(id))
+      throw new HttpError(410, "draft_expired", "the draft expired: create it again with POST /drafts");
+    throw new HttpError(404, "not_found", "no draft with this id");
   };
 
   async function runDraft(draft: Draft) {
@@ -189,9 +203,14 @@ export function createStudioApp(p: StudioAppParameters): Koa {
   router.post("/drafts", auth, json, async (koa) => {
     const { sentence, creator } = parseWith(draftRequestSchema, koa.request.body);
     if (p.writer.available && !(await p.writer.available()))
-      throw new HttpError(503, "provider_unavailable", `the ${p.writer.name} code writer is not reachable`, {
-        "retry-after": "5",
-      });
+      throw new HttpError(
+        503,
+        "provider_unavailable",
+        `the ${p.writer.name} code writer is not reachable: start its model server or fix STUDIO_LLM_URL, then retry`,
+        {
+          "retry-after": "5",
+        },
+      );
     const draft = drafts.create(sentence, creator);
     void runDraft(draft);
     koa.status = 202;
@@ -229,7 +248,7 @@ export function createStudioApp(p: StudioAppParameters): Koa {
       throw new HttpError(
         409,
         "draft_not_verified",
-        `the draft is ${draft.status}; only a verified draft is published`,
+        `the draft is ${draft.status}; only a verified draft is published (GET /drafts/:id shows its status)`,
       );
     const problem = await checkDeactivation(signatures.deactivation as Hex, {
       creator: draft.creator,

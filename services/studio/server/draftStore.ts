@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Address, Hex } from "viem";
 import type { Bundle, StudioEvent } from "../createEndpoint.ts";
 import type { PublishTerms } from "../publish.ts";
+import { SIGNATURE_LIFETIME_SECONDS } from "../publish.ts";
 import type { StudioStage } from "../studioError.ts";
 
 /** Where a draft stands. */
@@ -15,59 +16,97 @@ export type Draft = {
   createdAt: string;
   status: DraftStatus;
   stage: StudioStage | "undo" | undefined;
+  /** When a resting draft (verified, failed, listed) is forgotten; unset while the studio works on it. */
+  expiresAt: string | undefined;
   events: (StudioEvent & { at: string })[];
   bundle?: Bundle;
   resourceId?: Hex;
   terms?: PublishTerms;
   deactivation?: Record<string, unknown>;
-  error?: { stage: string; code: string; message: string; details: Record<string, unknown> };
+  error?: { stage: string; code: string; message: string; next: string; details: Record<string, unknown> };
   result?: Record<string, unknown>;
 };
 
-/** In-memory drafts with progress listeners; the oldest are dropped beyond `limit`. */
+/** In-memory drafts with progress listeners; resting drafts expire, and the oldest are dropped beyond `limit`. */
 export type DraftStore = {
   create(sentence: string, creator: Address): Draft;
+  /** The draft, or undefined when it never existed or has expired (`expired` tells which). */
   get(id: string): Draft | undefined;
+  /** Whether `id` named a draft that expired (remembered for the last `limit` expired drafts). */
+  expired(id: string): boolean;
   emit(draft: Draft, event: StudioEvent): void;
   setStatus(draft: Draft, status: DraftStatus): void;
   subscribe(draft: Draft, listener: (kind: "progress" | "state", data: unknown) => void): () => void;
 };
 
+/** How long a verified, failed or listed draft is kept by default: half the creator's signature lifetime. */
+export const DRAFT_TTL_MS = (SIGNATURE_LIFETIME_SECONDS * 1000) / 2;
+
+export type DraftStoreOptions = {
+  /** Most drafts kept; the oldest go first. */
+  limit?: number;
+  /** How long a draft is kept once it rests (verified, failed, listed). */
+  ttlMs?: number;
+  now?: () => number;
+};
+
 /**
  * A draft store in memory (drafts are working state: a restart loses them, nothing on chain or on the host depends
- * on them).
+ * on them). A draft the studio is working on (drafting, publishing) never expires; one at rest expires `ttlMs` after
+ * it came to rest, so a verified draft is published, if at all, while the creator's signatures are still valid.
  * @example const drafts = createDraftStore(); const draft = drafts.create(sentence, creator)
  */
-export function createDraftStore(limit = 200): DraftStore {
+export function createDraftStore(options: DraftStoreOptions = {}): DraftStore {
+  const limit = options.limit ?? 200;
+  const ttlMs = options.ttlMs ?? DRAFT_TTL_MS;
+  const now = options.now ?? Date.now;
   const drafts = new Map<string, Draft>();
+  const gone = new Set<string>();
   const listeners = new Map<string, Set<(kind: "progress" | "state", data: unknown) => void>>();
   const notify = (draft: Draft, kind: "progress" | "state", data: unknown) => {
     for (const listener of listeners.get(draft.id) ?? []) listener(kind, data);
   };
+  const forget = (id: string) => {
+    drafts.delete(id);
+    gone.add(id);
+    for (const old of [...gone].slice(0, Math.max(0, gone.size - limit))) gone.delete(old);
+  };
+  const sweep = () => {
+    for (const draft of drafts.values())
+      if (draft.expiresAt !== undefined && Date.parse(draft.expiresAt) <= now()) forget(draft.id);
+  };
   return {
     create(sentence, creator) {
+      sweep();
       const draft: Draft = {
         id: randomUUID(),
         sentence,
         creator,
-        createdAt: new Date().toISOString(),
+        createdAt: new Date(now()).toISOString(),
         status: "drafting",
         stage: undefined,
+        expiresAt: undefined,
         events: [],
       };
       drafts.set(draft.id, draft);
       for (const id of [...drafts.keys()].slice(0, Math.max(0, drafts.size - limit))) drafts.delete(id);
       return draft;
     },
-    get: (id) => drafts.get(id),
+    get(id) {
+      sweep();
+      return drafts.get(id);
+    },
+    expired: (id) => gone.has(id),
     emit(draft, event) {
-      const stamped = { ...event, at: new Date().toISOString() };
+      const stamped = { ...event, at: new Date(now()).toISOString() };
       draft.events.push(stamped);
       draft.stage = event.stage;
       notify(draft, "progress", stamped);
     },
     setStatus(draft, status) {
       draft.status = status;
+      const resting = status === "verified" || status === "failed" || status === "listed";
+      draft.expiresAt = resting ? new Date(now() + ttlMs).toISOString() : undefined;
       notify(draft, "state", { status });
     },
     subscribe(draft, listener) {

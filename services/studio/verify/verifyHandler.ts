@@ -3,8 +3,10 @@ import type { ValidateFunction } from "ajv";
 import fc from "fast-check";
 import { compileSchema } from "../../gate/compileSchema.ts";
 import type { HandlerResult } from "../../gate/handler.ts";
+import { schemaMessage } from "../../gate/schemaMessage.ts";
 import type { Sandbox } from "../../host/createSandbox.ts";
 import { createSandbox, SandboxStartError } from "../../host/createSandbox.ts";
+import { percentile } from "../../protocol/percentile.ts";
 import type { EndpointContract, VerifyFailure } from "../contract.ts";
 import { schemaArbitrary } from "./schemaArbitrary.ts";
 
@@ -35,16 +37,6 @@ const MAX_FAILURES = 3;
 type Answer =
   | { ok: true; json: unknown; bytes: number; ms: number }
   | { ok: false; error: string; ms: number; bytes?: number; json?: unknown };
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
-function ajvMessage(validate: ValidateFunction): string {
-  const error = validate.errors?.[0];
-  return error ? `${error.instancePath || "(root)"} ${error.message}` : "invalid";
-}
 
 async function call(sandbox: Sandbox, input: unknown, contract: EndpointContract, timeoutMs: number): Promise<Answer> {
   const rawBody = Buffer.from(JSON.stringify(input));
@@ -97,15 +89,11 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
     checks.push({ check, passed: failures.length === 0, runs: count, failures: failures.slice(0, MAX_FAILURES) });
   const times: number[] = [];
   const finish = (generatedInputs: number): VerifyReport => {
-    const sorted = [...times].sort((a, b) => a - b);
+    const ms = (rank: number) => (times.length === 0 ? 0 : Math.round(percentile(times, rank) * 100) / 100);
     return {
       passed: checks.every((c) => c.passed),
       checks,
-      timing: {
-        calls: sorted.length,
-        p50Ms: Math.round(percentile(sorted, 50) * 100) / 100,
-        p95Ms: Math.round(percentile(sorted, 95) * 100) / 100,
-      },
+      timing: { calls: times.length, p50Ms: ms(50), p95Ms: ms(95) },
       generatedInputs,
     };
   };
@@ -127,14 +115,14 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
       badExamples.push({
         check: "examples_match_request_schema",
         input: example.input,
-        error: ajvMessage(validateRequest),
+        error: schemaMessage(validateRequest),
       });
     else if (!validateResponse(example.output))
       badExamples.push({
         check: "examples_match_request_schema",
         input: example.input,
         expected: example.output,
-        error: `expected output: ${ajvMessage(validateResponse)}`,
+        error: `expected output: ${schemaMessage(validateResponse)}`,
       });
   add("examples_match_request_schema", badExamples, contract.examples.length);
 
@@ -163,7 +151,7 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
         check: "response_schema",
         input,
         actual: answer.json,
-        error: ajvMessage(validateResponse),
+        error: schemaMessage(validateResponse),
       });
     return true;
   };

@@ -1,10 +1,12 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, createWalletClient, getAddress, http, keccak256, parseEventLogs, toBytes } from "viem";
+import { createPublicClient, createWalletClient, getAddress, http, parseEventLogs } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEFAULTS } from "../../../../ignition/modules/parts.ts";
 import type { ContractName } from "../../../protocol/artifacts.ts";
 import { abiOf, bytecodeOf } from "../../../protocol/artifacts.ts";
+import { cardHashOf } from "../../../protocol/cardHash.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
+import { fundBuyer } from "../../../stack/fundBuyer.ts";
 
 /** The demo's contract addresses. */
 export type DemoContracts = { token: Address; identity: Address; registry: Address; escrow: Address };
@@ -72,16 +74,23 @@ export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promi
 }
 
 /**
- * Registers a resource on the demo chain for the creator: mints its ERC-8004 identity, then registers slug,
- * pricing and the card URI (with the card's keccak256 as its hash). Returns the resource id and agent id.
- * @example const { resourceId } = await registerDemoResource(rpcUrl, keys.creator, contracts, { slug, pricing, cardUri, card })
+ * Registers a resource on the demo chain for the creator: mints its ERC-8004 identity, builds the card from the
+ * resource id and agent id, then registers slug, pricing, the card URI and the card's hash (`cardHashOf`). Returns
+ * the resource id, agent id and card.
+ * @example const { resourceId, card } = await registerDemoResource(rpcUrl, keys.creator, contracts, { slug, category, pricing, cardUri, card: (ids) => finalizeCard(template, ids) })
  */
-export async function registerDemoResource(
+export async function registerDemoResource<C>(
   rpcUrl: string,
   creatorKey: Hex,
   contracts: DemoContracts,
-  r: { slug: string; category: string; pricing: { base: bigint; perKB: bigint; max: bigint }; cardUri: string },
-): Promise<{ resourceId: Hex; agentId: bigint }> {
+  r: {
+    slug: string;
+    category: string;
+    pricing: { base: bigint; perKB: bigint; max: bigint };
+    cardUri: string;
+    card: (ids: { resourceId: Hex; agentId: bigint }) => C;
+  },
+): Promise<{ resourceId: Hex; agentId: bigint; card: C }> {
   const { wallet, publicClient } = clients(rpcUrl, creatorKey);
   const minted = await mined(
     publicClient,
@@ -95,6 +104,13 @@ export async function registerDemoResource(
   const [registered] = parseEventLogs({ abi: abiOf("IdentityRegistry"), logs: minted.logs, eventName: "Registered" });
   if (!registered) throw new Error("the identity registry minted no agent");
   const agentId = registered.args.agentId;
+  const resourceId = (await publicClient.readContract({
+    address: contracts.registry,
+    abi: abiOf("ResourceRegistry"),
+    functionName: "resourceIdOf",
+    args: [wallet.account.address, r.slug],
+  })) as Hex;
+  const card = r.card({ resourceId, agentId });
   await mined(
     publicClient,
     await wallet.writeContract({
@@ -109,18 +125,12 @@ export async function registerDemoResource(
           category: r.category,
           pricing: r.pricing,
           cardURI: r.cardUri,
-          cardHash: keccak256(toBytes(r.cardUri)),
+          cardHash: cardHashOf(card),
         },
       ],
     }),
   );
-  const resourceId = (await publicClient.readContract({
-    address: contracts.registry,
-    abi: abiOf("ResourceRegistry"),
-    functionName: "resourceIdOf",
-    args: [wallet.account.address, r.slug],
-  })) as Hex;
-  return { resourceId, agentId };
+  return { resourceId, agentId, card };
 }
 
 /**
@@ -129,34 +139,12 @@ export async function registerDemoResource(
  */
 export async function fundDemoBuyer(rpcUrl: string, keys: DemoKeys, contracts: DemoContracts, amount: bigint) {
   const admin = clients(rpcUrl, keys.admin);
-  const buyer = clients(rpcUrl, keys.buyer);
-  const buyerAddress = buyer.wallet.account.address;
-  const token = abiOf("TestStablecoin");
-  await mined(
-    admin.publicClient,
-    await admin.wallet.writeContract({
-      address: contracts.token,
-      abi: token,
-      functionName: "mint",
-      args: [buyerAddress, amount],
-    }),
-  );
-  await mined(
-    buyer.publicClient,
-    await buyer.wallet.writeContract({
-      address: contracts.token,
-      abi: token,
-      functionName: "approve",
-      args: [contracts.escrow, amount],
-    }),
-  );
-  await mined(
-    buyer.publicClient,
-    await buyer.wallet.writeContract({
-      address: contracts.escrow,
-      abi: abiOf("PaymentEscrow"),
-      functionName: "deposit",
-      args: [amount],
-    }),
-  );
+  await fundBuyer({
+    publicClient: admin.publicClient,
+    minter: admin.wallet,
+    buyer: clients(rpcUrl, keys.buyer).wallet,
+    token: contracts.token,
+    escrow: contracts.escrow,
+    deposit: amount,
+  });
 }

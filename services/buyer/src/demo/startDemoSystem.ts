@@ -5,9 +5,9 @@ import { pino } from "pino";
 import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey } from "viem/accounts";
-import { loadFacilitatorConfig } from "../../../facilitator/config.ts";
 import type { Facilitator } from "../../../facilitator/createFacilitator.ts";
 import { createFacilitator } from "../../../facilitator/createFacilitator.ts";
+import { loadFacilitatorConfig } from "../../../facilitator/loadFacilitatorConfig.ts";
 import type { Gate } from "../../../gate/createGate.ts";
 import { createGate } from "../../../gate/createGate.ts";
 import type { Handler } from "../../../gate/handler.ts";
@@ -118,16 +118,20 @@ export async function startDemoSystem(): Promise<DemoSystem> {
     closers.push(() => closeServer(gateServer));
     const cardUri = `${resourceUrl}/.well-known/agent-card.json`;
     const pricing = echoSpec.pricing;
-    const { resourceId, agentId } = await registerDemoResource(chain.rpcUrl, keys.creator, contracts, {
+    const { resourceId, card } = await registerDemoResource(chain.rpcUrl, keys.creator, contracts, {
       slug: "echo",
       category: "tools",
       pricing: { base: BigInt(pricing.base), perKB: BigInt(pricing.perKB), max: BigInt(pricing.max) },
       cardUri,
+      card: ({ resourceId, agentId }) =>
+        finalizeCard(
+          {
+            ...echoSpec.card,
+            x402: { ...echoSpec.card.x402, asset: contracts.token, escrow: contracts.escrow },
+          } as never,
+          { callUrl: `${resourceUrl}/call`, resourceId, agentId },
+        ),
     });
-    const card = finalizeCard(
-      { ...echoSpec.card, x402: { ...echoSpec.card.x402, asset: contracts.token, escrow: contracts.escrow } } as never,
-      { callUrl: `${resourceUrl}/call`, resourceId, agentId },
-    );
     gate = createGate({
       resourceId,
       escrow: contracts.escrow,

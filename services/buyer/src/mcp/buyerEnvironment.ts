@@ -1,11 +1,10 @@
-import { join } from "node:path";
 import type { LocalAccount } from "viem";
+import type { BuyerChain } from "../sdk/buyerChain.ts";
+import { buyerChain } from "../sdk/buyerChain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
-import type { BuyerChain } from "../sdk/pinPaymentTerms.ts";
-import { buyerChain } from "../sdk/pinPaymentTerms.ts";
+import type { SpendLedger } from "../sdk/openSpendLedger.ts";
+import { openSpendLedger } from "../sdk/openSpendLedger.ts";
 import type { BuyerConfig, Setting } from "./loadBuyerConfig.ts";
-import type { SpendLedger } from "./spendLedger.ts";
-import { openSpendLedger } from "./spendLedger.ts";
 
 /** What the tools run against: the live network, or the in-process demo. */
 export type BuyerEnvironment = {
@@ -33,14 +32,6 @@ export function requireSettings(env: BuyerEnvironment, names: Setting[]): void {
 }
 
 /**
- * The ledger of one buyer on one escrow, under the data directory.
- * @example const ledger = ledgerFor(config.dataDir, account.address, escrow)
- */
-export function ledgerFor(dataDir: string, buyer: string, escrow: string): SpendLedger {
-  return openSpendLedger(join(dataDir, "ledger.jsonl"), { buyer, escrow });
-}
-
-/**
  * The live environment, straight from the settings: nothing starts, nothing is contacted until a tool runs.
  * @example const source = liveEnvironment(loadBuyerConfig(process.env))
  */
@@ -54,7 +45,9 @@ export function liveEnvironment(config: BuyerConfig): EnvironmentSource {
     facilitatorUrl: config.facilitatorUrl,
     account: config.account,
     ledger:
-      config.account && config.escrow ? ledgerFor(config.dataDir, config.account.address, config.escrow) : undefined,
+      chain && config.account
+        ? openSpendLedger({ dir: config.dataDir, chain, buyer: config.account.address })
+        : undefined,
     problems: config.problems,
   };
   return { get: async () => environment, close: async () => {} };

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import type { DemoSystem } from "../demo/startDemoSystem.ts";
+import { buyerChain } from "../sdk/buyerChain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
-import { buyerChain } from "../sdk/pinPaymentTerms.ts";
+import { openSpendLedger } from "../sdk/openSpendLedger.ts";
 import type { BuyerEnvironment, EnvironmentSource } from "./buyerEnvironment.ts";
-import { ledgerFor } from "./buyerEnvironment.ts";
 import type { BuyerConfig } from "./loadBuyerConfig.ts";
 import type { ServerLog } from "./serverLog.ts";
 import { writeStderr } from "./serverLog.ts";
@@ -25,13 +25,14 @@ export function demoEnvironment(config: BuyerConfig, log: ServerLog = writeStder
     const dir = mkdtempSync(join(tmpdir(), "service-buyer-demo-"));
     const account = privateKeyToAccount(system.buyerKey);
     log(`service-buyer: demo started (chain ${system.rpcUrl}, buyer ${account.address})`);
+    const chain = buyerChain({ rpcUrl: system.rpcUrl, escrow: system.escrow });
     const environment: BuyerEnvironment = {
       mode: "demo",
-      chain: buyerChain({ rpcUrl: system.rpcUrl, escrow: system.escrow }),
+      chain,
       marketplaceUrl: system.marketplaceUrl,
       facilitatorUrl: system.facilitatorUrl,
       account,
-      ledger: ledgerFor(dir, account.address, system.escrow),
+      ledger: openSpendLedger({ dir, chain, buyer: account.address }),
       problems: config.problems,
     };
     return { system, environment, dir };

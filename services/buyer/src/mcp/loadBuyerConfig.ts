@@ -18,7 +18,7 @@ export type BuyerConfig = {
   /** Resource ids every tool is limited to; undefined = all. */
   scope?: Hex[];
   policy: SpendPolicy;
-  /** Where the spend ledger lives. */
+  /** The folder of the spend ledgers (one file per buyer key, escrow and chain). */
   dataDir: string;
   /** Settings that are missing or malformed, by name: the tools that need one answer an error naming it. */
   problems: Partial<Record<Setting, string>>;
@@ -61,14 +61,14 @@ function httpUrl(value: string): boolean {
 }
 
 /**
- * The user's data directory for the ledger: `$XDG_DATA_HOME/service-buyer`, else `~/.local/share/service-buyer`
- * (`%LOCALAPPDATA%\service-buyer` on Windows).
+ * The user's data directory for the spend ledgers, shared by every server this user runs with a key:
+ * `$XDG_DATA_HOME/service-buyer`, else `$HOME/.local/share/service-buyer` (`%LOCALAPPDATA%\service-buyer` on Windows).
  * @example defaultDataDir(process.env)
  */
 export function defaultDataDir(env: Record<string, string | undefined>): string {
   if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "service-buyer");
   if (process.platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "service-buyer");
-  return join(homedir(), ".local", "share", "service-buyer");
+  return join(env.HOME ?? homedir(), ".local", "share", "service-buyer");
 }
 
 /**

@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
+import type { LedgerView } from "../sdk/openSpendLedger.ts";
 import { loadBuyerConfig } from "./loadBuyerConfig.ts";
-import type { LedgerEntry } from "./spendLedger.ts";
-import { openSpendLedger } from "./spendLedger.ts";
-import { checkSpend } from "./spendPolicy.ts";
+import { checkSpend, remainingBudgets } from "./spendPolicy.ts";
 
 const buyer = "0x1111111111111111111111111111111111111111";
 const escrow = "0x2222222222222222222222222222222222222222";
@@ -16,79 +12,70 @@ const other = `0x${"bb".repeat(32)}` as Hex;
 const HOUR = 3_600_000;
 const now = Date.UTC(2026, 0, 2, 12);
 
-function entry(idem: number, amount: bigint, at: number, who = buyer): LedgerEntry {
+/** What a spend ledger shows once brought up to the chain: debits dated by their block, and the caps held. */
+function view(debits: { amount: bigint; at: number }[], held = 0n): LedgerView {
   return {
-    at,
-    buyer: who,
-    escrow,
-    resourceId: echo,
-    idemKey: `0x${idem.toString(16).padStart(64, "0")}`,
-    amount: amount.toString(),
-    transaction: `0x${"cc".repeat(32)}`,
+    debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + d.amount, 0n),
+    held,
+    payment: () => ({ released: false }),
+    chainTime: now,
   };
 }
 
 describe("spend policy", function () {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "buyer-policy-"));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const ledger = () => openSpendLedger(join(dir, "ledger.jsonl"), { buyer, escrow });
-
   it("refuses a cap above SPEND_MAX_PER_CALL and lets one at the limit through", function () {
-    const refusal = checkSpend({ maxPerCall: 40_000n }, ledger(), { resourceId: echo, cap: 50_000n, now });
+    const refusal = checkSpend({ maxPerCall: 40_000n }, view([]), { resourceId: echo, cap: 50_000n, now });
     expect(refusal).to.include({ rule: "SPEND_MAX_PER_CALL", limit: "40000" });
-    expect(checkSpend({ maxPerCall: 50_000n }, ledger(), { resourceId: echo, cap: 50_000n, now })).to.equal(undefined);
+    expect(checkSpend({ maxPerCall: 50_000n }, view([]), { resourceId: echo, cap: 50_000n, now })).to.equal(undefined);
   });
 
-  it("counts settled debits inside the rolling hour only, and names what is left", function () {
-    const l = ledger();
-    l.record(entry(1, 30_000n, now - HOUR - 1));
-    l.record(entry(2, 40_000n, now - HOUR + 60_000));
+  it("counts the debits the chain dated inside the rolling hour only, and names what is left", function () {
+    const v = view([
+      { amount: 30_000n, at: now - HOUR - 1 },
+      { amount: 40_000n, at: now - HOUR + 60_000 },
+    ]);
     const policy = { hourlyBudget: 100_000n };
-    expect(checkSpend(policy, l, { resourceId: echo, cap: 60_000n, now })).to.equal(undefined);
-    const refusal = checkSpend(policy, l, { resourceId: echo, cap: 60_001n, now });
+    expect(checkSpend(policy, v, { resourceId: echo, cap: 60_000n, now })).to.equal(undefined);
+    const refusal = checkSpend(policy, v, { resourceId: echo, cap: 60_001n, now });
     expect(refusal).to.include({ rule: "SPEND_HOURLY_BUDGET", remaining: "60000", limit: "100000" });
   });
 
-  it("counts the caps of payments still in flight, so two parallel calls cannot both use the last budget", function () {
-    const l = ledger();
+  it("counts the caps still held, so a payment in flight uses the budget until the chain tells its outcome", function () {
     const policy = { dailyBudget: 80_000n };
-    expect(checkSpend(policy, l, { resourceId: echo, cap: 50_000n, now })).to.equal(undefined);
-    const release = l.hold(50_000n);
-    expect(checkSpend(policy, l, { resourceId: echo, cap: 50_000n, now })).to.include({
+    expect(checkSpend(policy, view([]), { resourceId: echo, cap: 50_000n, now })).to.equal(undefined);
+    expect(checkSpend(policy, view([], 50_000n), { resourceId: echo, cap: 50_000n, now })).to.include({
       rule: "SPEND_DAILY_BUDGET",
       remaining: "30000",
     });
-    release();
-    expect(checkSpend(policy, l, { resourceId: echo, cap: 50_000n, now })).to.equal(undefined);
+    expect(remainingBudgets(policy, view([{ amount: 1_000n, at: now }], 50_000n), now).daily).to.deep.equal({
+      budget: "80000",
+      spent: "1000",
+      held: "50000",
+      remaining: "29000",
+    });
+  });
+
+  it("a budget without the ledger's view is a bug, never an unlimited budget", function () {
+    expect(() => checkSpend({ hourlyBudget: 1n }, undefined, { resourceId: echo, cap: 1n, now })).to.throw(
+      /needs the spend ledger/,
+    );
   });
 
   it("applies the resource and creator allow-lists", function () {
-    expect(checkSpend({ allowResources: [other] }, ledger(), { resourceId: echo, cap: 1n, now })).to.include({
+    expect(checkSpend({ allowResources: [other] }, view([]), { resourceId: echo, cap: 1n, now })).to.include({
       rule: "SPEND_ALLOW_RESOURCES",
     });
-    expect(checkSpend({ allowCreators: [buyer] }, ledger(), { resourceId: echo, creator, cap: 1n, now })).to.include({
+    expect(checkSpend({ allowCreators: [buyer] }, view([]), { resourceId: echo, creator, cap: 1n, now })).to.include({
       rule: "SPEND_ALLOW_CREATORS",
     });
     expect(
-      checkSpend({ allowResources: [echo], allowCreators: [creator] }, ledger(), {
+      checkSpend({ allowResources: [echo], allowCreators: [creator] }, view([]), {
         resourceId: echo,
         creator,
         cap: 1n,
         now,
       }),
     ).to.equal(undefined);
-  });
-
-  it("the ledger survives a reopen, counts each idemKey once and only this buyer's debits", function () {
-    const first = ledger();
-    first.record(entry(1, 10_000n, now));
-    first.record(entry(1, 10_000n, now));
-    first.record(entry(2, 5_000n, now, "0x4444444444444444444444444444444444444444"));
-    const reopened = ledger();
-    expect(reopened.settledSince(now - HOUR)).to.equal(10_000n);
   });
 });
 
@@ -107,7 +94,7 @@ describe("buyer settings", function () {
     expect(config.account).to.equal(undefined);
     expect(config.problems.BUYER_PRIVATE_KEY).to.match(/BUYER_PRIVATE_KEY is malformed/);
     expect(JSON.stringify(config.problems)).not.to.include("zz");
-    expect(config.escrow).to.equal("0x2222222222222222222222222222222222222222");
+    expect(config.escrow).to.equal(escrow);
   });
 
   it("a malformed budget or scope fails closed (a problem that refuses payments), never an unlimited policy", function () {
@@ -116,6 +103,12 @@ describe("buyer settings", function () {
     expect(config.policy.dailyBudget).to.equal(0n);
     expect(config.problems.SERVICE_RESOURCE_IDS).to.match(/resource ids/);
     expect(config.scope).to.deep.equal([]);
+  });
+
+  it("keeps the ledgers in the user's data folder: SERVICE_BUYER_DATA_DIR, else XDG_DATA_HOME, else HOME", function () {
+    expect(loadBuyerConfig({ SERVICE_BUYER_DATA_DIR: "/d", XDG_DATA_HOME: "/x", HOME: "/h" }).dataDir).to.equal("/d");
+    expect(loadBuyerConfig({ XDG_DATA_HOME: "/x", HOME: "/h" }).dataDir).to.equal("/x/service-buyer");
+    expect(loadBuyerConfig({ HOME: "/h" }).dataDir).to.equal("/h/.local/share/service-buyer");
   });
 
   it("reads the scope and allow-lists as comma-separated lists, lowercased", function () {

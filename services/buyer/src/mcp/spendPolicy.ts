@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { BuyerError } from "../sdk/buyerError.ts";
-import type { SpendLedger } from "./spendLedger.ts";
+import type { LedgerView } from "../sdk/openSpendLedger.ts";
 
 /** Limits on what the server may sign, from the environment; an unset rule does not limit. */
 export type SpendPolicy = {
@@ -30,13 +30,14 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Decides whether one payment of at most `cap` (what the buyer signs, the worst case) may be signed: allow-lists,
- * the per-call maximum, then the rolling hourly and daily budgets (settled debits in the window, plus the caps of
- * payments still in flight, plus this cap). Returns the refusal, or undefined when the payment is within policy.
- * @example const refusal = checkSpend(policy, ledger, { resourceId, creator, cap, now: Date.now() })
+ * the per-call maximum, then the rolling hourly and daily budgets (debits the chain proved in the window, dated by
+ * their block, plus the caps of every payment of this key still held, plus this cap). Returns the refusal, or
+ * undefined when the payment is within policy. A policy with budgets needs the ledger's view.
+ * @example const refusal = checkSpend(policy, view, { resourceId, creator, cap, now: Date.now() })
  */
 export function checkSpend(
   policy: SpendPolicy,
-  ledger: SpendLedger,
+  ledger: LedgerView | undefined,
   payment: { resourceId: Hex; creator?: Address; cap: bigint; now: number },
 ): SpendRefusal | undefined {
   if (policy.allowResources && !policy.allowResources.includes(payment.resourceId.toLowerCase() as Hex))
@@ -58,7 +59,8 @@ export function checkSpend(
   ] as const;
   for (const [rule, budget, span, name] of windows) {
     if (budget === undefined) continue;
-    const used = ledger.settledSince(payment.now - span) + ledger.inFlight();
+    if (!ledger) throw new Error(`${rule} needs the spend ledger's view`);
+    const used = ledger.debitedSince(payment.now - span) + ledger.held;
     const remaining = budget > used ? budget - used : 0n;
     if (payment.cap > remaining)
       return {
@@ -72,16 +74,19 @@ export function checkSpend(
 }
 
 /**
- * What is left of each budget now (for `get_balance`).
- * @example const left = remainingBudgets(policy, ledger, Date.now())
+ * What is left of each budget now (for `get_balance`): `spent` is what the chain debited in the window, `held` the
+ * caps of payments signed and not yet proven debited or void, `remaining` the budget less both.
+ * @example const left = remainingBudgets(policy, view, Date.now())
  */
-export function remainingBudgets(policy: SpendPolicy, ledger: SpendLedger, now: number) {
+export function remainingBudgets(policy: SpendPolicy, ledger: LedgerView, now: number) {
   const left = (budget: bigint | undefined, span: number) => {
     if (budget === undefined) return undefined;
-    const used = ledger.settledSince(now - span) + ledger.inFlight();
+    const spent = ledger.debitedSince(now - span);
+    const used = spent + ledger.held;
     return {
       budget: budget.toString(),
-      spent: used.toString(),
+      spent: spent.toString(),
+      held: ledger.held.toString(),
       remaining: (budget > used ? budget - used : 0n).toString(),
     };
   };

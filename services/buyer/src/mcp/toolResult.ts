@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isChainUnavailable } from "../../../protocol/chain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
+import { PaymentUnknownError } from "../sdk/paymentUnknownError.ts";
 import { SpendRefusedError } from "./spendPolicy.ts";
 
 /** Said in every answer of the demo. */
@@ -20,14 +21,21 @@ export function toolAnswer(mode: Mode, content: Record<string, unknown>): CallTo
 
 /**
  * A tool error as data (`{ error: { code, message } }`, no stack): expected failures, unreachable services and bugs
- * alike never crash the server.
+ * alike never crash the server. A spend refusal adds its rule and what is left; `payment_unknown` adds the idemKey,
+ * the validBefore until which it may still be debited, and `next: "recover_result"`.
  * @example return toolError("live", error)
  */
 export function toolError(mode: Mode, error: unknown): CallToolResult {
   const extra =
     error instanceof SpendRefusedError
       ? { rule: error.refusal.rule, limit: error.refusal.limit, remaining: error.refusal.remaining }
-      : {};
+      : error instanceof PaymentUnknownError
+        ? {
+            idemKey: error.idemKey,
+            validBefore: new Date(Number(error.validBefore) * 1000).toISOString(),
+            next: "recover_result",
+          }
+        : {};
   let code = "internal_error";
   let message = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
   if (error instanceof BuyerError) code = error.code;

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { fixtureMarketplace } from "../../../../testkit/buyer/fixtureMarketplace.ts";
+import { readTree } from "../../../../testkit/buyer/readTree.ts";
+import { runPluginsCommand as cli } from "../../../../testkit/buyer/runPluginsCommand.ts";
+import { validateStrict } from "../../../../testkit/buyer/validateStrict.ts";
+import { asset, buyer, creator, escrow, validCard, validIndexRecord } from "../../../../testkit/protocol/fixtures.ts";
 import { resourceIdOf } from "../../../protocol/resourceId.ts";
-import { asset, buyer, creator, escrow, validCard, validIndexRecord } from "../../../protocol/testing/fixtures.ts";
 import { assignPluginNames } from "./assignPluginNames.ts";
-import { fixtureMarketplace } from "./testing/fixtureMarketplace.ts";
-import { readTree } from "./testing/readTree.ts";
-import { runPluginsCommand as cli } from "./testing/runPluginsCommand.ts";
-import { validateStrict } from "./testing/validateStrict.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
 const CAP = "777777";

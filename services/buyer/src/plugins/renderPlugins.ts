@@ -65,11 +65,7 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       }),
     );
     const { command, args } = mcpCommand(parameters.launch, join(parameters.outDir, dir));
-    const env = {
-      ...config.env,
-      ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}),
-      SERVICE_BUYER_DATA_DIR: `\${CLAUDE_PLUGIN_DATA}`,
-    };
+    const env = { ...config.env, ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}) };
     files.set(`${dir}/.mcp.json`, json({ mcpServers: { [MCP_SERVER_NAME]: { type: "stdio", command, args, env } } }));
     files.set(`${dir}/skills/${name}/SKILL.md`, skill);
     files.set(`${dir}/README.md`, readme);

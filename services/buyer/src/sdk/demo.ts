@@ -1,31 +1,22 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { cardSchema } from "../../../protocol/schemas/card.ts";
 import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
+import type { StackFile } from "../../../stack/stackFile.ts";
+import { readStackFile, StackFileError, stackFilePath } from "../../../stack/stackFile.ts";
+import { buyerChain } from "./buyerChain.ts";
 import { payForCall } from "./payForCall.ts";
-import { buyerChain } from "./pinPaymentTerms.ts";
 
 /**
  * `npm run demo`: a small buyer against the running stack (`npm start`). It discovers `echo` through
  * GET /resources, reads its card, gets the 402 quote, re-pins escrow, asset, payTo and cap against the chain
  * (never from the index row), signs, pays, and prints the quote, the receipt and the resource's revenue.
  */
-type Stack = {
-  rpcUrl: string;
-  marketplaceUrl: string;
-  facilitatorUrl: string;
-  contracts: { escrow: Address };
-  buyers: { address: Address; privateKey: Hex }[];
-};
-
-const stackFile = resolve(process.env.STACK_DIR ?? ".stack", "stack.json");
-let stack: Stack;
+let stack: StackFile;
 try {
-  stack = JSON.parse(readFileSync(stackFile, "utf8")) as Stack;
-} catch {
-  process.stderr.write(`no ${stackFile}: start the system first with \`npm start\` (in another terminal)\n`);
+  stack = readStackFile(process.env.STACK_DIR ?? ".stack");
+} catch (error) {
+  if (!(error instanceof StackFileError)) throw error;
+  process.stderr.write(`${error.shortMessage}: start the system first with \`npm start\` (in another terminal)\n`);
   process.exit(2);
 }
 const slug = process.argv[2] ?? "echo";
@@ -44,7 +35,7 @@ show("agent card", { name: card.name, url: card.url, x402: card.x402 });
 
 const buyer = stack.buyers[0];
 if (!buyer) {
-  process.stderr.write(`no demo buyer in ${stackFile}\n`);
+  process.stderr.write(`no demo buyer in ${stackFilePath(process.env.STACK_DIR)}\n`);
   process.exit(2);
 }
 const result = await payForCall({

@@ -1,25 +1,19 @@
 import type { Hex, LocalAccount } from "viem";
 import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
 import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../../../protocol/constants.ts";
+import { randomNonce } from "../../../protocol/resourceId.ts";
 import type { Quote } from "../../../protocol/schemas/quote.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
 import { receiptSchema } from "../../../protocol/schemas/receipt.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { errorOf, fetchJson } from "./fetchJson.ts";
-import type { BuyerChain, PinnedTerms } from "./pinPaymentTerms.ts";
+import { PaymentUnknownError } from "./paymentUnknownError.ts";
+import type { PinnedTerms } from "./pinPaymentTerms.ts";
+import { SIGNING_MARGIN_SECONDS } from "./pinPaymentTerms.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 import { requestQuote } from "./requestQuote.ts";
 import { signEscrowPayment } from "./signPayment.ts";
-
-/** The call failed; no money moved unless the error says the answer was lost after payment (`paid_unknown`). */
-export class CallFailedError extends BuyerError {
-  override name = "CallFailedError";
-  readonly status: number;
-  constructor(status: number, code: string, message: string) {
-    super(code, message);
-    this.status = status;
-  }
-}
 
 export type PayForCallParameters = {
   chain: BuyerChain;
@@ -31,8 +25,11 @@ export type PayForCallParameters = {
   retries?: number;
   /** The card already pinned for this resource (saves a read; the quote must pay this resource). */
   pinned?: PinnedCard;
-  /** Runs after pinning and before signing; throwing here (a spend policy) means no signature ever exists. */
-  beforeSign?: (terms: PinnedTerms) => void | Promise<void>;
+  /**
+   * Runs after pinning and before signing, with the payment's idemKey and validBefore already chosen: throwing here
+   * (a spend policy) means no signature ever exists; returning (a spend ledger holding the cap) lets it be signed.
+   */
+  beforeSign?: (terms: PinnedTerms, payment: { idemKey: Hex; validBefore: bigint }) => void | Promise<void>;
   /** Runs once the payment is signed, before it is sent: the idemKey under which a lost answer can be recovered. */
   onSigned?: (idemKey: Hex, terms: PinnedTerms) => void;
 };
@@ -43,15 +40,31 @@ export type PayForCallReturnType = {
   receipt: Receipt;
   body: unknown;
   idemKey: Hex;
+  /** Unix seconds: the signed authorization's end. */
+  validBefore: bigint;
 };
 
-const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+const postPaid = (url: string, body: unknown, header: string) =>
   fetchJson(
     url,
-    { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) },
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", [HEADER_X_PAYMENT]: header },
+      body: JSON.stringify(body),
+      redirect: "manual",
+    },
     "resource",
     60_000,
   );
+
+function receiptOf(response: Response): Receipt | undefined {
+  try {
+    const parsed = receiptSchema.safeParse(decodeBase64Json(response.headers.get(HEADER_X_PAYMENT_RESPONSE) ?? ""));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Checks a receipt against the payment that was signed: same resource, same idemKey, same payer, at most the cap.
@@ -67,58 +80,54 @@ export function assertReceiptMatches(
     receipt.payer.toLowerCase() !== signed.payer.toLowerCase() ||
     BigInt(receipt.amount) > signed.cap
   ) {
-    throw new CallFailedError(0, "bad_receipt", "the receipt does not match the payment that was signed");
+    throw new BuyerError("bad_receipt", "the receipt does not match the payment that was signed");
   }
 }
 
 /**
  * Pays for one call: asks for the 402 quote, pins its money fields against the chain, signs a DebitAuthorization
- * for the cap, re-posts with X-PAYMENT, and verifies the receipt. Retries the same payment (the same idemKey) on a
- * pending settlement, so a call is paid at most once.
+ * for the cap, re-posts with X-PAYMENT to the pinned URL (never following a redirect), and checks the receipt against
+ * what was signed. Retries the same payment (the same idemKey) on a pending settlement, so a call is paid at most
+ * once. Once the payment is sent, any failure (no answer, any status but 2xx after the retries, a receipt that does
+ * not check) is a `PaymentUnknownError`: the chain may have debited it, whatever the answer said.
  * @example const { body, receipt } = await payForCall({ chain, account, callUrl, body: { hello: "world" } })
  */
 export async function payForCall(p: PayForCallParameters): Promise<PayForCallReturnType> {
   const { quote, terms } = await requestQuote({ chain: p.chain, callUrl: p.callUrl, body: p.body, pinned: p.pinned });
-  await p.beforeSign?.(terms);
+  const idemKey = randomNonce();
+  const validBefore = BigInt(Math.floor(Date.now() / 1000) + terms.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS);
+  await p.beforeSign?.(terms, { idemKey, validBefore });
   const payload = await signEscrowPayment({
     account: p.account,
     escrow: terms.escrow,
     resourceId: terms.resourceId,
     maxAmount: terms.cap,
-    validBefore: BigInt(Math.floor(Date.now() / 1000) + terms.maxTimeoutSeconds + 120),
+    validBefore,
+    nonce: idemKey,
   });
-  const idemKey = payload.authorization.nonce;
   p.onSigned?.(idemKey, terms);
   const header = encodeBase64Json(payload);
+  const unknown = (reason: string, status?: number, cause?: unknown) =>
+    new PaymentUnknownError({ idemKey, validBefore, reason, status, cause });
   for (let attempt = 0; ; attempt++) {
-    const paid = await postJson(p.callUrl, p.body, { [HEADER_X_PAYMENT]: header }).catch((error: BuyerError) => {
-      throw new CallFailedError(
-        0,
-        "paid_unknown",
-        `${error.message}; the payment may have settled: recover it with idemKey ${idemKey}`,
-      );
+    const paid = await postPaid(p.callUrl, p.body, header).catch((error: BuyerError) => {
+      throw unknown(error.message, undefined, error);
     });
     const status = paid.response.status;
     if (status >= 200 && status < 300) {
-      const parsed = receiptSchema.safeParse(
-        (() => {
-          try {
-            return decodeBase64Json(paid.response.headers.get(HEADER_X_PAYMENT_RESPONSE) ?? "");
-          } catch {
-            return undefined;
-          }
-        })(),
-      );
-      if (!parsed.success)
-        throw new CallFailedError(status, "bad_receipt", "the paid answer carries no valid X-PAYMENT-RESPONSE receipt");
-      const receipt = parsed.data;
-      assertReceiptMatches(receipt, {
-        resourceId: terms.resourceId,
-        idemKey,
-        payer: p.account.address,
-        cap: terms.cap,
-      });
-      return { quote, terms, receipt, body: paid.json, idemKey };
+      const receipt = receiptOf(paid.response);
+      if (!receipt) throw unknown(`the ${status} answer carries no valid X-PAYMENT-RESPONSE receipt`, status);
+      try {
+        assertReceiptMatches(receipt, {
+          resourceId: terms.resourceId,
+          idemKey,
+          payer: p.account.address,
+          cap: terms.cap,
+        });
+      } catch (error) {
+        throw unknown((error as Error).message, status, error);
+      }
+      return { quote, terms, receipt, body: paid.json, idemKey, validBefore };
     }
     const { code } = errorOf(paid.json, status);
     if ((status === 503 || status === 409) && attempt < (p.retries ?? 10)) {
@@ -126,6 +135,6 @@ export async function payForCall(p: PayForCallParameters): Promise<PayForCallRet
       await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(wait, 0.2), 10) * 1000));
       continue;
     }
-    throw new CallFailedError(status, code, `the paid call failed with ${status} ${code}`);
+    throw unknown(`the paid call answered ${status} ${code}`, status);
   }
 }

@@ -1,8 +1,8 @@
-import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, getAddress, http } from "viem";
-import { serviceChain } from "../../../protocol/chain.ts";
-import { CHAIN_ID, NETWORK, SCHEME_ESCROW } from "../../../protocol/constants.ts";
+import type { Address, Hex } from "viem";
+import { getAddress } from "viem";
+import { CHAIN_ID, MAX_AUTHORIZATION_SECONDS, NETWORK, SCHEME_ESCROW } from "../../../protocol/constants.ts";
 import type { Quote } from "../../../protocol/schemas/quote.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { PinError } from "./pinError.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 import { readPinnedCard } from "./readPinnedCard.ts";
@@ -18,24 +18,14 @@ export type PinnedTerms = {
   creator: Address;
 };
 
-export type BuyerChain = { publicClient: PublicClient; escrow: Address };
-
-/**
- * The buyer's trusted view of the chain: the escrow address is a constant the buyer configures (for the test
- * network, published with the SDK); registry and asset are read from the escrow itself.
- * @example const chain = buyerChain({ rpcUrl, escrow })
- */
-export function buyerChain({ rpcUrl, escrow }: { rpcUrl: string; escrow: Address }): BuyerChain {
-  return {
-    publicClient: createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient,
-    escrow: getAddress(escrow),
-  };
-}
+/** Seconds the SDK adds to the quote's `maxTimeoutSeconds` when it signs: the authorization must outlive the call. */
+export const SIGNING_MARGIN_SECONDS = 120;
 
 /**
  * Checks a 402 quote's escrow entry against the chain before anything is signed: the escrow is the trusted one,
  * the asset is the escrow's token, the resource (payTo) is registered and active with exactly the quoted cap, and
- * the card the registry points to (strict, pinned by `readPinnedCard`) names this call URL.
+ * the card the registry points to (strict, hashed to the registry's `cardHash`, pinned by `readPinnedCard`) names
+ * this call URL, and the authorization it asks for ends within `MAX_AUTHORIZATION_SECONDS`.
  * @example const terms = await pinPaymentTerms(chain, quote, "http://127.0.0.1:4030/r/echo/call")
  */
 export async function pinPaymentTerms(
@@ -62,6 +52,10 @@ export async function pinPaymentTerms(
   if (cap !== card.cap) throw new PinError(`the quoted cap ${cap} differs from the registered cap ${card.cap}`);
   if (card.card.url !== callUrl)
     throw new PinError(`the registered card's call URL is ${card.card.url}, not ${callUrl}`);
+  if (entry.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS > MAX_AUTHORIZATION_SECONDS)
+    throw new PinError(
+      `the quote asks for an authorization valid ${entry.maxTimeoutSeconds} s, past the ${MAX_AUTHORIZATION_SECONDS} s a facilitator accepts`,
+    );
   return {
     resourceId,
     escrow: chain.escrow,

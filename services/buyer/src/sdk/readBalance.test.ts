@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import type { LocalChain } from "../../../../test/support/localChain.ts";
-import { ROLE, startLocalChain } from "../../../../test/support/localChain.ts";
-import { buyerChain } from "./pinPaymentTerms.ts";
+import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
+import { ROLE, startLocalChain } from "../../../../testkit/chain/localChain.ts";
+import { buyerChain } from "./buyerChain.ts";
 import { readBalance } from "./readBalance.ts";
 
 describe("readBalance", function () {

@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { zeroHash } from "viem";
 import { abiOf } from "../../../protocol/artifacts.ts";
-import type { BuyerChain } from "./pinPaymentTerms.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 
 export type ReadBalanceReturnType = {
   address: Address;

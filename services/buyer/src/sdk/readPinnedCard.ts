@@ -1,13 +1,14 @@
 import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
 import { abiOf } from "../../../protocol/artifacts.ts";
+import { cardHashOf } from "../../../protocol/cardHash.ts";
 import { isChainUnavailable } from "../../../protocol/chain.ts";
 import { CHAIN_ID } from "../../../protocol/constants.ts";
 import type { Card } from "../../../protocol/schemas/card.ts";
 import { cardSchema } from "../../../protocol/schemas/card.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { fetchJson } from "./fetchJson.ts";
 import { PinError } from "./pinError.ts";
-import type { BuyerChain } from "./pinPaymentTerms.ts";
 
 /** A card read from the URI the registry holds for the resource, with the on-chain facts it was checked against. */
 export type PinnedCard = {
@@ -24,8 +25,9 @@ export type PinnedCard = {
 
 /**
  * Reads a resource's card the way a buyer may trust it: the card URI comes from the registry the trusted escrow
- * points to (never from an index row), the card must pass the strict schema, and its money fields (payTo, escrow,
- * asset, chain, cap) must equal the chain's.
+ * points to (never from an index row), the card must pass the strict schema and hash (live fields neutral) to the
+ * registry's `cardHash`, so its call `url` is the one registered, and its identity and money fields (agentId, payTo,
+ * escrow, asset, chain, cap) must equal the chain's.
  * @example const { card, cap } = await readPinnedCard(chain, resourceId)
  */
 export async function readPinnedCard(chain: BuyerChain, resourceId: Hex): Promise<PinnedCard> {
@@ -56,6 +58,14 @@ export async function readPinnedCard(chain: BuyerChain, resourceId: Hex): Promis
     );
   }
   const card = parsed.data;
+  const hash = cardHashOf(json);
+  if (hash !== resource.cardHash.toLowerCase())
+    throw new PinError(
+      `the card served at ${resource.cardURI} hashes to ${hash}, not to the cardHash ${resource.cardHash} registered for ${resourceId}`,
+      "invalid_card",
+    );
+  if (card.identity.agentId !== resource.agentId.toString())
+    throw new PinError(`the card names agent ${card.identity.agentId}, the registry ${resource.agentId}`);
   if (card.x402.payTo !== resourceId) throw new PinError("the registered card names another resource");
   if (getAddress(card.x402.escrow) !== chain.escrow)
     throw new PinError(`the card names escrow ${card.x402.escrow}, not the trusted ${chain.escrow}`);

@@ -26,7 +26,7 @@ export type RecoverResultReturnType = {
 };
 
 /**
- * Fetches the stored result of a settled call after its answer was lost (`GET /results/:idemKey` at the
+ * Fetches the stored result of a settled call after its answer was lost (`GET /results/:idemKey?payer=` at the
  * facilitator, kept 24 h) and checks its receipt against what was signed: this payer, this idemKey.
  * @example const { body, receipt } = await recoverResult({ facilitatorUrl, idemKey, payer: account.address })
  */
@@ -38,7 +38,10 @@ export async function recoverResult(p: {
   cap?: bigint;
 }): Promise<RecoverResultReturnType> {
   const base = p.facilitatorUrl.endsWith("/") ? p.facilitatorUrl : `${p.facilitatorUrl}/`;
-  const { response, json } = await fetchJson(new URL(`results/${p.idemKey}`, base).toString(), {}, "facilitator");
+  // The payer names whose result it is: a nonce may be held by more than one buyer (docs/protocol.md).
+  const url = new URL(`results/${p.idemKey}`, base);
+  url.searchParams.set("payer", p.payer);
+  const { response, json } = await fetchJson(url.toString(), {}, "facilitator");
   if (response.status === 404)
     throw new BuyerError("not_found", `no result for ${p.idemKey}: never settled, or older than 24 h (nothing paid)`);
   if (response.status !== 200) {

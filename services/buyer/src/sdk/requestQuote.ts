@@ -1,8 +1,9 @@
 import type { Quote } from "../../../protocol/schemas/quote.ts";
 import { quoteSchema } from "../../../protocol/schemas/quote.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { errorOf, fetchJson } from "./fetchJson.ts";
-import type { BuyerChain, PinnedTerms } from "./pinPaymentTerms.ts";
+import type { PinnedTerms } from "./pinPaymentTerms.ts";
 import { pinPaymentTerms } from "./pinPaymentTerms.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 
@@ -23,7 +24,12 @@ export type RequestQuoteParameters = {
 export async function requestQuote(p: RequestQuoteParameters): Promise<{ quote: Quote; terms: PinnedTerms }> {
   const { response, json } = await fetchJson(
     p.callUrl,
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(p.body) },
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(p.body),
+      redirect: "manual",
+    },
     "resource",
   );
   if (response.status !== 402) {

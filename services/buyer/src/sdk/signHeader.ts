@@ -1,23 +1,15 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import { encodeBase64Json } from "../../../protocol/base64.ts";
-import { buyerChain } from "./pinPaymentTerms.ts";
+import { readStackFile } from "../../../stack/stackFile.ts";
+import { buyerChain } from "./buyerChain.ts";
 import { signEscrowPayment } from "./signPayment.ts";
 
 /**
  * Prints an X-PAYMENT header value for one call to a resource of the running stack, signed by its first demo
  * buyer, with the cap read from the chain: `node services/buyer/signHeader.ts echo`. For paying by hand with curl.
  */
-type Stack = {
-  rpcUrl: string;
-  contracts: { escrow: Address; registry: Address };
-  buyers: { privateKey: Hex }[];
-  resources: { slug: string; resourceId: Hex }[];
-};
-const stack = JSON.parse(readFileSync(resolve(process.env.STACK_DIR ?? ".stack", "stack.json"), "utf8")) as Stack;
+const stack = readStackFile(process.env.STACK_DIR ?? ".stack");
 const slug = process.argv[2] ?? "echo";
 const resource = stack.resources.find((r) => r.slug === slug);
 if (!resource) {

@@ -3,8 +3,8 @@ import { getAddress, parseEventLogs } from "viem";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../../../protocol/settlementId.ts";
+import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
-import type { BuyerChain } from "./pinPaymentTerms.ts";
 
 export type VerifyDebitOptions = {
   /** How long to wait for a committed receipt's debit to be mined (ms); default 30 s. */

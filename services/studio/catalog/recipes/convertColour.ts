@@ -1,3 +1,4 @@
+import { COLOUR_SOURCE } from "../colourSource.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
 
@@ -16,18 +17,9 @@ export const convertColourRecipe: Recipe = {
     name: "Colour conversion",
     description: "Reads #rgb, #rrggbb or rgb(r, g, b) and answers hex, RGB and HSL (whole degrees and percents).",
     compute: String.raw`
-function parse(text) {
-  const t = text.trim().toLowerCase();
-  let m = /^#([0-9a-f]{3})$/.exec(t);
-  if (m) return m[1].split("").map((c) => parseInt(c + c, 16));
-  m = /^#([0-9a-f]{6})$/.exec(t);
-  if (m) return [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16));
-  m = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/.exec(t);
-  if (m) { const v = m.slice(1).map(Number); return v.every((x) => x <= 255) ? v : null; }
-  return null;
-}
+${COLOUR_SOURCE}
 async function compute(input) {
-  const rgb = parse(input.colour);
+  const rgb = parseColour(input.colour);
   if (!rgb) return { valid: false };
   const [r, g, b] = rgb.map((x) => x / 255);
   const max = Math.max(r, g, b), min = Math.min(r, g, b), l = (max + min) / 2, d = max - min;

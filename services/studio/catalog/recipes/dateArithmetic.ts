@@ -1,7 +1,6 @@
+import { CALENDAR_SOURCE, DATE_OUT_PATTERN, DATE_PATTERN } from "../calendarSource.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
-
-const DATE = "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])$";
 
 /** Adds (or subtracts) days to a calendar date; impossible dates are reported as data. */
 export const dateArithmeticRecipe: Recipe = {
@@ -28,27 +27,20 @@ export const dateArithmeticRecipe: Recipe = {
     name: "Add days to a date",
     description: "The ISO date (proleptic Gregorian, UTC) a number of days after (or before) a date, with its weekday.",
     compute: String.raw`
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-function format(d) {
-  const y = d.getUTCFullYear();
-  const year = (y < 0 ? "-" : "") + String(Math.abs(y)).padStart(4, "0");
-  return year + "-" + String(d.getUTCMonth() + 1).padStart(2, "0") + "-" + String(d.getUTCDate()).padStart(2, "0");
-}
+${CALENDAR_SOURCE}
 async function compute(input) {
-  const [y, m, d] = input.date.split("-").map(Number);
-  const start = new Date(0);
-  start.setUTCFullYear(y, m - 1, d);
-  if (start.getUTCMonth() !== m - 1 || start.getUTCDate() !== d) return { valid: false, date: null, weekday: null };
+  const start = parseDate(input.date);
+  if (!start) return { valid: false, date: null, weekday: null };
   const end = new Date(start.getTime() + input.days * 86400000);
-  return { valid: true, date: format(end), weekday: WEEKDAYS[end.getUTCDay()] };
+  return { valid: true, date: formatDate(end), weekday: WEEKDAYS[end.getUTCDay()] };
 }`,
     requestSchema: objectSchema({
-      date: { type: "string", pattern: DATE },
+      date: { type: "string", pattern: DATE_PATTERN },
       days: { type: "integer", minimum: -36_500, maximum: 36_500 },
     }),
     responseSchema: objectSchema({
       valid: { type: "boolean" },
-      date: { type: ["string", "null"], pattern: "^-?[0-9]{4,6}-[0-9]{2}-[0-9]{2}$" },
+      date: { type: ["string", "null"], pattern: DATE_OUT_PATTERN },
       weekday: { type: ["string", "null"] },
     }),
     examples: [

@@ -1,3 +1,4 @@
+import { LUHN_SOURCE } from "../luhnSource.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
 
@@ -14,15 +15,10 @@ export const luhnRecipe: Recipe = {
     name: "Luhn check",
     description: "Whether the digits of a number (spaces and dashes ignored, at least two digits) pass the Luhn check.",
     compute: String.raw`
+${LUHN_SOURCE}
 async function compute(input) {
   const digits = input.number.replace(/[\s-]/g, "");
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) { d *= 2; if (d > 9) d -= 9; }
-    sum += d;
-  }
-  return { valid: digits.length >= 2 && sum % 10 === 0, digits: digits.length };
+  return { valid: luhn(digits), digits: digits.length };
 }`,
     requestSchema: objectSchema({ number: { type: "string", pattern: "^[0-9 -]{1,64}$" } }),
     responseSchema: objectSchema({ valid: { type: "boolean" }, digits: { type: "integer", minimum: 0 } }),

@@ -8,15 +8,30 @@ export const statisticsRecipe: Recipe = {
   id: "descriptive-statistics",
   title: "Descriptive statistics",
   description:
-    "Compute descriptive statistics of a list of numbers: mean, median, min, max, variance, standard deviation",
-  synonyms: ["statistics", "stats", "mean", "average", "median", "variance", "deviation", "stddev", "sum", "numbers"],
+    "Compute descriptive statistics of a list of numbers: mean, median, mode, min, max, range, variance, standard deviation",
+  synonyms: [
+    "statistics",
+    "stats",
+    "mean",
+    "average",
+    "median",
+    "mode",
+    "variance",
+    "deviation",
+    "stddev",
+    "sum",
+    "minimum",
+    "maximum",
+    "range",
+    "numbers",
+  ],
   category: "math",
   tags: ["statistics", "math"],
   parameters: () => ({}),
   build: () => ({
     name: "Descriptive statistics",
     description:
-      "Count, sum, mean, median, min, max, population variance and standard deviation (12 significant digits).",
+      "Count, sum, mean, median, modes (the most frequent values, ascending), min, max, range, population variance and standard deviation (12 significant digits).",
     compute: String.raw`
 const r = (x) => { const v = Number(x.toPrecision(12)); return Object.is(v, -0) ? 0 : v; };
 async function compute(input) {
@@ -27,7 +42,11 @@ async function compute(input) {
   const mid = Math.floor(count / 2);
   const median = count % 2 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
   const variance = xs.reduce((s, x) => s + (x - mean) * (x - mean), 0) / count;
-  return { count, sum: r(sum), mean: r(mean), median: r(median), min: xs[0], max: xs[count - 1], variance: r(variance), standardDeviation: r(Math.sqrt(variance)) };
+  const seen = new Map();
+  for (const x of xs) seen.set(x, (seen.get(x) || 0) + 1);
+  const most = Math.max(...seen.values());
+  const modes = [...seen].filter(([, n]) => n === most).map(([x]) => x);
+  return { count, sum: r(sum), mean: r(mean), median: r(median), modes, min: xs[0], max: xs[count - 1], range: r(xs[count - 1] - xs[0]), variance: r(variance), standardDeviation: r(Math.sqrt(variance)) };
 }`,
     requestSchema: objectSchema({
       numbers: {
@@ -42,19 +61,43 @@ async function compute(input) {
       sum: n,
       mean: n,
       median: n,
+      modes: { type: "array", minItems: 1, items: n },
       min: n,
       max: n,
+      range: { type: "number", minimum: 0 },
       variance: { type: "number", minimum: 0 },
       standardDeviation: { type: "number", minimum: 0 },
     }),
     examples: [
       {
         input: { numbers: [2, 4, 4, 4, 5, 5, 7, 9] },
-        output: { count: 8, sum: 40, mean: 5, median: 4.5, min: 2, max: 9, variance: 4, standardDeviation: 2 },
+        output: {
+          count: 8,
+          sum: 40,
+          mean: 5,
+          median: 4.5,
+          modes: [4],
+          min: 2,
+          max: 9,
+          range: 7,
+          variance: 4,
+          standardDeviation: 2,
+        },
       },
       {
         input: { numbers: [3] },
-        output: { count: 1, sum: 3, mean: 3, median: 3, min: 3, max: 3, variance: 0, standardDeviation: 0 },
+        output: {
+          count: 1,
+          sum: 3,
+          mean: 3,
+          median: 3,
+          modes: [3],
+          min: 3,
+          max: 3,
+          range: 0,
+          variance: 0,
+          standardDeviation: 0,
+        },
       },
       {
         input: { numbers: [1, 2, 3, 4] },
@@ -63,14 +106,16 @@ async function compute(input) {
           sum: 10,
           mean: 2.5,
           median: 2.5,
+          modes: [1, 2, 3, 4],
           min: 1,
           max: 4,
+          range: 3,
           variance: 1.25,
           standardDeviation: 1.11803398875,
         },
       },
     ],
     edgeCases: [{ input: { numbers: [-1, 1] }, note: "a mean of zero" }],
-    maxResponseBytes: 1_024,
+    maxResponseBytes: 260_000,
   }),
 };

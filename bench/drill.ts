@@ -1,0 +1,558 @@
+/**
+ * Fault drill (`npm run drill`): paid load against a local money path (Hardhat EDR chain served over a stoppable
+ * RPC port, the facilitator in its own process on a PGlite directory, a gate in front of the echo sample in
+ * workerd) while faults are injected: RPC drops and a facilitator crash (SIGKILL, restarted on the same store), and,
+ * concurrently, buyers who break their own payments: exact payments whose funds are moved away after verify (the
+ * settlement reverts), exact authorizations cancelled on the token after verify, and contract-wallet buyers whose
+ * ERC-1271 check costs just under the escrow's gas limit (must settle beside honest buyers) or above it (refused at
+ * verify), and a card that lies about its receipt time (its creator's relay dates every receipt 1970) paid by the real
+ * buyer MCP server under an hourly budget. Buyers retry a 503, a 409 `in_progress` or no answer with the same payment,
+ * as PROTOCOL.md tells them to. At the end it prints the calls answered per status and per kind of buyer, the debits
+ * on chain and three invariants checked from the chain and the facilitator's store, over every payment, injected ones
+ * included:
+ * no debit without a 200, no 200 without exactly one debit, no buyer charged more than its signed caps; and writes
+ * the table into docs/benchmarks.md. Not a test: a benchmark-style script.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Hex, LocalAccount } from "viem";
+import { getAddress } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { signEscrowPayment, signExactPayment } from "../services/buyer/src/sdk/signPayment.ts";
+import { RESERVATION_RETENTION_SECONDS } from "../services/facilitator/backgroundWork.ts";
+import { createStore } from "../services/facilitator/store/createStore.ts";
+import { purgeReservations } from "../services/facilitator/store/reservations.ts";
+import type { HandlerCall } from "../services/gate/handler.ts";
+import { decodeBase64Json } from "../services/protocol/base64.ts";
+import { cancelAuthorizationTypes, tokenDomain } from "../services/protocol/typedData.ts";
+import { stopChild } from "../services/stack/childProcess.ts";
+import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { callTool, connectInMemory } from "../testkit/buyer/connectBuyer.ts";
+import { startCreatorRelay } from "../testkit/buyer/startCreatorRelay.ts";
+import { deployCostlyWallet } from "../testkit/chain/costlyWallet.ts";
+import { devKey, ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import { facilitatorEnv, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
+import { freePort } from "../testkit/freePort.ts";
+import type { GateStack } from "../testkit/gate/gateStack.ts";
+import { call, paymentHeader, startTestResource } from "../testkit/gate/gateStack.ts";
+import { sleep } from "../testkit/sleep.ts";
+import { machineLine, writeBenchSection } from "./benchReport.ts";
+
+parseCommandLine(
+  `usage: npm run drill
+
+Paid load against a local money path while faults are injected (RPC drops, a facilitator crash) and buyers break
+their own payments; prints the answers, the debits on chain and the invariants, and writes them into
+docs/benchmarks.md. Environment: DRILL_SECONDS (40), DRILL_WORKERS (16), DRILL_SETTLEMENT (committed | confirmed),
+DRILL_MACHINE_NOTE (a sentence about the machine).`,
+  {},
+);
+
+const DURATION_MS = Number(process.env.DRILL_SECONDS ?? 40) * 1000;
+const WORKERS = Number(process.env.DRILL_WORKERS ?? 16);
+const BUYERS = 8;
+const CAP = 50_000n;
+const RETRIES = 30;
+/** The escrow's ERC1271_GAS_LIMIT. */
+const ERC1271_GAS_LIMIT = 500_000n;
+/** Development accounts no role uses (they hold gas): the exact buyers who move funds away or cancel. */
+const MOVER = 9;
+const CANCELLER = 10;
+/** The facilitator's SETTLEMENT: committed (the default, as shipped) or confirmed. */
+const SETTLEMENT = process.env.DRILL_SETTLEMENT === "confirmed" ? "confirmed" : "committed";
+/** A short lease, so that the restarted facilitator takes over the crashed one's commitments within the drill. */
+const SETTLE_LEASE_SECONDS = 5;
+
+const log = (line: string) => process.stderr.write(`[drill] ${line}\n`);
+
+log("starting the local chain");
+const chain = await startLocalChain();
+const { escrow } = chain.addresses;
+const buyers: LocalAccount[] = Array.from({ length: BUYERS }, () => privateKeyToAccount(generatePrivateKey()));
+const perBuyer = CAP * 2_000n;
+await chain.contracts.token.write.mint([chain.address(ROLE.admin), perBuyer * BigInt(BUYERS)]);
+await chain.contracts.token.write.approve([escrow, perBuyer * BigInt(BUYERS)]);
+for (const buyer of buyers) await chain.contracts.escrow.write.depositFor([buyer.address, perBuyer]);
+const walletOwner = privateKeyToAccount(generatePrivateKey());
+log("deploying two contract-wallet buyers: ERC-1271 checks just under and just over the escrow's gas limit");
+const heavyWallet = await deployCostlyWallet(chain, walletOwner, ERC1271_GAS_LIMIT - 20_000n, perBuyer);
+const overLimitWallet = await deployCostlyWallet(chain, walletOwner, ERC1271_GAS_LIMIT + 20_000n, perBuyer);
+const mover = privateKeyToAccount(devKey(MOVER));
+const canceller = privateKeyToAccount(devKey(CANCELLER));
+
+const dataDir = mkdtempSync(join(tmpdir(), "drill-facilitator-"));
+const facilitatorPort = await freePort();
+let facilitator: ChildProcess | undefined;
+const startFacilitatorProcess = async () => {
+  const started = await spawnFacilitator({
+    ...facilitatorEnv(chain),
+    PORT: String(facilitatorPort),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "info",
+    RECEIPT_TIMEOUT_MS: "3000",
+    SETTLE_WAIT_MS: "3000",
+    SETTLEMENT,
+    SETTLE_LEASE_SECONDS: String(SETTLE_LEASE_SECONDS),
+  });
+  facilitator = started.child;
+  return started.url;
+};
+log("starting the facilitator (own process, PGlite on disk) and the echo gate (workerd)");
+const facilitatorUrl = await startFacilitatorProcess();
+const stack = {
+  chain,
+  buyer: buyers[0],
+  facilitator: { url: facilitatorUrl },
+} as unknown as GateStack;
+const echo = await startTestResource(stack, { slug: "drill-echo", cap: CAP });
+
+/**
+ * The payer's own fault, applied by the handler of a second resource: the gate runs it after `/verify` accepted the
+ * payment and before `/settle`, so the fault lands exactly in that window. Applied once per payment (not on retries).
+ */
+const faulted = new Set<string>();
+async function breakPayment(fault: unknown, nonce: Hex): Promise<void> {
+  if (faulted.has(nonce)) return;
+  faulted.add(nonce);
+  const { token } = chain.contracts;
+  if (fault === "move-funds") {
+    const wallet = chain.wallets[MOVER];
+    if (!wallet) throw new Error("no wallet for the exact buyer who moves funds");
+    const balance = await token.read.balanceOf([mover.address]);
+    await token.write.transfer([chain.address(ROLE.other), balance], { account: wallet.account });
+  } else if (fault === "cancel") {
+    const signature = await canceller.signTypedData({
+      domain: tokenDomain(chain.addresses.token),
+      types: cancelAuthorizationTypes,
+      primaryType: "CancelAuthorization",
+      message: { authorizer: canceller.address, nonce },
+    });
+    await token.write.cancelAuthorization([getAddress(canceller.address), nonce, signature]);
+  }
+}
+const faultHandler = async ({ body }: HandlerCall) => {
+  if (typeof body.nonce === "string") await breakPayment(body.fault, body.nonce as Hex);
+  return { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify({ ok: true })) };
+};
+const faulty = await startTestResource(stack, { slug: "drill-faulty", cap: CAP, handler: faultHandler });
+
+/** The kind of the buyer who reuses a debited nonce after its reservation was purged (reusedNonce, below). */
+const REUSED = "nonce reused after its purge";
+/** Who paid: the load's EOA buyers, or one of the injected faulty buyers. */
+type Kind =
+  | "load"
+  | "exact, funds moved after verify"
+  | "exact, cancelled after verify"
+  | WalletKind
+  | typeof REUSED
+  | typeof LYING;
+type WalletKind = "wallet at the ERC-1271 limit" | "wallet over the ERC-1271 limit";
+const KINDS: Kind[] = [
+  "load",
+  "exact, funds moved after verify",
+  "exact, cancelled after verify",
+  "wallet at the ERC-1271 limit",
+  "wallet over the ERC-1271 limit",
+  REUSED,
+  "card lying about its receipt time",
+];
+type Call = { kind: Kind; buyer: Hex; nonce: Hex; maxAmount: bigint; statuses: string[]; final: number };
+const calls: Call[] = [];
+const faults: string[] = [];
+let stopLoad = false;
+
+type Payload = Awaited<ReturnType<typeof signEscrowPayment>> | Awaited<ReturnType<typeof signExactPayment>>;
+const validBefore = () => BigInt(Math.floor(Date.now() / 1000) + 600);
+const signEscrow = (account: LocalAccount, resourceId: Hex) =>
+  signEscrowPayment({ account, escrow, resourceId, maxAmount: CAP, validBefore: validBefore() });
+
+/** Pays one call, retrying with the same payment while the answer says to (503, 409 `in_progress`, no answer). */
+async function pay(kind: Kind, url: string, payload: Payload, body: Record<string, unknown>): Promise<void> {
+  const { authorization } = payload;
+  const record: Call = {
+    kind,
+    buyer: "buyer" in authorization ? authorization.buyer : authorization.from,
+    nonce: authorization.nonce,
+    maxAmount: BigInt("maxAmount" in authorization ? authorization.maxAmount : authorization.value),
+    statuses: [],
+    final: 0,
+  };
+  calls.push(record);
+  const header = paymentHeader(payload);
+  for (let attempt = 0; attempt <= RETRIES; attempt++) {
+    const answer = await call(url, body, { "X-PAYMENT": header }).catch(() => ({ status: 0, body: undefined }));
+    const code = (answer.body as { error?: unknown } | undefined)?.error;
+    const named = typeof code === "string" ? code : (code as { code?: unknown } | undefined)?.code;
+    record.statuses.push(typeof named === "string" ? `${answer.status} ${named}` : String(answer.status));
+    record.final = answer.status;
+    const retry = answer.status === 503 || answer.status === 0 || (answer.status === 409 && named === "in_progress");
+    if (!retry) return;
+    if (stopLoad && attempt > 3) await sleep(1_000);
+    else await sleep(500);
+  }
+}
+
+async function worker(index: number): Promise<void> {
+  let n = index;
+  while (!stopLoad) {
+    const payload = await signEscrow(buyers[n % BUYERS] as LocalAccount, echo.resourceId);
+    await pay("load", echo.callUrl, payload, { n, pad: "x".repeat(n % 3_000) });
+    n += WORKERS;
+  }
+}
+
+/** An exact buyer who signs a payment of the cap (minted to him first) and breaks it after verify. */
+async function exactFaults(kind: Kind, account: LocalAccount, fault: string, everyMs: number): Promise<void> {
+  while (!stopLoad) {
+    await chain.contracts.token.write.mint([account.address, CAP]);
+    const payload = await signExactPayment({
+      account,
+      token: chain.addresses.token,
+      escrow,
+      value: CAP,
+      validBefore: validBefore(),
+      resourceId: faulty.resourceId,
+    });
+    await pay(kind, faulty.callUrl, payload, { fault, nonce: payload.authorization.nonce });
+    await sleep(everyMs);
+  }
+}
+
+/** A contract-wallet buyer paying echo alongside the load. */
+async function walletPayer(kind: WalletKind, account: LocalAccount, everyMs: number): Promise<void> {
+  let n = 0;
+  while (!stopLoad) {
+    await pay(kind, echo.callUrl, await signEscrow(account, echo.resourceId), { n: n++, wallet: true });
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * A load buyer reusing one of its nonces the escrow already debited, in a fresh authorization, once the facilitator
+ * has purged that payment's finished reservation (a day after its window closed): it must be refused, never answered
+ * 200. `paid` pays with a window of just over the gate's minimum at the start; while the facilitator is down after its
+ * crash, `purged` runs the facilitator's own purge on its store as a day later, for that window only (every other
+ * payment's window ends later); `reused` pays again with the nonce once it is back, beside the load that shares the
+ * buyer's state snapshot.
+ */
+const reusedNonce = {
+  async paid(): Promise<Payload> {
+    const payload = await signEscrowPayment({
+      account: buyers[0] as LocalAccount,
+      escrow,
+      resourceId: echo.resourceId,
+      maxAmount: CAP,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 65),
+    });
+    await pay("load", echo.callUrl, payload, { purgedNonce: true });
+    return payload;
+  },
+  async purged(payload: Payload): Promise<void> {
+    const store = await createStore({ dataDir });
+    const dayLater = Number(payload.authorization.validBefore) + RESERVATION_RETENTION_SECONDS;
+    const purged = await purgeReservations(store, dayLater, RESERVATION_RETENTION_SECONDS);
+    await store.close();
+    faults.push(`a nonce reused after its reservation was purged (${purged} purged)`);
+    log(`fault: ${purged} finished reservation purged as a day later; its nonce is reused next`);
+  },
+  async reused(payload: Payload): Promise<void> {
+    const again = await signEscrowPayment({
+      account: buyers[0] as LocalAccount,
+      escrow,
+      resourceId: echo.resourceId,
+      maxAmount: CAP,
+      validBefore: validBefore(),
+      nonce: payload.authorization.nonce,
+    });
+    await pay(REUSED, echo.callUrl, again, { reused: true });
+  },
+};
+
+const LYING = "card lying about its receipt time";
+
+/**
+ * The injection of a card that lies about its receipt time: a third resource, priced at its cap, whose creator points
+ * its card at a relay of its own that rewrites every receipt's `settledAt` to 1970, paid in a loop by the real buyer MCP
+ * server with an hourly budget of 3 calls, until the load stops and a call was refused. `settle` adds its payments to
+ * the drill's (with the gate's answers as the relay saw them, retrying an unfinished one with the same payment); the
+ * invariant is that the chain debited its buyer at most the budget, and that calls past it were refused.
+ */
+async function startLyingReceiptTime() {
+  const price = 1_200n;
+  const budget = 3n * price;
+  const gate = await startTestResource(stack, { slug: "drill-lying", cap: price, base: 1_000n, perKB: 200n });
+  const relay = await startCreatorRelay(chain, {
+    resourceId: gate.resourceId,
+    gateUrl: gate.url,
+    mode: "rewrite-settled-at",
+  });
+  const key = generatePrivateKey();
+  const buyer = privateKeyToAccount(key).address;
+  await chain.contracts.token.write.mint([chain.address(ROLE.admin), price * 100n]);
+  await chain.contracts.token.write.approve([escrow, price * 100n]);
+  await chain.contracts.escrow.write.depositFor([buyer, price * 100n]);
+  const ledgerDir = mkdtempSync(join(tmpdir(), "drill-ledger-"));
+  const mcp = await connectInMemory({
+    BUYER_PRIVATE_KEY: key,
+    RPC_URL: chain.rpcUrl,
+    ESCROW_ADDRESS: escrow,
+    MARKETPLACE_URL: "http://127.0.0.1:9",
+    FACILITATOR_URL: facilitatorUrl,
+    SERVICE_BUYER_DATA_DIR: ledgerDir,
+    SPEND_HOURLY_BUDGET: budget.toString(),
+  });
+  const outcomes = new Map<string, number>();
+  return {
+    async run() {
+      for (let n = 0; !stopLoad || (!outcomes.has("spend_refused") && n < 40); n++) {
+        const paid = await callTool(mcp.client, "call_resource", { resourceId: gate.resourceId, body: { n } });
+        const outcome = paid.error?.code ?? "paid";
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        await sleep(250);
+      }
+    },
+    async settle() {
+      await mcp.close();
+      for (const [nonce, seen] of relay.payments) {
+        const last = seen.gateStatuses.at(-1);
+        if (last === 503 || last === 409) await pay(LYING, gate.callUrl, decodeBase64Json(seen.header) as Payload, {});
+        else
+          calls.push({
+            kind: LYING,
+            buyer,
+            nonce: nonce as Hex,
+            maxAmount: price,
+            statuses: seen.gateStatuses.map(String),
+            final: last ?? 0,
+          });
+      }
+      await relay.close();
+      await gate.close();
+      rmSync(ledgerDir, { recursive: true, force: true });
+    },
+    async invariant(): Promise<[string, boolean, string]> {
+      const debited = (await chain.contracts.escrow.getEvents.Debited({ buyer }, { fromBlock: 0n })).reduce(
+        (sum, d) => sum + (d.args.amount as bigint),
+        0n,
+      );
+      const refused = outcomes.get("spend_refused") ?? 0;
+      const seen = [...outcomes].map(([outcome, count]) => `${count} ${outcome}`).join(", ");
+      return [
+        "a card lying about its receipt time (settledAt 1970) does not lift the buyer MCP's hourly budget",
+        debited <= budget && refused > 0,
+        `its buyer was debited ${debited} of a ${budget} budget on chain; calls: ${seen}`,
+      ];
+    },
+  };
+}
+const lying = await startLyingReceiptTime();
+
+async function injectFaults(started: number): Promise<void> {
+  const paidOnce = await reusedNonce.paid();
+  const at = async (ms: number) => sleep(Math.max(0, started + ms - Date.now()));
+  await at(DURATION_MS * 0.2);
+  faults.push("RPC drop, 4 s");
+  log("fault: the RPC port drops for 4 s");
+  await chain.rpc.stop();
+  await sleep(4_000);
+  await chain.rpc.resume();
+  await at(DURATION_MS * 0.45);
+  faults.push("facilitator crash (SIGKILL) and restart on the same store");
+  log("fault: the facilitator is killed and restarted");
+  facilitator?.kill("SIGKILL");
+  await sleep(1_000);
+  await reusedNonce.purged(paidOnce);
+  await startFacilitatorProcess();
+  await reusedNonce.reused(paidOnce);
+  await at(DURATION_MS * 0.7);
+  faults.push("RPC drop, 2 s");
+  log("fault: the RPC port drops for 2 s");
+  await chain.rpc.stop();
+  await sleep(2_000);
+  await chain.rpc.resume();
+}
+
+log(`paid load: ${WORKERS} workers, ${BUYERS} buyers, ${DURATION_MS / 1000} s`);
+const started = Date.now();
+const load = Promise.all([
+  ...Array.from({ length: WORKERS }, (_, i) => worker(i)),
+  exactFaults("exact, funds moved after verify", mover, "move-funds", 1_000),
+  exactFaults("exact, cancelled after verify", canceller, "cancel", 1_000),
+  walletPayer("wallet at the ERC-1271 limit", heavyWallet, 250),
+  walletPayer("wallet over the ERC-1271 limit", overLimitWallet, 2_000),
+  lying.run(),
+]);
+await injectFaults(started);
+await sleep(Math.max(0, started + DURATION_MS - Date.now()));
+stopLoad = true;
+await load;
+await lying.settle();
+log("load stopped; every unfinished payment was retried until it settled or was refused");
+
+/** Where each answered payment's settlement stands on the facilitator (`GET /results`): committed, confirmed, failed. */
+async function settlements(): Promise<Map<string, string>> {
+  const states = new Map<string, string>();
+  for (const c of calls.filter((c) => c.final === 200)) {
+    const stored = await fetch(`http://127.0.0.1:${facilitatorPort}/results/${c.nonce}`);
+    states.set(
+      c.nonce.toLowerCase(),
+      stored.ok ? ((await stored.json()) as { settlement: string }).settlement : "none",
+    );
+  }
+  return states;
+}
+const committedAnswers = calls.filter((c) => c.final === 200 && c.kind === "load").length;
+log("waiting for every committed debit to be mined (the restarted facilitator drives the crashed one's)");
+const drainDeadline = Date.now() + (SETTLE_LEASE_SECONDS + 60) * 1000;
+let states = await settlements();
+while ([...states.values()].includes("committed") && Date.now() < drainDeadline) {
+  await sleep(500);
+  states = await settlements();
+}
+const notConfirmed = [...states.values()].filter((state) => state !== "confirmed").length;
+
+const debits = await chain.contracts.escrow.getEvents.Debited({}, { fromBlock: 0n });
+const debitsByNonce = new Map<string, bigint[]>();
+for (const d of debits) {
+  const key = (d.args.nonce as string).toLowerCase();
+  debitsByNonce.set(key, [...(debitsByNonce.get(key) ?? []), d.args.amount as bigint]);
+}
+const byStatus = new Map<string, number>();
+for (const c of calls) for (const s of c.statuses) byStatus.set(String(s), (byStatus.get(String(s)) ?? 0) + 1);
+const finalByStatus = new Map<string, number>();
+for (const c of calls) {
+  const last = c.statuses.at(-1) ?? "none";
+  finalByStatus.set(last, (finalByStatus.get(last) ?? 0) + 1);
+}
+
+const ok = calls.filter((c) => c.final === 200);
+const okNonces = new Set(ok.map((c) => c.nonce.toLowerCase()));
+const debitWithout200 = [...debitsByNonce.keys()].filter((nonce) => !okNonces.has(nonce));
+const okWithoutOneDebit = ok.filter((c) => (debitsByNonce.get(c.nonce.toLowerCase()) ?? []).length !== 1);
+const capOf = new Map(calls.map((c) => [c.nonce.toLowerCase(), c]));
+const overCap = [...debitsByNonce.entries()].filter(([nonce, amounts]) =>
+  amounts.some((a) => a > (capOf.get(nonce)?.maxAmount ?? 0n)),
+);
+const charged = new Map<string, bigint>();
+const signed = new Map<string, bigint>();
+for (const d of debits) {
+  const buyer = (d.args.buyer as string).toLowerCase();
+  charged.set(buyer, (charged.get(buyer) ?? 0n) + (d.args.amount as bigint));
+}
+for (const c of calls) {
+  if (!debitsByNonce.has(c.nonce.toLowerCase())) continue;
+  signed.set(c.buyer.toLowerCase(), (signed.get(c.buyer.toLowerCase()) ?? 0n) + c.maxAmount);
+}
+const buyerOverCaps = [...charged.entries()].filter(([buyer, total]) => total > (signed.get(buyer) ?? 0n));
+const storeMismatch = ok.filter((c) => (states.get(c.nonce.toLowerCase()) ?? "none") === "none").length;
+
+const broken = calls.filter((c) => !["load", "wallet at the ERC-1271 limit", REUSED, LYING].includes(c.kind));
+const reuses = calls.filter((c) => c.kind === REUSED);
+const reusesPaid = reuses.filter((c) => c.final === 200 || (debitsByNonce.get(c.nonce.toLowerCase()) ?? []).length > 1);
+const brokenPaid = broken.filter((c) => c.final === 200 || debitsByNonce.has(c.nonce.toLowerCase()));
+const brokenAtSettle = broken.filter((c) => c.statuses[0] === "409 settlement_failed").length;
+const heavy = calls.filter((c) => c.kind === "wallet at the ERC-1271 limit");
+const heavyPaid = heavy.filter((c) => c.final === 200).length;
+const isHeavy = (buyer: unknown) => String(buyer).toLowerCase() === heavyWallet.address.toLowerCase();
+const heavyTxs = new Set(debits.filter((d) => isHeavy(d.args.buyer)).map((d) => d.transactionHash));
+const sharedTxs = [...heavyTxs].filter((tx) => debits.some((d) => d.transactionHash === tx && !isHeavy(d.args.buyer)));
+
+const invariants: [string, boolean, string][] = [
+  ["no debit without a 200", debitWithout200.length === 0, `${debitWithout200.length} debits without a 200`],
+  [
+    "no 200 without exactly one debit (chain) and its stored result (facilitator store)",
+    okWithoutOneDebit.length === 0 && storeMismatch === 0,
+    `${okWithoutOneDebit.length} without exactly one debit, ${storeMismatch} without a stored result`,
+  ],
+  [
+    `every answered payment's settlement confirmed on chain (SETTLEMENT=${SETTLEMENT})`,
+    notConfirmed === 0,
+    `${notConfirmed} of ${states.size} answered payments not confirmed (committed, failed or missing) after the drain`,
+  ],
+  [
+    "no buyer charged more than its signed caps",
+    overCap.length === 0 && buyerOverCaps.length === 0,
+    `${overCap.length} debits over their cap, ${buyerOverCaps.length} buyers over the sum of their caps`,
+  ],
+  [
+    "every broken payment (funds moved, authorization cancelled, wallet over the gas limit) refused and never debited; the wallet at the limit paid",
+    brokenPaid.length === 0 && broken.length > 0 && heavyPaid > 0,
+    `${broken.length} broken payments, ${brokenAtSettle} refused at settle with 409 settlement_failed, ${brokenPaid.length} answered 200 or debited; ${heavyPaid} of ${heavy.length} at-limit wallet payments answered 200, settled in ${heavyTxs.size} transactions, ${sharedTxs.length} of them batches shared with EOA buyers`,
+  ],
+  [
+    "a debited nonce reused after its reservation was purged refused, never answered 200 or debited again",
+    reuses.length > 0 && reusesPaid.length === 0,
+    `${reuses.length} reuses, answered ${reuses.map((c) => c.statuses.at(-1)).join(", ")}`,
+  ],
+  await lying.invariant(),
+];
+
+const statusRows = [...byStatus.entries()]
+  .sort(([a], [b]) => Number(a) - Number(b))
+  .map(
+    ([status, count]) => `| ${status === "0" ? "no answer" : status} | ${count} | ${finalByStatus.get(status) ?? 0} |`,
+  )
+  .join("\n");
+const kindRows = [...new Set(calls.map((c) => c.statuses.at(-1) ?? "none"))]
+  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+  .map((status) => {
+    const cells = KINDS.map((kind) => calls.filter((c) => c.kind === kind && c.statuses.at(-1) === status).length);
+    return `| ${status === "0" ? "no answer" : status} | ${cells.join(" | ")} |`;
+  })
+  .join("\n");
+const firstRows = [...new Set(calls.map((c) => c.statuses[0] ?? "none"))]
+  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+  .map((status) => {
+    const cells = KINDS.map((kind) => calls.filter((c) => c.kind === kind && c.statuses[0] === status).length);
+    return `| ${status === "0" ? "no answer" : status} | ${cells.join(" | ")} |`;
+  })
+  .join("\n");
+const note = process.env.DRILL_MACHINE_NOTE ? ` ${process.env.DRILL_MACHINE_NOTE}` : "";
+const markdown = `## Fault drill (\`npm run drill\`)
+
+Machine: ${machineLine()}.${note}
+
+Settlement: \`SETTLEMENT=${SETTLEMENT}\`${SETTLEMENT === "committed" ? ` (escrow calls answered before their debit is mined; ${committedAnswers} load calls answered 200; the facilitator's settle lease is ${SETTLE_LEASE_SECONDS} s so that the restart takes over the crashed instance's commitments within the drill)` : ""}.
+
+${WORKERS} workers and ${BUYERS} EOA buyers paying echo for ${DURATION_MS / 1000} s
+(Hardhat EDR chain behind a stoppable RPC port, the facilitator in its own process on PGlite on disk, the gate in
+front of workerd). Faults injected, in order: ${faults.join("; ")}. Concurrently, all the time: an exact buyer who
+moves his funds away after verify (the settlement reverts), an exact buyer who cancels his authorization on the token
+after verify (EIP-3009 \`cancelAuthorization\`), one payment each per second, both through a second gate whose handler
+applies the fault (so it lands between \`/verify\` and \`/settle\`); a contract-wallet buyer whose ERC-1271 check
+burns just under the escrow's 500k gas limit, paying echo every 250 ms beside the load; and one whose check burns
+over it, every 2 s; and a card that lies about its receipt time (its creator's relay dates every receipt 1970), paid
+every 250 ms by the buyer MCP server under an hourly budget of 3 calls. A buyer retries a 503, a 409 \`in_progress\`
+or no answer with the same payment.
+
+| status (error code) | answers | final answers (one per payment) |
+|---|---|---|
+${statusRows}
+
+First and final answer per payment, by kind of buyer:
+
+| first answer | ${KINDS.join(" | ")} |
+|---|${KINDS.map(() => "---").join("|")}|
+${firstRows}
+
+| final answer | ${KINDS.join(" | ")} |
+|---|${KINDS.map(() => "---").join("|")}|
+${kindRows}
+
+Payments: ${calls.length}; debits on chain: ${debits.length}.
+
+| invariant (over every payment, injected ones included) | holds | detail |
+|---|---|---|
+${invariants.map(([name, holds, detail]) => `| ${name} | ${holds ? "yes" : "**NO**"} | ${detail} |`).join("\n")}
+`;
+process.stdout.write(`${markdown}\n`);
+writeBenchSection("drill", markdown);
+
+await echo.close();
+await faulty.close();
+if (facilitator) await stopChild(facilitator);
+await chain.close();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(invariants.every(([, holds]) => holds) ? 0 : 1);

@@ -1,0 +1,362 @@
+import { asc } from "@ponder/client";
+import { expect } from "chai";
+import pg from "pg";
+import type { Address, Hex } from "viem";
+import { keccak256, parseEventLogs, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { signEscrowPayment, signExactPayment } from "../../services/buyer/src/sdk/signPayment.ts";
+import type { ProjectionsClient } from "../../services/projections/createProjectionsClient.ts";
+import {
+  createProjectionsClient,
+  projections,
+  waitForIndexedBlock,
+} from "../../services/projections/createProjectionsClient.ts";
+import { randomNonce } from "../../services/protocol/resourceId.ts";
+import { bondTypedData, registerResourceTypedData } from "../../services/protocol/typedData.ts";
+import type { LocalChain } from "../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
+import { startIndexer } from "../../testkit/indexer/startIndexer.ts";
+
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * Drives a mixed history through the contracts: registrations (plain and registerFor with a bond), escrow debits and
+ * an exact payment, strikes up to a slash, bond top-up, deactivation, identity transfer, URI and metadata changes,
+ * a withdrawal request and a spend limit. Returns what the projections must then show.
+ */
+async function driveHistory(chain: LocalChain) {
+  const { registry, escrow, identity, token } = chain.contracts;
+  const account = (index: number) => chain.wallets[index]!.account;
+  const asFacilitator = { account: account(ROLE.facilitator) };
+  const asRelayer = { account: account(ROLE.relayer) };
+  const creator = account(ROLE.creator);
+  const other = account(ROLE.other);
+  const buyer = privateKeyToAccount(devKey(ROLE.buyer));
+  const now = () => Math.floor(Date.now() / 1000);
+
+  const weather = await chain.registerResource({ slug: "weather", base: 1_000n, perKB: 200n, cap: 50_000n });
+
+  const otherAgentHash = await identity.write.register(["https://agents.example/other.json"], { account: other });
+  const [minted] = parseEventLogs({
+    abi: identity.abi,
+    logs: (await chain.publicClient.waitForTransactionReceipt({ hash: otherAgentHash })).logs,
+    eventName: "Registered",
+  });
+  const otherAgent = minted!.args.agentId;
+  await token.write.mint([other.address, 10_000_000n]);
+  const deadline = BigInt(now() + 3_600);
+  const terms = {
+    creator: other.address,
+    slug: "translate",
+    payout: other.address,
+    category: "nlp",
+    base: 500n,
+    perKB: 0n,
+    max: 9_000n,
+    deadline,
+  };
+  const consent = await chain.wallets[ROLE.other]!.signTypedData(
+    registerResourceTypedData(terms, chain.addresses.registry),
+  );
+  const bondAuth = {
+    from: other.address,
+    value: 4_000_000n,
+    validAfter: 0n,
+    validBefore: deadline,
+    nonce: randomNonce(),
+  };
+  const bondSignature = await chain.wallets[ROLE.other]!.signTypedData(
+    bondTypedData(bondAuth, chain.addresses.registry, chain.addresses.token),
+  );
+  const registration = {
+    slug: "translate",
+    agentId: otherAgent,
+    payout: other.address,
+    category: "nlp",
+    pricing: { base: 500n, perKB: 0n, max: 9_000n },
+    cardURI: "https://market.example/translate/card",
+    cardHash: keccak256(toHex("card")),
+  };
+  await registry.write.registerFor(
+    [
+      other.address,
+      registration,
+      deadline,
+      consent,
+      { value: bondAuth.value, validAfter: 0n, validBefore: deadline, nonce: bondAuth.nonce, signature: bondSignature },
+    ],
+    { account: account(ROLE.publisher) },
+  );
+  const translate = (await registry.read.resourceIdOf([other.address, "translate"])) as Hex;
+
+  await chain.fundBuyer(ROLE.buyer, 1_000_000n);
+  const amounts = [1_200n, 3_400n, 50_000n];
+  for (const amount of amounts) {
+    const payload = await signEscrowPayment({
+      account: buyer,
+      escrow: chain.addresses.escrow,
+      resourceId: weather,
+      maxAmount: 50_000n,
+      validBefore: BigInt(now() + 600),
+    });
+    const a = payload.authorization;
+    await escrow.write.debit(
+      [
+        {
+          authorization: {
+            buyer: a.buyer,
+            resourceId: a.resourceId,
+            maxAmount: 50_000n,
+            validAfter: 0n,
+            validBefore: BigInt(a.validBefore),
+            nonce: a.nonce,
+          },
+          amount,
+          signature: payload.signature,
+        },
+      ],
+      asRelayer,
+    );
+  }
+  await token.write.mint([buyer.address, 9_000n]);
+  const exact = await signExactPayment({
+    account: buyer,
+    token: chain.addresses.token,
+    escrow: chain.addresses.escrow,
+    value: 9_000n,
+    validBefore: BigInt(now() + 600),
+  });
+  const e = exact.authorization;
+  await escrow.write.settleExact(
+    [
+      {
+        resourceId: translate,
+        from: e.from,
+        value: 9_000n,
+        validAfter: 0n,
+        validBefore: BigInt(e.validBefore),
+        nonce: e.nonce,
+        signature: exact.signature,
+      },
+    ],
+    asRelayer,
+  );
+
+  await token.write.approve([chain.addresses.registry, 1_000_000n], { account: creator });
+  await token.write.mint([creator.address, 1_000_000n]);
+  await registry.write.postBond([weather, 1_000_000n], { account: creator });
+  for (const label of ["s1", "s2", "s3"])
+    await registry.write.recordStrike([translate, keccak256(toHex(label)), `failed ${label}`], asFacilitator);
+  await registry.write.recordStrike([weather, keccak256(toHex("w1")), "timeout"], asFacilitator);
+  await registry.write.updatePricing([weather, { base: 2_000n, perKB: 100n, max: 60_000n }], { account: creator });
+  await registry.write.setPayout([weather, account(ROLE.treasury).address], { account: creator });
+
+  const weatherAgent = (await registry.read.getResource([weather])).agentId;
+  await identity.write.setAgentURI([weatherAgent, "https://agents.example/weather-v2.json"], { account: creator });
+  await identity.write.setMetadata([weatherAgent, "category", toHex("weather")], { account: creator });
+  await identity.write.transferFrom([creator.address, other.address, weatherAgent], { account: creator });
+
+  await escrow.write.requestWithdrawal([100_000n], { account: buyer });
+  // A first limit waits a day before it may be applied; a further tightening is pending again.
+  await escrow.write.setSpendLimit([500_000n, 86_400n], { account: buyer });
+  await chain.connection.provider.request({ method: "evm_increaseTime", params: [86_400] });
+  await escrow.write.applySpendLimit([buyer.address]);
+  await escrow.write.setSpendLimit([250_000n, 86_400n], { account: buyer });
+
+  return {
+    weather,
+    translate,
+    otherAgent,
+    weatherAgent,
+    amounts,
+    buyer: buyer.address as Address,
+    creator: creator.address as Address,
+    other: other.address as Address,
+  };
+}
+
+for (const backend of ["PGlite", "PostgreSQL"] as const) {
+  describe(`indexer end to end (Ponder on ${backend})`, function () {
+    let chain: LocalChain;
+    let indexer: Indexer;
+    let client: ProjectionsClient;
+    let history: Awaited<ReturnType<typeof driveHistory>>;
+
+    before(async function () {
+      chain = await startLocalChain();
+      indexer = await startIndexer(chain, backend === "PostgreSQL" ? { postgresUrl: POSTGRES_URL } : {});
+      client = createProjectionsClient(indexer.url);
+      history = await driveHistory(chain);
+      await waitForIndexedBlock(client, await chain.publicClient.getBlockNumber());
+    });
+
+    after(async function () {
+      await indexer?.stop();
+      await chain?.close();
+    });
+
+    it("projects every resource exactly as getResource reads it on chain", async function () {
+      const rows = await client.db
+        .select()
+        .from(projections.resource)
+        .orderBy(asc(projections.resource.registeredBlock));
+      expect(rows.map((r) => r.slug)).to.deep.equal(["weather", "translate"]);
+      for (const row of rows) {
+        const onChain = await chain.contracts.registry.read.getResource([row.resourceId]);
+        expect({
+          creator: row.creator,
+          payout: row.payout,
+          agentId: row.agentId,
+          slug: row.slug,
+          category: row.category,
+          pricing: { base: row.base, perKB: row.perKB, max: row.max },
+          cardURI: row.cardUri,
+          cardHash: row.cardHash,
+          active: row.active,
+          bond: row.bond,
+          strikes: row.strikes,
+        }).to.deep.equal({
+          creator: onChain.creator.toLowerCase(),
+          payout: onChain.payout.toLowerCase(),
+          agentId: onChain.agentId,
+          slug: onChain.slug,
+          category: onChain.category,
+          pricing: { ...onChain.pricing },
+          cardURI: onChain.cardURI,
+          cardHash: onChain.cardHash,
+          active: onChain.active,
+          bond: onChain.bond,
+          strikes: onChain.strikes,
+        });
+      }
+      const translate = rows.find((r) => r.slug === "translate")!;
+      expect(translate.active).to.equal(false);
+      expect(translate.strikesTotal).to.equal(3);
+      expect(translate.deactivatedAt > 0n).to.equal(true);
+      expect(translate.bond).to.equal(2_000_000n);
+    });
+
+    it("records one debit row per Debited, with its split and its scheme", async function () {
+      const rows = await client.db.select().from(projections.debit).orderBy(asc(projections.debit.blockNumber));
+      const logs = await chain.publicClient.getContractEvents({
+        address: chain.addresses.escrow,
+        abi: chain.contracts.escrow.abi,
+        eventName: "Debited",
+        fromBlock: 0n,
+      });
+      expect(rows).to.have.length(logs.length).and.to.have.length(4);
+      for (const [i, log] of logs.entries()) {
+        expect(rows[i]).to.include({
+          resourceId: log.args.resourceId,
+          buyer: log.args.buyer!.toLowerCase(),
+          nonce: log.args.nonce,
+          amount: log.args.amount,
+          creatorAmount: log.args.amount! - log.args.treasuryAmount!,
+          treasuryAmount: log.args.treasuryAmount,
+          transactionHash: log.transactionHash,
+        });
+        // The payout the registry named when the debit was mined (weather's changes later in the history).
+        const then = await chain.contracts.registry.read.getResource([log.args.resourceId!], {
+          blockNumber: log.blockNumber,
+        });
+        expect(rows[i]!.payout).to.equal(then.payout.toLowerCase());
+      }
+      expect(rows.map((r) => r.scheme)).to.deep.equal(["service-escrow", "service-escrow", "service-escrow", "exact"]);
+    });
+
+    it("sums revenue per resource to the on-chain split", async function () {
+      const rows = await client.db.select().from(projections.revenue);
+      const weather = rows.find((r) => r.resourceId === history.weather)!;
+      const gross = history.amounts.reduce((a, b) => a + b, 0n);
+      const treasury = history.amounts.reduce((a, b) => a + (b * 500n) / 10_000n, 0n);
+      expect(weather).to.include({ calls: 3, gross, treasury, creator: gross - treasury });
+      const translate = rows.find((r) => r.resourceId === history.translate)!;
+      expect(translate).to.include({ calls: 1, gross: 9_000n, treasury: 450n, creator: 8_550n });
+    });
+
+    it("records every strike, and bond changes including the slash", async function () {
+      const strikes = await client.db.select().from(projections.strike).orderBy(asc(projections.strike.blockNumber));
+      expect(strikes.map((s) => [s.resourceId, s.strikes, s.reason])).to.deep.equal([
+        [history.translate, 1, "failed s1"],
+        [history.translate, 2, "failed s2"],
+        [history.translate, 3, "failed s3"],
+        [history.weather, 1, "timeout"],
+      ]);
+      const bonds = await client.db.select().from(projections.bond).orderBy(asc(projections.bond.blockNumber));
+      expect(bonds.map((b) => [b.resourceId, b.kind, b.amount, b.bondAfter])).to.deep.equal([
+        [history.translate, "posted", 4_000_000n, 4_000_000n],
+        [history.weather, "posted", 1_000_000n, 1_000_000n],
+        [history.translate, "slashed", 2_000_000n, 2_000_000n],
+      ]);
+    });
+
+    it("keeps the buyer's escrow balance equal to the chain's, exact payments excluded", async function () {
+      const [row] = await client.db.select().from(projections.buyerBalance);
+      const onChain = await chain.contracts.escrow.read.balanceOf([history.buyer]);
+      expect(row!.buyer).to.equal(history.buyer.toLowerCase());
+      expect(row!.balance).to.equal(onChain);
+      expect(row!.balance).to.equal(1_000_000n - 1_200n - 3_400n - 50_000n);
+      expect(row!.pendingWithdrawal).to.equal(100_000n);
+      expect(row!.withdrawalUnlocksAt > 0n).to.equal(true);
+      expect([row!.spendLimit, row!.spendPeriod]).to.deep.equal([500_000n, 86_400n]);
+      const state = await chain.contracts.escrow.read.buyerState([history.buyer, `0x${"00".repeat(32)}`]);
+      expect([row!.pendingSpendLimit, row!.pendingSpendPeriod, row!.pendingSpendLimitAt]).to.deep.equal([
+        250_000n,
+        86_400n,
+        state.pendingEffectiveAt,
+      ]);
+      expect(state.pendingEffectiveAt > 0n).to.equal(true);
+    });
+
+    it("follows ERC-8004 identities: owner after transfer, URI, wallet and metadata", async function () {
+      const agents = await client.db.select().from(projections.agent).orderBy(asc(projections.agent.agentId));
+      const weather = agents.find((a) => a.agentId === history.weatherAgent)!;
+      expect(weather.owner).to.equal(history.other.toLowerCase());
+      expect(weather.uri).to.equal("https://agents.example/weather-v2.json");
+      expect(weather.wallet).to.equal(null);
+      const other = agents.find((a) => a.agentId === history.otherAgent)!;
+      expect(other.owner).to.equal(history.other.toLowerCase());
+      expect(other.wallet).to.equal(history.other.toLowerCase());
+      for (const agent of agents)
+        expect(agent.owner).to.equal((await chain.contracts.identity.read.ownerOf([agent.agentId])).toLowerCase());
+      const metadata = await client.db.select().from(projections.agentMetadata);
+      expect(metadata.map((m) => [m.agentId, m.key, m.value])).to.deep.equal([
+        [history.weatherAgent, "category", toHex("weather")],
+      ]);
+    });
+
+    it("keeps each contract's policy", async function () {
+      const rows = await client.db.select().from(projections.policy).orderBy(asc(projections.policy.contract));
+      expect(rows.map((r) => [r.contract, r.treasury, r.strikeThreshold, r.slashBps, r.minBond])).to.deep.equal([
+        ["escrow", chain.address(ROLE.treasury).toLowerCase(), null, null, null],
+        ["registry", chain.address(ROLE.treasury).toLowerCase(), 3, 5_000, 0n],
+      ]);
+    });
+
+    it("sees a new registration within a second of its block", async function () {
+      const started = Date.now();
+      await chain.registerResource({ slug: "late", creatorIndex: ROLE.other });
+      const block = await chain.publicClient.getBlockNumber();
+      await waitForIndexedBlock(client, block, { timeoutMs: 5_000, intervalMs: 20 });
+      expect(Date.now() - started).to.be.below(2_000);
+      const rows = await client.db.select().from(projections.resource);
+      expect(rows.map((r) => r.slug)).to.include("late");
+    });
+
+    if (backend === "PostgreSQL") {
+      it("publishes the tables as views in the readers' schema", async function () {
+        const db = new pg.Client({ connectionString: indexer.databaseUrl });
+        await db.connect();
+        try {
+          const { rows } = await db.query(
+            `SELECT slug FROM "${indexer.schema}_views".resource ORDER BY registered_block`,
+          );
+          expect(rows.map((r: { slug: string }) => r.slug)).to.deep.equal(["weather", "translate", "late"]);
+        } finally {
+          await db.end();
+        }
+      });
+    }
+  });
+}

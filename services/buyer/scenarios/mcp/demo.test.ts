@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { callTool, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
+import { DEMO_DEPOSIT } from "../../src/demo/startDemoSystem.ts";
+import { DEMO_NOTICE } from "../../src/mcp/toolResult.ts";
+
+const bin = new URL("../../bin/service-buyer-mcp.ts", import.meta.url).pathname;
+
+/**
+ * Demo mode with an empty environment, launched over stdio as an MCP client launches it: the whole escrow loop in
+ * the server's process, on loopback, said in every answer. (A process of its own also gives the demo's EVM its own
+ * EDR context: EDR allows one per process, and this test process already has Hardhat's.)
+ */
+describe("buyer MCP server, demo mode", function () {
+  this.timeout(180_000);
+  const home = mkdtempSync(join(tmpdir(), "buyer-demo-home-"));
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it("with no settings at all, pays echo through the real contracts, facilitator and gate, and says it is the demo", async function () {
+    const { client, close, stderr } = await connectStdio(process.execPath, [bin], { HOME: home });
+    try {
+      const search = await callTool(client, "search_resources");
+      expect(search.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
+      const [echo] = search.data.resources as { resourceId: string; slug: string; cardUrl: string }[];
+      expect(echo?.slug).to.equal("echo");
+      expect(new URL(echo?.cardUrl ?? "").hostname).to.equal("127.0.0.1");
+      const card = await callTool(client, "get_card", { resourceId: echo?.resourceId });
+      expect(card.data.mode).to.equal("demo");
+      const before = await callTool(client, "get_balance");
+      expect(before.data.escrow).to.equal(DEMO_DEPOSIT.toString());
+      const paid = await callTool(client, "call_resource", { resourceId: echo?.resourceId, body: { hello: "demo" } });
+      expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
+      expect(paid.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
+      expect(paid.data.body).to.deep.equal({ echo: { hello: "demo" } });
+      const after = await callTool(client, "get_balance");
+      expect(BigInt(after.data.escrow as string)).to.equal(DEMO_DEPOSIT - BigInt(paid.data.amount as string));
+      const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
+      expect(recovered.data.transaction).to.equal(paid.data.transaction);
+      const refused = await callTool(client, "get_card", { resourceId: `0x${"00".repeat(32)}` });
+      expect(refused.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
+      expect(refused.error?.code).to.equal("unknown_resource");
+      expect(stderr()).to.match(
+        /service-buyer: demo started \(chain http:\/\/127\.0\.0\.1:\d+, buyer 0x[0-9a-fA-F]{40}\)/,
+      );
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,155 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { createPublicClient, http, parseEventLogs } from "viem";
+import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
+import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
+import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
+import { abiOf } from "../../../protocol/artifacts.ts";
+
+const repo = new URL("../../../../", import.meta.url).pathname;
+const TOOLS = ["call_resource", "get_balance", "get_card", "quote", "recover_result", "search_resources"];
+
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown };
+
+/**
+ * The generator against `npm start`: the built `service-plugins` bin reads the live index, and every generated plugin's
+ * MCP server is launched from its `.mcp.json` as Claude Code launches it, scoped to its endpoint; one pays.
+ */
+describe("generated plugins against npm start", function () {
+  this.timeout(600_000);
+  const stackDir = mkdtempSync(join(tmpdir(), "plugins-stack-"));
+  const work = mkdtempSync(join(tmpdir(), "plugins-e2e-"));
+  const out = join(work, "marketplace");
+  let running: Awaited<ReturnType<typeof runStack>>;
+  const closers: (() => Promise<void>)[] = [];
+
+  before(async function () {
+    execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
+    running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
+  });
+
+  after(async function () {
+    for (const close of closers) await close().catch(() => {});
+    running?.kill();
+    rmSync(stackDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("generates from the live index with the built bin, and Claude Code's validator accepts every plugin", function () {
+    const { stack } = running;
+    const summary = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          "services/buyer/dist/bin/service-plugins.js",
+          "generate",
+          "--marketplace-url",
+          stack.marketplaceUrl,
+          "--out",
+          out,
+          "--local",
+          "--enrich",
+          "--json",
+        ],
+        { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+      ),
+    );
+    const slugs = stack.resources.map((r) => r.slug).sort();
+    expect(summary.plugins.map((p: { name: string }) => p.name)).to.deep.equal([
+      "service-buyer",
+      ...slugs.map((s) => `service-${s}`),
+    ]);
+    const claude = join(repo, "node_modules/.bin/claude");
+    for (const target of [out, ...readdirSync(join(out, "plugins")).map((name) => join(out, "plugins", name))])
+      execFileSync(claude, ["plugin", "validate", "--strict", target], { encoding: "utf8" });
+  });
+
+  it("launches each endpoint's MCP server from its .mcp.json, scoped to that one endpoint, and pays for a call", async function () {
+    const { stack } = running;
+    const buyer = stack.buyers[1]!;
+    const settings = {
+      buyer_private_key: buyer.privateKey,
+      rpc_url: stack.rpcUrl,
+      escrow_address: stack.contracts.escrow,
+      facilitator_url: stack.facilitatorUrl,
+    };
+    for (const resource of stack.resources) {
+      const dir = join(out, "plugins", `service-${resource.slug}`);
+      const session = await connectPluginServer(dir, mkdtempSync(join(work, "data-")), settings, {
+        XDG_DATA_HOME: join(work, "xdg"),
+      });
+      closers.push(session.close);
+      expect(session.server.env.SERVICE_RESOURCE_IDS).to.equal(resource.resourceId);
+      const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
+      expect(tools).to.deep.equal(TOOLS);
+      const found = (await session.client.callTool({ name: "search_resources", arguments: {} }, undefined, {
+        timeout: TOOL_TIMEOUT_MS,
+      })) as ToolResult;
+      expect(found.isError, JSON.stringify(found.content)).to.not.equal(true);
+      const ids = (found.structuredContent!.resources as { resourceId: string }[]).map((r) => r.resourceId);
+      expect(ids, `${resource.slug} sees only itself`).to.deep.equal([resource.resourceId]);
+      const other = stack.resources.find((r) => r.resourceId !== resource.resourceId)!;
+      const outside = (await session.client.callTool(
+        {
+          name: "quote",
+          arguments: { resourceId: other.resourceId, body: {} },
+        },
+        undefined,
+        { timeout: TOOL_TIMEOUT_MS },
+      )) as ToolResult;
+      expect(outside.isError, `${resource.slug} quoted ${other.slug}`).to.equal(true);
+
+      if (resource.slug !== "echo") continue;
+      const paid = (await session.client.callTool(
+        {
+          name: "call_resource",
+          arguments: { resourceId: resource.resourceId, body: { via: "plugin" } },
+        },
+        undefined,
+        { timeout: TOOL_TIMEOUT_MS },
+      )) as ToolResult;
+      expect(paid.isError, `${JSON.stringify(paid.content)}\n${session.stderr()}`).to.not.equal(true);
+      const answer = paid.structuredContent as {
+        body: unknown;
+        amount: string;
+        transaction: `0x${string}`;
+        idemKey: `0x${string}`;
+        receipt: { payer: string; payTo: string; amount: string; creatorAmount: string };
+      };
+      expect(answer.body).to.deep.equal({ echo: { via: "plugin" } });
+      expect(answer.receipt.payTo).to.equal(resource.resourceId);
+      expect(answer.receipt.payer.toLowerCase()).to.equal(buyer.address.toLowerCase());
+      const chain = createPublicClient({ transport: http(stack.rpcUrl) });
+      const receipt = await chain.getTransactionReceipt({ hash: answer.transaction });
+      expect(receipt.status).to.equal("success");
+      const [debited] = parseEventLogs({
+        abi: abiOf("PaymentEscrow"),
+        logs: receipt.logs,
+        eventName: "Debited",
+      }).filter((log) => log.args.nonce === answer.idemKey);
+      expect(debited, "no Debited event for the payment's nonce").to.not.equal(undefined);
+      expect(debited!.args.resourceId).to.equal(resource.resourceId);
+      expect(debited!.args.buyer.toLowerCase()).to.equal(buyer.address.toLowerCase());
+      expect(debited!.args.amount.toString()).to.equal(answer.amount).and.to.equal(answer.receipt.amount);
+    }
+  });
+
+  it("the base plugin answers in demo mode with no configuration at all", async function () {
+    const session = await connectPluginServer(join(out, "plugins/service-buyer"), mkdtempSync(join(work, "data-")));
+    closers.push(session.close);
+    expect(session.server.env).to.not.have.property("SERVICE_RESOURCE_IDS");
+    expect(session.server.env.BUYER_PRIVATE_KEY).to.equal("");
+    const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
+    expect(tools).to.deep.equal(TOOLS);
+    const found = (await session.client.callTool({ name: "search_resources", arguments: {} }, undefined, {
+      timeout: TOOL_TIMEOUT_MS,
+    })) as ToolResult;
+    expect(found.isError, `${JSON.stringify(found.content)}\n${session.stderr()}`).to.not.equal(true);
+    expect(found.structuredContent?.mode).to.equal("demo");
+    const resources = found.structuredContent?.resources as { resourceId: string }[];
+    expect(resources.length).to.be.greaterThan(0);
+  });
+});

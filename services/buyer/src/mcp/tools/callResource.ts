@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { BuyerError } from "../../sdk/buyerError.ts";
+import { payForCall } from "../../sdk/payForCall.ts";
+import { PaymentUnknownError } from "../../sdk/paymentUnknownError.ts";
+import { readPinnedCard } from "../../sdk/readPinnedCard.ts";
+import { verifyDebit } from "../../sdk/verifyDebit.ts";
+import { requireSettings } from "../buyerEnvironment.ts";
+import { checkSpend, SpendRefusedError } from "../spendPolicy.ts";
+import { toolAnswer } from "../toolResult.ts";
+import type { ToolContext } from "./toolContext.ts";
+import { amount, bodyInput, common, receiptShape } from "./toolShapes.ts";
+
+/** The settings of the spend policy: a paying call is refused while one of them is malformed. */
+const SPEND_SETTINGS = [
+  "SPEND_MAX_PER_CALL",
+  "SPEND_HOURLY_BUDGET",
+  "SPEND_DAILY_BUDGET",
+  "SPEND_ALLOW_RESOURCES",
+  "SPEND_ALLOW_CREATORS",
+] as const;
+
+/**
+ * Registers `call_resource`: pays for and calls a resource within the spend policy, and verifies the debit on chain.
+ * @example registerCallResource(createToolContext({ server, config, source, log }))
+ */
+export function registerCallResource(tool: ToolContext): void {
+  tool.server.registerTool(
+    "call_resource",
+    {
+      title: "Pay for and call an endpoint (spends money)",
+      description: `Calls a paid endpoint and pays for it from the buyer's escrow balance: pins the quote against the chain, checks the spend policy, signs a payment capped at the registered max, calls, and verifies the receipt and the debit on chain. Returns the answer, the receipt, the amount paid and the transaction hash. An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.${tool.scoped}`,
+      inputSchema: { resourceId: tool.targetInput, body: bodyInput },
+      outputSchema: {
+        ...common,
+        resourceId: z.string(),
+        body: z.unknown(),
+        amount,
+        cap: amount,
+        transaction: z.string(),
+        idemKey: z.string(),
+        receipt: receiptShape,
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    (input) =>
+      tool.run(async (env) => {
+        const id = tool.target(input.resourceId);
+        requireSettings(env, ["BUYER_PRIVATE_KEY", ...SPEND_SETTINGS]);
+        const chain = tool.chainOf(env);
+        const { account, ledger } = env;
+        if (!account || !ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
+        const early = checkSpend({ allowResources: tool.config.policy.allowResources }, undefined, {
+          resourceId: id,
+          cap: 0n,
+          now: Date.now(),
+        });
+        if (early) throw new SpendRefusedError(early);
+        const pinned = await readPinnedCard(chain, id);
+        const paid = await payForCall({
+          chain,
+          account,
+          callUrl: pinned.card.url,
+          body: input.body ?? {},
+          pinned,
+          beforeSign: (terms, payment) =>
+            ledger.hold({ ...payment, resourceId: terms.resourceId, cap: terms.cap }, (view) => {
+              const refusal = checkSpend(tool.config.policy, view, {
+                resourceId: terms.resourceId,
+                creator: terms.creator,
+                cap: terms.cap,
+                now: Date.now(),
+              });
+              if (refusal) throw new SpendRefusedError(refusal);
+            }),
+          onSigned: (idemKey) => tool.log(`service-buyer: signed payment ${idemKey} for ${id}`),
+        });
+        const { transaction } = await verifyDebit(chain, paid.receipt).catch((error: Error) => {
+          throw new PaymentUnknownError({
+            idemKey: paid.idemKey,
+            validBefore: paid.validBefore,
+            reason: `the answer came, but its debit is not proven on chain: ${error.message.split("\n")[0]}`,
+            cause: error,
+          });
+        });
+        return toolAnswer(env.mode, {
+          resourceId: id,
+          body: paid.body,
+          amount: paid.receipt.amount,
+          cap: paid.terms.cap.toString(),
+          transaction,
+          idemKey: paid.idemKey,
+          receipt: paid.receipt,
+        });
+      }),
+  );
+}

@@ -1,0 +1,99 @@
+import type { Hex } from "viem";
+import { z } from "zod";
+import { BuyerError } from "../../sdk/buyerError.ts";
+import { recoverResult } from "../../sdk/recoverResult.ts";
+import { requireSettings } from "../buyerEnvironment.ts";
+import { toolAnswer } from "../toolResult.ts";
+import type { ToolContext } from "./toolContext.ts";
+import { amount, common, receiptShape } from "./toolShapes.ts";
+
+/**
+ * Registers `recover_result`: what became of a payment by its idemKey, from the chain, the ledger and the facilitator.
+ * @example registerRecoverResult(createToolContext({ server, config, source, log }))
+ */
+export function registerRecoverResult(tool: ToolContext): void {
+  tool.server.registerTool(
+    "recover_result",
+    {
+      title: "Find out what became of a payment",
+      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
+      inputSchema: {
+        idemKey: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{64}$/)
+          .describe("The payment's idemKey"),
+      },
+      outputSchema: {
+        ...common,
+        outcome: z.enum(["paid", "not_paid", "pending"]),
+        message: z.string(),
+        resourceId: z.string(),
+        amount: amount.optional(),
+        transaction: z.string().optional(),
+        debitedAt: z.string().optional(),
+        validBefore: z.string().optional(),
+        status: z.number().optional(),
+        body: z.unknown().optional(),
+        receipt: receiptShape.optional(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input) =>
+      tool.run(async (env) => {
+        requireSettings(env, ["BUYER_PRIVATE_KEY", "FACILITATOR_URL"]);
+        tool.chainOf(env);
+        if (!env.account || !env.ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
+        const idemKey = input.idemKey.toLowerCase() as Hex;
+        const { hold, debit, released } = (await env.ledger.read()).payment(idemKey);
+        const stored = env.facilitatorUrl
+          ? await recoverResult({
+              facilitatorUrl: env.facilitatorUrl,
+              idemKey,
+              payer: env.account.address,
+              cap: hold && BigInt(hold.cap),
+            }).catch((error: Error) => {
+              if (error instanceof BuyerError && error.code === "not_found") return undefined;
+              if (debit || hold) return undefined;
+              throw error;
+            })
+          : undefined;
+        const resourceId = debit?.resourceId ?? hold?.resourceId ?? stored?.resourceId;
+        if (!resourceId)
+          throw new BuyerError(
+            "not_found",
+            `no payment ${idemKey} of this buyer on chain, in the ledger or at the facilitator`,
+          );
+        tool.target(resourceId);
+        const agrees =
+          stored &&
+          (!debit || (stored.receipt.amount === debit.amount && stored.resourceId.toLowerCase() === debit.resourceId));
+        const answer = agrees ? { status: stored.status, body: stored.body, receipt: stored.receipt } : {};
+        if (debit)
+          return toolAnswer(env.mode, {
+            outcome: "paid",
+            message: agrees
+              ? "debited on chain; the answer is the one the facilitator kept"
+              : "debited on chain; the facilitator keeps no answer that agrees with the debit",
+            resourceId,
+            amount: debit.amount,
+            transaction: debit.transaction,
+            debitedAt: new Date(debit.at).toISOString(),
+            ...answer,
+          });
+        if (released)
+          return toolAnswer(env.mode, {
+            outcome: "not_paid",
+            message: "not debited, and past its validBefore it never can be: nothing was paid",
+            resourceId,
+          });
+        const validBefore = hold ? new Date(Number(hold.validBefore) * 1000).toISOString() : undefined;
+        return toolAnswer(env.mode, {
+          outcome: "pending",
+          message: `not debited yet, and it still may be${validBefore ? ` until ${validBefore}` : ""}: ask again later, and do not pay again meanwhile`,
+          resourceId,
+          validBefore,
+          ...answer,
+        });
+      }),
+  );
+}

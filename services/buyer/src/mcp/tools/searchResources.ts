@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { BuyerError } from "../../sdk/buyerError.ts";
+import { searchResources } from "../../sdk/searchResources.ts";
+import { requireSettings } from "../buyerEnvironment.ts";
+import { toolAnswer } from "../toolResult.ts";
+import type { ToolContext } from "./toolContext.ts";
+import { amount, common } from "./toolShapes.ts";
+
+/**
+ * Registers `search_resources`: the marketplace index, filtered, limited to the scope; rows are display data.
+ * @example registerSearchResources(createToolContext({ server, config, source, log }))
+ */
+export function registerSearchResources(tool: ToolContext): void {
+  tool.server.registerTool(
+    "search_resources",
+    {
+      title: "Search paid endpoints",
+      description: `Searches the marketplace index of paid endpoints. Rows are display data: prices and addresses are re-checked against the chain before any payment.${tool.scoped}`,
+      inputSchema: {
+        category: z.string().optional(),
+        active: z.boolean().optional(),
+        minBond: amount.optional(),
+        minBasePrice: amount.optional(),
+        maxBasePrice: amount.optional(),
+        minReputation: z.number().min(0).max(100).optional(),
+        minUptime: z.number().min(0).max(100).optional(),
+        limit: z.int().min(1).max(1000).optional(),
+        offset: z.int().min(0).optional(),
+      },
+      outputSchema: {
+        ...common,
+        resources: z.array(z.record(z.string(), z.unknown())),
+        total: z.number(),
+        skipped: z.number(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (filters) =>
+      tool.run(async (env) => {
+        requireSettings(env, ["MARKETPLACE_URL"]);
+        if (!env.marketplaceUrl) throw new BuyerError("bad_setting", "MARKETPLACE_URL is not set");
+        const found = await searchResources(env.marketplaceUrl, filters);
+        const resources = found.resources.filter((record) => tool.inScope(record.resourceId));
+        return toolAnswer(env.mode, {
+          resources,
+          total: tool.config.scope ? resources.length : found.total,
+          skipped: found.skipped,
+        });
+      }),
+  );
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/** A resource id argument (bytes32). */
+export const resourceIdInput = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "a resource id is 0x followed by 64 hex digits")
+  .describe("The resource id (bytes32) from search_resources");
+
+/** An amount in base units, as a decimal string. */
+export const amount = z.string().describe("Base units of the stablecoin (6 decimals: 1000000 = 1 USDC)");
+
+/** The request body a tool sends to a resource. */
+export const bodyInput = z.unknown().optional().describe("The JSON request body of the call (see the card's skills)");
+
+/** Fields of every tool's answer: demo or live, and a notice when there is one. */
+export const common = { mode: z.enum(["demo", "live"]), notice: z.string().optional() };
+
+/** The receipt of a paid call, as the gate sent it. */
+export const receiptShape = z.looseObject({
+  /** Absent from a committed receipt (answered before mining); the tool's own `transaction` is the verified one. */
+  transaction: z.string().optional(),
+  status: z.enum(["committed", "confirmed"]).optional(),
+  settlementId: z.string().optional(),
+  payer: z.string(),
+  payTo: z.string(),
+  idemKey: z.string(),
+  amount,
+  creatorAmount: amount,
+  treasuryAmount: amount,
+  settledAt: z.string(),
+});
+
+/** The money fields of a card, pinned to the chain. */
+export const pinnedShape = z.object({
+  resourceId: z.string(),
+  escrow: z.string(),
+  asset: z.string(),
+  cap: amount,
+  creator: z.string(),
+});

@@ -1,0 +1,218 @@
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Address, Hex } from "viem";
+import { getAddress } from "viem";
+import { CHAIN_ID } from "../../../protocol/constants.ts";
+import type { BuyerChain } from "./buyerChain.ts";
+import type { DebitRecord, HoldRecord, LedgerRecord, LedgerState } from "./parseLedger.ts";
+import { applyRecord, LedgerUnreadableError, lineHash, parseLedger } from "./parseLedger.ts";
+import type { ChainDebit } from "./readDebits.ts";
+import { readDebits } from "./readDebits.ts";
+import { withFileLock } from "./withFileLock.ts";
+
+/** What the ledger knows once brought up to the chain: proven debits, and the caps still held. */
+export type LedgerView = {
+  /** Sum of the debits the chain proved, dated by their block, at or after `since` (unix ms). */
+  debitedSince(since: number): bigint;
+  /** Caps of the payments signed and not yet proven debited, or void (unspent past their validBefore). */
+  held: bigint;
+  /** What the ledger knows of one payment. */
+  payment(idemKey: Hex): { hold?: HoldRecord; debit?: DebitRecord; released: boolean };
+  /** The timestamp (unix ms) of the latest block read. */
+  chainTime: number;
+};
+
+/** A payment about to be signed, held against every budget until the chain says what became of it. */
+export type LedgerHold = { idemKey: Hex; resourceId: Hex; cap: bigint; validBefore: bigint };
+
+/** The spend ledger of one buyer key on one escrow and chain, shared by every process of that key. */
+export type SpendLedger = {
+  file: string;
+  /**
+   * Brings the ledger up to the chain, then, under the lock, shows `decide` the spend; unless `decide` throws (a
+   * refusal: nothing is held, nothing may be signed), appends the hold before returning.
+   */
+  hold(hold: LedgerHold, decide: (view: LedgerView) => void): Promise<void>;
+  /** Brings the ledger up to the chain and returns what it knows. */
+  read(): Promise<LedgerView>;
+};
+
+export type OpenSpendLedgerParameters = {
+  /** The per-user data folder; the file is named after chain, escrow and buyer. */
+  dir: string;
+  chain: BuyerChain;
+  buyer: Address;
+  /** How far back a new ledger is rebuilt from the chain (ms); default 25 h (budgets look back a day). */
+  lookbackMs?: number;
+};
+
+/** A scan of more blocks than this that would reach back past the lookback starts at the lookback instead. */
+const LONG_SCAN_BLOCKS = 20_000n;
+
+type Facts = { from: bigint; toBlock: bigint; time: number; debits: ChainDebit[]; rebuild: boolean; gapOk: boolean };
+
+const RETRY = Symbol("retry");
+
+/** A record before it is linked to the line before it. */
+type Unlinked = LedgerRecord extends infer R ? (R extends { prev: string } ? Omit<R, "prev"> : never) : never;
+
+/**
+ * The ledger file of a buyer key: `ledger-<chainId>-<escrow>-<buyer>.jsonl` in `dir`.
+ * @example ledgerFile(dataDir, { chainId: 5042002, escrow, buyer })
+ */
+export function ledgerFile(dir: string, owner: { chainId: number; escrow: Address; buyer: Address }): string {
+  return join(dir, `ledger-${owner.chainId}-${owner.escrow.toLowerCase()}-${owner.buyer.toLowerCase()}.jsonl`);
+}
+
+/**
+ * Opens the spend ledger of one buyer key: append-only records (holds of signed payments, debits and releases the
+ * chain proved, scan marks) checked on every load, under a lock shared by every process of the key. The chain is
+ * the truth: before every decision the ledger reads the escrow's `Debited` logs of the buyer since its last scan,
+ * dates each debit by its block, and releases a hold only once a block at or past its validBefore shows its nonce
+ * unspent. A missing file is rebuilt from the last 25 h of logs; an unreadable one refuses (`LedgerUnreadableError`).
+ * @example const ledger = openSpendLedger({ dir, chain, buyer: account.address })
+ */
+export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
+  const chainId = p.chain.publicClient.chain?.id ?? CHAIN_ID;
+  const owner = { chainId, escrow: p.chain.escrow, buyer: getAddress(p.buyer) };
+  const file = ledgerFile(p.dir, owner);
+  const lock = `${file}.lock`;
+  const lookbackMs = p.lookbackMs ?? 25 * 3_600_000;
+
+  const load = (): LedgerState | undefined => {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "ENOENT") return undefined;
+      throw new LedgerUnreadableError(file, `cannot be read (${code ?? (error as Error).message})`);
+    }
+    return parseLedger(file, text, owner);
+  };
+
+  const chainFacts = async (before: LedgerState | undefined): Promise<Facts> => {
+    const latest = await p.chain.publicClient.getBlock({ blockTag: "latest" });
+    const time = Number(latest.timestamp) * 1000;
+    let from = before ? before.scannedTo + 1n : await firstBlockSince(p.chain, latest.number, time - lookbackMs);
+    let gapOk = !before;
+    if (before && latest.number - from > LONG_SCAN_BLOCKS) {
+      const since = await firstBlockSince(p.chain, latest.number, time - lookbackMs);
+      if (since > from) [from, gapOk] = [since, true];
+    }
+    const debits =
+      from <= latest.number
+        ? await readDebits(p.chain, { buyer: owner.buyer, fromBlock: from, toBlock: latest.number })
+        : [];
+    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk };
+  };
+
+  const sync = async <T>(under: (view: LedgerView, record: (r: Unlinked) => void) => T): Promise<T> => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = await withFileLock(lock, load);
+      const facts = await chainFacts(before);
+      const outcome = await withFileLock(lock, () => {
+        const lines: string[] = [];
+        let state = load();
+        if (!state) {
+          if (!facts.rebuild) return RETRY;
+          const opened = JSON.stringify({
+            kind: "opened",
+            version: 1,
+            ...owner,
+            fromBlock: facts.from.toString(),
+            at: Date.now(),
+          } satisfies LedgerRecord);
+          lines.push(opened);
+          state = parseLedger(file, `${opened}\n`, owner);
+        } else if (!facts.gapOk && facts.from > state.scannedTo + 1n) return RETRY;
+        const current = state;
+        const record = (r: Unlinked) => {
+          const linked = { ...r, prev: current.head } as LedgerRecord;
+          const line = JSON.stringify(linked);
+          applyRecord(file, current, linked, "a new record");
+          lines.push(line);
+          current.head = lineHash(line);
+        };
+        for (const d of facts.debits) {
+          if (current.debits.has(d.idemKey)) continue;
+          record({
+            kind: "debit",
+            idemKey: d.idemKey,
+            resourceId: d.resourceId.toLowerCase(),
+            amount: d.amount.toString(),
+            block: d.blockNumber.toString(),
+            at: d.at,
+            transaction: d.transaction.toLowerCase(),
+          });
+        }
+        if (facts.toBlock > current.scannedTo)
+          record({ kind: "scanned", toBlock: facts.toBlock.toString(), at: facts.time });
+        for (const [key, hold] of current.holds) {
+          if (current.debits.has(key) || current.released.has(key)) continue;
+          if (facts.time >= Number(hold.validBefore) * 1000) record({ kind: "release", idemKey: key, at: facts.time });
+        }
+        try {
+          return under(viewOf(current, facts.time), record);
+        } finally {
+          if (lines.length > 0) {
+            mkdirSync(p.dir, { recursive: true, mode: 0o700 });
+            appendFileSync(file, lines.map((line) => `${line}\n`).join(""), { mode: 0o600 });
+          }
+        }
+      });
+      if (outcome !== RETRY) return outcome as T;
+    }
+    throw new LedgerUnreadableError(file, "kept changing under every read (another process rewrites it)");
+  };
+
+  return {
+    file,
+    hold(hold, decide) {
+      return sync((view, record) => {
+        decide(view);
+        record({
+          kind: "hold",
+          idemKey: hold.idemKey.toLowerCase(),
+          resourceId: hold.resourceId.toLowerCase(),
+          cap: hold.cap.toString(),
+          validBefore: hold.validBefore.toString(),
+          signedAt: Date.now(),
+        });
+      });
+    },
+    read() {
+      return sync((view) => view);
+    },
+  };
+}
+
+function viewOf(state: LedgerState, chainTime: number): LedgerView {
+  const open = [...state.holds.values()].filter(
+    (h) => !state.debits.has(h.idemKey as Hex) && !state.released.has(h.idemKey as Hex),
+  );
+  const debits = [...state.debits.values()];
+  return {
+    debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + BigInt(d.amount), 0n),
+    held: open.reduce((sum, h) => sum + BigInt(h.cap), 0n),
+    payment: (idemKey) => {
+      const key = idemKey.toLowerCase() as Hex;
+      return { hold: state.holds.get(key), debit: state.debits.get(key), released: state.released.has(key) };
+    },
+    chainTime,
+  };
+}
+
+/** The first block whose timestamp is at or after `since` (unix ms), by bisection up to `latest`. */
+async function firstBlockSince(chain: BuyerChain, latest: bigint, since: number): Promise<bigint> {
+  const timeOf = async (blockNumber: bigint) =>
+    Number((await chain.publicClient.getBlock({ blockNumber })).timestamp) * 1000;
+  let [low, high] = [0n, latest];
+  if ((await timeOf(low)) >= since) return low;
+  while (high - low > 1n) {
+    const middle = (low + high) / 2n;
+    if ((await timeOf(middle)) >= since) high = middle;
+    else low = middle;
+  }
+  return high;
+}

@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { isLoopbackHost } from "../http/isLoopbackHost.ts";
+import { BaseError } from "../protocol/errors.ts";
+import { addressSchema } from "../protocol/schemas/primitives.ts";
+
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
+const flag = z.enum(["0", "1", "true", "false", "on", "off"]).transform((v) => v === "1" || v === "true" || v === "on");
+
+/** Everything the facilitator reads from its environment, validated at start-up. */
+export const facilitatorEnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4020),
+  HOST: z.string().default("127.0.0.1"),
+  RPC_URL: z.url(),
+  ESCROW_ADDRESS: addressSchema,
+  REGISTRY_ADDRESS: addressSchema,
+  TOKEN_ADDRESS: addressSchema,
+  /** The Ponder indexer (its base URL); `GET /revenue/:resourceId` reads the chain-derived projections there. */
+  INDEXER_URL: z.url().optional(),
+  /** Comma-separated private keys of the relayer pool; each signer has its own nonce lane. */
+  RELAYER_KEYS: z.string().transform((v, ctx) => {
+    const keys = v
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
+    for (const key of keys) {
+      if (!privateKey.safeParse(key).success) {
+        ctx.addIssue({ code: "custom", message: "every relayer key must be 0x followed by 64 hex digits" });
+        return z.NEVER;
+      }
+    }
+    if (keys.length === 0) ctx.addIssue({ code: "custom", message: "at least one relayer key is required" });
+    return keys as `0x${string}`[];
+  }),
+  /** Key holding FACILITATOR_ROLE on the registry, used to record strikes; defaults to the first relayer key. */
+  FACILITATOR_KEY: privateKey.optional(),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default(".data/facilitator"),
+  DATABASE_SCHEMA: z.string().default("facilitator"),
+  /** Caller tokens on every route but health, readiness and metrics: on unless turned off, and off only on loopback. */
+  CALLER_AUTH: flag.default(true),
+  CALLER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  NODE_ENV: z.string().default("development"),
+  /** Debit batching; unset, they follow SETTLEMENT (batchDefaults). */
+  BATCH_WINDOW_MS: z.coerce.number().int().min(0).optional(),
+  BATCH_MAX_ITEMS: z.coerce.number().int().min(1).max(256).optional(),
+  RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  SETTLE_WAIT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * `committed` (default): an escrow settle is recorded durably and answered at once, the relayer mines it after;
+   * `confirmed`: every settle waits for its debit to be mined. `exact` payments always wait for their transfer.
+   */
+  SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
+  /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
+  SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
+   * How long a buyer's escrow state read on chain serves that buyer's later verifies (ms; 0: every verify reads the
+   * chain). Safe at any age the delays allow (buyerSnapshots.ts); a snapshot that would refuse is read afresh.
+   */
+  BUYER_STATE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  LOW_GAS_WEI: z.coerce.bigint().default(10n ** 16n),
+  /** Most blocks one `eth_getLogs` request spans; public RPCs cap the range, so longer searches are paged. */
+  LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(1_000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+/**
+ * Batching when BATCH_WINDOW_MS / BATCH_MAX_ITEMS are unset. Confirmed: a 20 ms window, 64 debits, a batch as soon
+ * as the last one is broadcast (every settle waits for its batch). Committed: nobody waits for the mining, so at
+ * most one batch per 200 ms unless 128 debits are queued: fewer, fuller blocks for the chain and the indexer.
+ */
+export const BATCH_DEFAULTS = {
+  confirmed: { windowMs: 20, maxItems: 64 },
+  committed: { windowMs: 200, maxItems: 128 },
+} as const;
+
+/**
+ * The batching a configuration runs with: its own settings, else the defaults of its SETTLEMENT; committed also
+ * spaces batches by the window (createRelayer's minBatchIntervalMs).
+ */
+export function batchSettings(config: FacilitatorConfig): {
+  windowMs: number;
+  maxItems: number;
+  minIntervalMs: number;
+} {
+  const defaults = BATCH_DEFAULTS[config.SETTLEMENT];
+  const windowMs = config.BATCH_WINDOW_MS ?? defaults.windowMs;
+  return {
+    windowMs,
+    maxItems: config.BATCH_MAX_ITEMS ?? defaults.maxItems,
+    minIntervalMs: config.SETTLEMENT === "committed" ? windowMs : 0,
+  };
+}
+
+/** The facilitator's validated configuration. */
+export type FacilitatorConfig = z.output<typeof facilitatorEnvSchema>;
+
+/** Refused configuration, with every problem named. */
+export class FacilitatorConfigError extends BaseError {
+  override name = "FacilitatorConfigError";
+}
+
+/** What {@link loadFacilitatorConfig} throws. */
+export type LoadFacilitatorConfigErrorType = FacilitatorConfigError;
+
+/**
+ * Reads and validates the facilitator configuration; bad configuration fails here, at start-up.
+ * @example const config = loadFacilitatorConfig(process.env)
+ */
+export function loadFacilitatorConfig(env: Record<string, string | undefined>): FacilitatorConfig {
+  const parsed = facilitatorEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new FacilitatorConfigError(`invalid facilitator configuration: ${problems}`);
+  }
+  const config = parsed.data;
+  if (config.CALLER_AUTH && !config.CALLER_AUTH_SECRET) {
+    throw new FacilitatorConfigError(
+      "CALLER_AUTH is on (the default) but CALLER_AUTH_SECRET is not set; set a secret, or CALLER_AUTH=off on a loopback HOST; refusing to start",
+    );
+  }
+  if (!config.CALLER_AUTH && !isLoopbackHost(config.HOST)) {
+    throw new FacilitatorConfigError(
+      `CALLER_AUTH=off is refused on HOST ${config.HOST}: without caller tokens anyone who reaches the facilitator can settle, release with a strike or read results; turn auth off only on a loopback HOST`,
+    );
+  }
+  return config;
+}

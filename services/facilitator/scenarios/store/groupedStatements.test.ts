@@ -1,0 +1,233 @@
+import { expect } from "chai";
+import type { Hex } from "viem";
+import type { Store } from "../../store/createStore.ts";
+import { createStore } from "../../store/createStore.ts";
+import { claimAndCommit, claimForSettlement, purgeReservations, reserve } from "../../store/reservations.ts";
+import { findResult, recordCommitment, recordSettlement } from "../../store/results.ts";
+
+const hex = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
+const resourceId = hex(1);
+const buyer: Hex = `0x${"ab".repeat(20)}`;
+const payload = { scheme: "service-escrow", authorization: {}, signature: "0x" as Hex };
+const response = { status: 200, contentType: "application/json", body: { ok: true } };
+const chain = (available: bigint) => ({ now: 1, available, room: null, atBlock: 1n });
+const DAY = 86_400;
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const stores: [string, (schema: string) => Promise<Store>][] = [
+  ["PGlite", () => createStore({ dataDir: "memory://" })],
+  ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
+];
+
+for (const [kind, open] of stores) {
+  /** The statements a settle makes, as many concurrent requests make them: in groups (services/store/coalesce.ts). */
+  describe(`grouped store statements (${kind})`, function () {
+    let store: Store;
+    let next = 100;
+    let schema = "";
+
+    beforeEach(async function () {
+      schema = `grouped_${process.pid}_${next++}`;
+      store = await open(schema);
+    });
+    afterEach(async function () {
+      if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
+      await store.close();
+    });
+
+    const reservation = (idemKey: Hex) => ({
+      idemKey,
+      scheme: "service-escrow" as const,
+      buyer,
+      resourceId,
+      cap: 1_000n,
+      payload,
+      validBefore: 9_999_999_999,
+    });
+
+    it("reserves a buyer's balance once across a group: each reservation sees the ones before it", async function () {
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () => reserve(store, reservation(hex(next++)), chain(5_000n))),
+      );
+      expect(outcomes.filter((o) => o.outcome === "reserved")).to.have.length(5);
+      expect(outcomes.filter((o) => o.outcome === "insufficient_balance")).to.have.length(15);
+    });
+
+    it("refuses a nonce reserved twice in one group", async function () {
+      const idemKey = hex(next++);
+      const outcomes = await Promise.all(
+        Array.from({ length: 4 }, () => reserve(store, reservation(idemKey), chain(50_000n))),
+      );
+      expect(outcomes.map((o) => o.outcome).sort()).to.deep.equal([
+        "nonce_used",
+        "nonce_used",
+        "nonce_used",
+        "reserved",
+      ]);
+    });
+
+    it("holds a settling or freshly mined debit at its amount, not at its cap", async function () {
+      const [first, second, third, fourth] = [hex(next++), hex(next++), hex(next++), hex(next++)];
+      const capped = (idemKey: Hex) => ({ ...reservation(idemKey), cap: 50_000n });
+      const at = (available: bigint, atBlock: bigint) => ({ now: 1, available, room: null, atBlock });
+      expect(await reserve(store, capped(first), at(60_000n, 1n))).to.deep.equal({ outcome: "reserved", held: 0n });
+      const committed = await claimAndCommit(
+        store,
+        {
+          idemKey: first,
+          resourceId,
+          buyer,
+          cap: 50_000n,
+          amount: 1_200n,
+          response,
+          leaseUntil: 100,
+          receipt: "r",
+          body: { status: "committed" },
+          expiresAt: 10_000,
+        },
+        1,
+      );
+      expect(committed).to.include({ status: "settling", amount: 1_200n });
+      // Settling: the escrow will take 1,200, so 58,800 of 60,000 is free for the next call's cap.
+      expect(await reserve(store, capped(second), at(60_000n, 1n))).to.deep.equal({
+        outcome: "reserved",
+        held: 1_200n,
+      });
+      const result = {
+        idemKey: first,
+        buyer,
+        resourceId,
+        response,
+        receipt: "r",
+        body: {},
+        settledAt: 1,
+        expiresAt: 10_000,
+      };
+      await recordSettlement(store, result, { transaction: hex(9), block: 5n });
+      // Mined in block 5, which a chain read at block 5 may not reflect yet: still held, at 1,200.
+      expect(await reserve(store, capped(third), at(101_199n, 5n))).to.deep.equal({
+        outcome: "insufficient_balance",
+        held: 51_200n,
+      });
+      expect(await reserve(store, capped(fourth), at(101_200n, 5n))).to.deep.equal({
+        outcome: "reserved",
+        held: 51_200n,
+      });
+    });
+
+    it("lets one claim of an idemKey win, alone or in a group", async function () {
+      const idemKeys = [hex(next++), hex(next++)];
+      for (const idemKey of idemKeys) await reserve(store, reservation(idemKey), chain(50_000n));
+      const claim = (idemKey: Hex) =>
+        claimForSettlement(store, { idemKey, buyer, resourceId, amount: 5_000n, response, leaseUntil: 100 }, 1);
+      const claims = await Promise.all([...idemKeys, ...idemKeys, ...idemKeys].map(claim));
+      expect(
+        claims
+          .filter((c) => c !== null)
+          .map((c) => c?.idemKey)
+          .sort(),
+      ).to.deep.equal([...idemKeys].sort());
+      expect(claims.filter((c) => c !== null).map((c) => c?.amount)).to.deep.equal([1_000n, 1_000n]);
+    });
+
+    it("claims and commits in one statement only a live reservation with the verified cap and resource", async function () {
+      const [mine, otherCap, otherResource, otherBuyer, twice] = [
+        hex(next++),
+        hex(next++),
+        hex(next++),
+        hex(next++),
+        hex(next++),
+      ];
+      for (const idemKey of [mine, otherCap, otherResource, otherBuyer, twice])
+        await reserve(store, reservation(idemKey), chain(50_000n));
+      const commit = (idemKey: Hex, over: { cap?: bigint; resourceId?: Hex; buyer?: string } = {}) =>
+        claimAndCommit(
+          store,
+          {
+            idemKey,
+            resourceId: over.resourceId ?? resourceId,
+            buyer: over.buyer ?? buyer.toUpperCase().replace("0X", "0x"),
+            cap: over.cap ?? 1_000n,
+            amount: 700n,
+            response,
+            leaseUntil: 100,
+            receipt: `receipt-${idemKey}`,
+            body: { status: "committed", idemKey },
+            expiresAt: 10_000,
+          },
+          1,
+        );
+      const claimed = await Promise.all([
+        commit(mine),
+        commit(otherCap, { cap: 2_000n }),
+        commit(otherResource, { resourceId: hex(2) }),
+        commit(otherBuyer, { buyer: `0x${"cd".repeat(20)}` }),
+        commit(twice),
+        commit(twice),
+      ]);
+      expect(claimed.map((r) => r?.idemKey ?? null)).to.deep.equal([mine, null, null, null, twice, null]);
+      expect(claimed[0]).to.include({ status: "settling", amount: 700n, committedAt: 1 });
+      expect((await findResult(store, { idemKey: mine, buyer }, 1))?.body).to.deep.equal({
+        status: "committed",
+        idemKey: mine,
+      });
+      expect(await findResult(store, { idemKey: otherCap, buyer }, 1)).to.equal(null);
+      const untouched = await claimForSettlement(
+        store,
+        { idemKey: otherCap, buyer, resourceId, amount: 900n, response, leaseUntil: 100 },
+        1,
+      );
+      expect(untouched).to.include({ status: "settling", amount: 900n, committedAt: null });
+    });
+
+    it("stores one commitment per idemKey and answers every duplicate with it; the confirmed result replaces it", async function () {
+      const idemKey = hex(next++);
+      await reserve(store, reservation(idemKey), chain(50_000n));
+      await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
+      const result = (body: Record<string, unknown>) => ({
+        idemKey,
+        buyer,
+        resourceId,
+        response,
+        receipt: JSON.stringify(body),
+        body,
+        settledAt: 1,
+        expiresAt: 10_000,
+      });
+      const bodies = await Promise.all(
+        [1, 2, 3].map((n) => recordCommitment(store, result({ status: "committed", n }))),
+      );
+      expect(bodies).to.deep.equal([1, 1, 1].map((n) => ({ status: "committed", n })));
+      const confirmed = await Promise.all(
+        [1, 2].map((n) =>
+          recordSettlement(store, result({ status: "confirmed", n }), { transaction: hex(7), block: 3n }),
+        ),
+      );
+      expect(confirmed).to.deep.equal([1, 1].map((n) => ({ status: "confirmed", n })));
+      expect((await findResult(store, { idemKey, buyer }, 1))?.body).to.deep.equal({ status: "confirmed", n: 1 });
+      const [row] = await store.query<{ status: string; mined_block: string }>(
+        "SELECT status, mined_block::text AS mined_block FROM reservation WHERE idem_key = $1",
+        [idemKey],
+      );
+      expect(row).to.deep.equal({ status: "settled", mined_block: "3" });
+    });
+
+    it("keys a nonce by its buyer, and refuses a debited one for good once its reservation is purged", async function () {
+      const idemKey = hex(next++);
+      const other: Hex = `0x${"cd".repeat(20)}`;
+      const mine = reservation(idemKey);
+      expect(await reserve(store, mine, chain(50_000n))).to.include({ outcome: "reserved" });
+      expect(await reserve(store, { ...mine, buyer: other }, chain(50_000n)), "another buyer's").to.include({
+        outcome: "reserved",
+      });
+      await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
+      const result = { idemKey, buyer, resourceId, response, receipt: "r", body: {}, settledAt: 1, expiresAt: 10 };
+      await recordSettlement(store, result, { transaction: hex(7), block: 3n });
+      expect(await purgeReservations(store, mine.validBefore + DAY, DAY)).to.equal(1);
+      const reused = { ...mine, validBefore: mine.validBefore + DAY + 600 };
+      expect(await reserve(store, reused, { ...chain(50_000n), now: mine.validBefore + DAY })).to.deep.equal({
+        outcome: "nonce_used",
+      });
+    });
+  });
+}

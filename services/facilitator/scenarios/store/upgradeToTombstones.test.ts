@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { openStore } from "../../../store/openStore.ts";
+import { createStore } from "../../store/createStore.ts";
+import { MIGRATIONS } from "../../store/migrations.ts";
+import { nonceBookComplete } from "../../store/nonceBook.ts";
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const BUYER = `0x${"ab".repeat(20)}`;
+const NONCE = `0x${"01".repeat(32)}`;
+
+/**
+ * A store that ran before migration 9 may already have purged the reservations of earlier debits, so its spent-nonce
+ * tombstones cannot be complete: its facilitator must not share buyer snapshots. What it still holds is carried over.
+ */
+describe("upgrading a store to spent-nonce tombstones (migration 9)", function () {
+  const dir = mkdtempSync(join(tmpdir(), "upgrade-tombstones-"));
+  const schema = `facilitator_upgrade_${process.pid}_${Date.now()}`;
+  const engines = [
+    ["PGlite", { dataDir: dir }],
+    ["PostgreSQL", { databaseUrl: DATABASE_URL }],
+  ] as const;
+
+  after(async function () {
+    rmSync(dir, { recursive: true, force: true });
+    const store = await createStore({ databaseUrl: DATABASE_URL, schema });
+    await store.query(`DROP SCHEMA ${schema} CASCADE`);
+    await store.close();
+  });
+
+  for (const [kind, where] of engines) {
+    it(`keeps its settled nonces and results, keyed by buyer, and marks its book incomplete (${kind})`, async function () {
+      const before = await openStore({ ...where, schema, migrations: MIGRATIONS.slice(0, 8) });
+      await before.query(
+        `INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at,
+                                  updated_at)
+         VALUES ($1, 'service-escrow', $2, $3, 1000, '{}'::jsonb, 10, 'settled', 1, 1)`,
+        [NONCE, BUYER, NONCE],
+      );
+      await before.query(
+        `INSERT INTO result (idem_key, resource_id, response, receipt, body, settled_at, expires_at)
+         VALUES ($1, $1, '{}'::jsonb, 'r', $2::jsonb, 1, 99999999999)`,
+        [NONCE, JSON.stringify({ payer: BUYER.toUpperCase().replace("0X", "0x") })],
+      );
+      await before.close();
+
+      const store = await createStore({ ...where, schema });
+      try {
+        expect(await nonceBookComplete(store)).to.equal(false);
+        expect(await store.query("SELECT buyer, nonce FROM spent_nonce")).to.deep.equal([
+          { buyer: BUYER, nonce: NONCE },
+        ]);
+        expect(await store.query("SELECT buyer FROM result")).to.deep.equal([{ buyer: BUYER }]);
+      } finally {
+        await store.close();
+      }
+      const fresh = await createStore({
+        ...(kind === "PGlite" ? { dataDir: "memory://" } : where),
+        schema: `${schema}_new`,
+      });
+      try {
+        expect(await nonceBookComplete(fresh), "a store created with the tombstones").to.equal(true);
+        if (kind === "PostgreSQL") await fresh.query(`DROP SCHEMA ${schema}_new CASCADE`);
+      } finally {
+        await fresh.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,118 @@
+import { timingSafeEqual } from "node:crypto";
+import { bodyParser } from "@koa/bodyparser";
+import Router from "@koa/router";
+import Koa from "koa";
+import { errorBodies } from "../http/errorBodies.ts";
+import { HttpError } from "../http/httpError.ts";
+import { parseWith } from "../http/parseWith.ts";
+import { isChainUnavailable } from "../protocol/chain.ts";
+import { parseResourcesQuery } from "./catalog/resourcesQuery.ts";
+import type { MarketplaceContext } from "./marketplaceContext.ts";
+import { publishRequestSchema } from "./publish/publishRequest.ts";
+import { PublishRefusedError, publishResource } from "./publish/publishResource.ts";
+import { readCard } from "./routes/readCard.ts";
+import { readiness } from "./routes/readiness.ts";
+import { registrationFile } from "./routes/registrationFile.ts";
+
+function chainUnavailable(error: unknown): HttpError | undefined {
+  if (!isChainUnavailable(error)) return undefined;
+  return new HttpError(503, "chain_unavailable", "the chain cannot be reached; retry shortly", { "Retry-After": "2" });
+}
+
+/** `POST /resources` is fail-closed: no configured token refuses every publish; a missing or wrong one is 401. */
+function requirePublishToken(token: string | undefined): Koa.Middleware {
+  const expected = token ? Buffer.from(token) : undefined;
+  return async (koa, next) => {
+    if (!expected) throw new HttpError(401, "unauthorized", "publishing is disabled: no publish token is configured");
+    const header = koa.get("authorization");
+    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new HttpError(401, "unauthorized", "a valid Authorization: Bearer token is required to publish");
+    }
+    await next();
+  };
+}
+
+/** Reads are public: any origin may read them, and see the total count. */
+const publicReads: Koa.Middleware = async (koa, next) => {
+  if (koa.method === "GET") {
+    koa.set("Access-Control-Allow-Origin", "*");
+    koa.set("Access-Control-Expose-Headers", "X-Total-Count");
+  }
+  await next();
+};
+
+/**
+ * The marketplace's HTTP surface (Koa): health, readiness, the index, cards, registration files and publishing.
+ * Routes only translate HTTP to operations; every failure is an error body.
+ * @example const app = createMarketplaceApp(ctx)
+ */
+export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
+  const app = new Koa();
+  const router = new Router();
+
+  router.get("/health", (koa) => {
+    koa.body = { ok: true, service: "marketplace" };
+  });
+
+  router.get("/ready", async (koa) => {
+    const state = await readiness(ctx);
+    if (!state.ready) throw new HttpError(503, "not_ready", state.reason ?? "not ready");
+    koa.body = { ready: true };
+  });
+
+  router.get("/resources", (koa) => {
+    const parsed = parseResourcesQuery(koa.query);
+    if (!parsed.ok) throw new HttpError(400, "invalid_request", parsed.message);
+    const { total, json } = ctx.catalog.query(parsed.query);
+    koa.set("X-Total-Count", String(total));
+    koa.type = "application/json";
+    koa.body = json;
+  });
+
+  router.post(
+    "/resources",
+    requirePublishToken(ctx.config.PUBLISH_TOKEN),
+    bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }),
+    async (koa) => {
+      const request = parseWith(publishRequestSchema, koa.request.body);
+      try {
+        const result = await publishResource(ctx, request);
+        ctx.logger.info({ resourceId: result.resourceId, agentId: result.agentId, stages: result.stages }, "published");
+        koa.status = 201;
+        koa.body = result;
+      } catch (error) {
+        if (!(error instanceof PublishRefusedError)) throw error;
+        ctx.logger.info(
+          { slug: request.slug, stage: error.stage, reason: error.message, stages: error.stages },
+          "publish refused",
+        );
+        throw new HttpError(422, `${error.stage}_failed`, `${error.stage} refused the listing: ${error.message}`);
+      }
+    },
+  );
+
+  router.get("/agents/:resourceId/registration.json", async (koa) => {
+    const file = await registrationFile(ctx, koa.params.resourceId ?? "");
+    if (!file) throw new HttpError(404, "not_found", "no identity was minted for this resource");
+    koa.body = file;
+  });
+
+  router.get("/:resourceId/.well-known/agent-card.json", async (koa) => {
+    const outcome = await readCard(ctx, koa.params.resourceId ?? "");
+    if (outcome.kind === "unknown") throw new HttpError(404, "not_found", "no listed resource has this id");
+    if (outcome.kind === "invalid") {
+      ctx.logger.error({ resourceId: koa.params.resourceId, reason: outcome.reason }, "stored card failed validation");
+      throw new HttpError(500, "card_invalid", outcome.reason);
+    }
+    koa.type = "application/json";
+    koa.set("Cache-Control", `public, max-age=${outcome.ttlSeconds}`);
+    koa.body = outcome.text;
+  });
+
+  app.use(publicReads);
+  app.use(errorBodies({ logger: ctx.logger, translate: chainUnavailable }));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,370 @@
+import { expect } from "chai";
+import type { Hex } from "viem";
+import { keccak256, stringToBytes, zeroAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { devKey } from "../../../testkit/chain/localChain.ts";
+import type { MarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
+import { startMarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
+import { OPERATOR_INDEX, startMarketplace } from "../../../testkit/marketplace/startMarketplace.ts";
+import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
+import { cardSchema } from "../../protocol/schemas/card.ts";
+import { errorBodySchema } from "../../protocol/schemas/errorBody.ts";
+import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
+
+describe("marketplace: POST /resources (the publish pipeline)", function () {
+  let stack: MarketplaceStack;
+
+  before(async function () {
+    stack = await startMarketplaceStack();
+  });
+
+  after(async function () {
+    await stack?.stop();
+  });
+
+  /** Nothing of a refused publish is visible: no index record, no card, no registration, no bond taken. */
+  async function expectNothingListed(resourceId: Hex, creator: `0x${string}`, balanceBefore: bigint) {
+    await stack.settle();
+    const index = await stack.get("/resources");
+    expect(index.body.map((r: { resourceId: string }) => r.resourceId)).to.not.include(resourceId);
+    expect((await stack.get(`/${resourceId}/.well-known/agent-card.json`)).status).to.equal(404);
+    const [payout, active] = await stack.chain.contracts.registry.read.paymentTarget([resourceId]);
+    expect(payout).to.equal(zeroAddress);
+    expect(active).to.equal(false);
+    expect(await stack.chain.contracts.token.read.balanceOf([creator])).to.equal(balanceBefore);
+  }
+
+  const balanceOf = (address: `0x${string}`) => stack.chain.contracts.token.read.balanceOf([address]);
+
+  describe("when every stage passes", function () {
+    let published: Awaited<ReturnType<MarketplaceStack["publish"]>>;
+
+    before(async function () {
+      published = await stack.publish({ slug: "echo", category: "tools" });
+    });
+
+    it("answers 201 with the resource, its agent, its card URL and each stage timed, in order", function () {
+      const { status, body } = published.response;
+      expect(status, JSON.stringify(body)).to.equal(201);
+      expect(body.resourceId).to.equal(published.resourceId);
+      expect(body.agentId).to.match(/^[0-9]+$/);
+      expect(body.cardUrl).to.equal(`${stack.marketplace.url}/${published.resourceId}/.well-known/agent-card.json`);
+      expect(body.stages.map((s: { stage: string }) => s.stage)).to.deep.equal([
+        "moderation",
+        "bond",
+        "probe",
+        "mint",
+        "index",
+      ]);
+      for (const s of body.stages) {
+        expect(s.ok).to.equal(true);
+        expect(s.ms).to.be.a("number").and.to.be.at.least(0);
+      }
+    });
+
+    it("registers the resource on chain with the creator's bond, the creator's identity and the card's hash", async function () {
+      const { registry, identity } = stack.chain.contracts;
+      const onChain = await registry.read.getResource([published.resourceId]);
+      expect(onChain.creator).to.equal(published.creator.address);
+      expect(onChain.bond).to.equal(2_000_000n);
+      expect(onChain.agentId.toString()).to.equal(published.response.body.agentId);
+      expect(await identity.read.ownerOf([onChain.agentId])).to.equal(published.creator.address);
+      expect(await identity.read.tokenURI([onChain.agentId])).to.equal(
+        `${stack.marketplace.url}/agents/${published.resourceId}/registration.json`,
+      );
+      const card = await stack.get(`/${published.resourceId}/.well-known/agent-card.json`);
+      // The hash covers the card with the neutral live fields (health, bond); the served card carries live ones.
+      const hashed = JSON.stringify(withLiveFields(JSON.parse(card.text), NEUTRAL_LIVE_FIELDS));
+      expect(onChain.cardHash).to.equal(keccak256(stringToBytes(hashed)));
+      expect(JSON.parse(card.text).bond).to.deep.equal({ posted: onChain.bond.toString() });
+      expect(onChain.cardURI).to.equal(published.response.body.cardUrl);
+    });
+
+    it("took the bond from the creator, never from the operator", async function () {
+      const operator = privateKeyToAccount(devKey(OPERATOR_INDEX)).address;
+      expect(await balanceOf(operator)).to.equal(0n);
+      expect((await balanceOf(stack.chain.addresses.registry)) >= 2_000_000n).to.equal(true);
+    });
+
+    it("lists it in GET /resources as a strict index record", async function () {
+      const { status, body, headers } = await stack.get("/resources");
+      expect(status).to.equal(200);
+      const record = body.find((r: { resourceId: string }) => r.resourceId === published.resourceId);
+      expect(indexRecordSchema.parse(record)).to.deep.equal(record);
+      expect(record).to.deep.equal({
+        resourceId: published.resourceId,
+        creator: published.creator.address,
+        agentId: published.response.body.agentId,
+        slug: "echo",
+        category: "tools",
+        pricing: { model: "metered", base: "1000", perKB: "200", max: "50000" },
+        reputation: 50,
+        uptime: 100,
+        health: { verified: true, score: 100 },
+        bond: "2000000",
+        cardUrl: published.response.body.cardUrl,
+        active: true,
+      });
+      expect(headers.get("x-total-count")).to.equal(String(body.length));
+    });
+
+    it("serves the finalized card: the served card with the minted agent id", async function () {
+      const { status, body, headers } = await stack.get(`/${published.resourceId}/.well-known/agent-card.json`);
+      expect(status).to.equal(200);
+      expect(headers.get("content-type")).to.match(/application\/json/);
+      const card = cardSchema.parse(body);
+      expect(card.identity.agentId).to.equal(published.response.body.agentId);
+      expect(card.x402.payTo).to.equal(published.resourceId);
+      expect(card.url).to.equal(`${published.resource.url}/call`);
+    });
+
+    it("serves the ERC-8004 registration file the identity points at", async function () {
+      const { status, body } = await stack.get(`/agents/${published.resourceId}/registration.json`);
+      expect(status).to.equal(200);
+      expect(body).to.deep.equal({
+        type: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        name: "Resource echo",
+        description: "Answers echo questions.",
+        services: [{ name: "A2A", endpoint: published.response.body.cardUrl, version: "0.3.0" }],
+        x402Support: true,
+        active: true,
+        registrations: [
+          {
+            agentId: Number(published.response.body.agentId),
+            agentRegistry: `eip155:5042002:${stack.chain.addresses.identity}`,
+          },
+        ],
+      });
+    });
+
+    it("refuses to publish the same resource twice (bond stage: already registered)", async function () {
+      const again = await stack.prepare({ slug: "echo" });
+      const { status, body } = await stack.post(again.request);
+      expect(status).to.equal(422);
+      expect(body.error.code).to.equal("bond_failed");
+      expect(body.error.message).to.contain("already registered");
+    });
+  });
+
+  describe("authorization (fail-closed)", function () {
+    it("answers 401 without a bearer token, and lists nothing", async function () {
+      const { request, resourceId, creator } = await stack.prepare({ slug: "no-token" });
+      const before = await balanceOf(creator.address);
+      const { status, body } = await stack.post(request, null);
+      expect(status).to.equal(401);
+      expect(errorBodySchema.parse(body).error.code).to.equal("unauthorized");
+      await expectNothingListed(resourceId, creator.address, before);
+    });
+
+    it("answers 401 for a wrong bearer token", async function () {
+      const { request } = await stack.prepare({ slug: "wrong-token" });
+      const { status, body } = await stack.post(request, "not-the-publish-token-at-all");
+      expect(status).to.equal(401);
+      expect(body.error.code).to.equal("unauthorized");
+    });
+
+    it("answers 401 before reading the body, so a malformed body without a token is still 401", async function () {
+      expect((await stack.post("{not json", null)).status).to.equal(401);
+    });
+
+    it("refuses every publish when no token is configured, whatever token is sent", async function () {
+      const closed = await startMarketplace(stack.chain, stack.indexer, { env: { PUBLISH_TOKEN: undefined } });
+      try {
+        const { request } = await stack.prepare({ slug: "closed" });
+        for (const authorization of [undefined, "Bearer ", "Bearer anything-at-all-1234567890"]) {
+          const response = await fetch(`${closed.url}/resources`, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+            body: JSON.stringify(request),
+          });
+          expect(response.status).to.equal(401);
+          expect(((await response.json()) as any).error.message).to.contain("no publish token is configured");
+        }
+      } finally {
+        await closed.stop();
+      }
+    });
+  });
+
+  describe("a malformed request", function () {
+    it("answers 400 invalid_request for a body that is not JSON or misses fields", async function () {
+      for (const body of ["{not json", "{}", JSON.stringify({ slug: "x" })]) {
+        const { status, body: answer } = await stack.post(body);
+        expect(status).to.equal(400);
+        expect(errorBodySchema.parse(answer).error.code).to.equal("invalid_request");
+      }
+    });
+  });
+
+  describe("each stage refusing in turn, with nothing listed after it", function () {
+    async function refused(prepared: Awaited<ReturnType<MarketplaceStack["prepare"]>>, code: string, message: RegExp) {
+      const before = await balanceOf(prepared.creator.address);
+      const { status, body } = await stack.post(prepared.request);
+      expect(status, JSON.stringify(body)).to.equal(422);
+      expect(errorBodySchema.parse(body).error.code).to.equal(code);
+      expect(body.error.message).to.match(message);
+      await expectNothingListed(prepared.resourceId, prepared.creator.address, before);
+    }
+
+    it("moderation: a blocked term in the description", async function () {
+      await refused(
+        await stack.prepare({ slug: "bad-words", description: "Builds ransomware on demand." }),
+        "moderation_failed",
+        /blocked term "ransomware"/,
+      );
+    });
+
+    it("moderation: a category that is not lowercase words", async function () {
+      await refused(
+        await stack.prepare({ slug: "bad-category", category: "Tools & More" }),
+        "moderation_failed",
+        /category/,
+      );
+    });
+
+    it("bond: no bond authorization", async function () {
+      await refused(await stack.prepare({ slug: "no-bond", bondValue: null }), "bond_failed", /no bond authorization/);
+    });
+
+    it("bond: a bond below the least bond", async function () {
+      await refused(
+        await stack.prepare({ slug: "small-bond", bondValue: 999_999n }),
+        "bond_failed",
+        /below the least bond 1000000/,
+      );
+    });
+
+    it("bond: a bond authorization signed by someone other than the creator", async function () {
+      const prepared = await stack.prepare({ slug: "forged-bond" });
+      const other = await stack.prepare({ slug: "forged-bond", creator: stack.creators[1] });
+      const request = {
+        ...prepared.request,
+        bond: {
+          ...(prepared.request as any).bond,
+          signature: (other.request as any).bond.signature,
+          nonce: (other.request as any).bond.nonce,
+        },
+      };
+      await refused({ ...prepared, request }, "bond_failed", /not signed by the creator/);
+    });
+
+    it("bond: a registration consent for other terms (the payout changed after signing)", async function () {
+      const prepared = await stack.prepare({ slug: "changed-payout" });
+      const request = { ...prepared.request, payout: stack.creators[2]!.address };
+      await refused({ ...prepared, request }, "bond_failed", /registration is not signed by the creator/);
+    });
+
+    it("probe: the card's payTo is not the resource id", async function () {
+      const prepared = await stack.prepare({
+        slug: "card-payto",
+        tamper: (state) => {
+          state.card = { ...state.card, x402: { ...(state.card.x402 as object), payTo: `0x${"ab".repeat(32)}` } };
+        },
+      });
+      await refused(prepared, "probe_failed", /card x402\.payTo 0xabab.* differs from the resource id/);
+    });
+
+    it("probe: the quote's payTo is not the resource id", async function () {
+      const prepared = await stack.prepare({
+        slug: "quote-payto",
+        tamper: (state) => {
+          state.quote.payTo = `0x${"cd".repeat(32)}`;
+        },
+      });
+      await refused(prepared, "probe_failed", /quote payTo 0xcdcd.* differs from the resource id/);
+    });
+
+    it("probe: the quote's cap is not the card's max", async function () {
+      const prepared = await stack.prepare({
+        slug: "quote-cap",
+        tamper: (state) => {
+          state.quote.cap = "40000";
+        },
+      });
+      await refused(prepared, "probe_failed", /quote cap 40000 differs from the card's max 50000/);
+    });
+
+    it("probe: the quote names another escrow", async function () {
+      const prepared = await stack.prepare({
+        slug: "quote-escrow",
+        tamper: (state) => {
+          state.quote.escrow = stack.chain.addresses.token;
+        },
+      });
+      await refused(prepared, "probe_failed", /quote escrow .* is not our escrow/);
+    });
+
+    it("probe: the card names another stablecoin", async function () {
+      const prepared = await stack.prepare({
+        slug: "card-asset",
+        tamper: (state) => {
+          state.card = { ...state.card, x402: { ...(state.card.x402 as object), asset: stack.chain.addresses.escrow } };
+        },
+      });
+      await refused(prepared, "probe_failed", /card x402\.asset .* is not our stablecoin/);
+    });
+
+    it("probe: the resource is unreachable", async function () {
+      const prepared = await stack.prepare({ slug: "gone" });
+      await prepared.resource.stop();
+      await refused(prepared, "probe_failed", /unreachable/);
+    });
+
+    it("probe: the resource does not quote (POST /call answers 400)", async function () {
+      const prepared = await stack.prepare({
+        slug: "no-quote",
+        tamper: (state) => {
+          state.callStatus = 400;
+        },
+      });
+      await refused(prepared, "probe_failed", /answered 400, not 402/);
+    });
+
+    it("probe: the served card differs from the submitted one", async function () {
+      const prepared = await stack.prepare({
+        slug: "other-card",
+        tamper: (state) => {
+          state.card = { ...state.card, name: "Something else" };
+        },
+      });
+      await refused(prepared, "probe_failed", /differs from the card submitted/);
+    });
+
+    it("index: the creator's funds are gone by the time the registration is sent; a retry reuses the minted identity", async function () {
+      const creator = stack.creators[3]!;
+      const prepared = await stack.prepare({ slug: "drained", creator });
+      const balance = await balanceOf(creator.address);
+      const operator = privateKeyToAccount(devKey(OPERATOR_INDEX)).address;
+      const holder = stack.creators[0]!.address;
+      let drained = false;
+      const original = stack.marketplace.ctx.chain.transferIdentity;
+      stack.marketplace.ctx.chain.transferIdentity = async (agentId, to) => {
+        const receipt = await original(agentId, to);
+        if (!drained) {
+          drained = true;
+          await stack.chain.contracts.token.write.transfer([holder, balance], { account: creator.address });
+        }
+        return receipt;
+      };
+      try {
+        const { status, body } = await stack.post(prepared.request);
+        expect(status, JSON.stringify(body)).to.equal(422);
+        expect(body.error.code).to.equal("index_failed");
+        expect(body.error.message).to.contain("ERC20InsufficientBalance");
+      } finally {
+        stack.marketplace.ctx.chain.transferIdentity = original;
+      }
+      await expectNothingListed(prepared.resourceId, creator.address, 0n);
+      const orphan = (await stack.get(`/agents/${prepared.resourceId}/registration.json`)).body;
+      expect(orphan.active).to.equal(false);
+      const orphanId = BigInt(orphan.registrations[0].agentId);
+      expect(await stack.chain.contracts.identity.read.ownerOf([orphanId])).to.equal(creator.address);
+      expect(await stack.chain.contracts.identity.read.balanceOf([operator])).to.equal(0n);
+
+      await stack.chain.contracts.token.write.transfer([creator.address, balance], { account: holder });
+      const retry = await stack.post((await stack.prepare({ slug: "drained", creator })).request);
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+      expect(retry.body.agentId).to.equal(orphanId.toString());
+    });
+  });
+});

@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits");
+
+/** Every setting of `npm start`; the README's settings table is this schema. */
+export const stackEnvSchema = z.object({
+  STACK_DIR: z.string().default(".stack"),
+  CHAIN_PORT: port(8545),
+  FACILITATOR_PORT: port(4020),
+  HOST_PORT: port(4030),
+  MARKETPLACE_PORT: port(4000),
+  INDEXER_PORT: port(42069),
+  /** The embedded chain mines a block per transaction (`auto`) or every 500 ms, the test network's block time. */
+  CHAIN_MINING: z.enum(["auto", "interval"]).default("auto"),
+  STUDIO_PORT: port(4040),
+  /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
+  SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
+  /** External mode: a remote chain; the embedded chain is not started. */
+  RPC_URL: z.url().optional(),
+  /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */
+  DATABASE_URL: z.string().optional(),
+  DEPLOYER_KEY: key.optional(),
+  RELAYER_KEYS: z.string().optional(),
+  FACILITATOR_KEY: key.optional(),
+  PUBLISHER_KEY: key.optional(),
+  TREASURY_ADDRESS: address.optional(),
+  TOKEN_ADDRESS: address.optional(),
+  IDENTITY_ADDRESS: address.optional(),
+  /** External mode: the Ignition deployment id; its record under ignition/deployments lets a rerun deploy only what is missing. */
+  DEPLOYMENT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only")
+    .optional(),
+  PUBLISH_TOKEN: z.string().min(16).optional(),
+  HOST_TOKEN: z.string().min(16).optional(),
+  /** Bearer token of the studio's HTTP service (random per start when unset). */
+  STUDIO_TOKEN: z.string().min(16).optional(),
+  /** Who pays the studio's self-tests: the first demo buyer locally; in external mode the studio starts only with it. */
+  STUDIO_BUYER_KEY: key.optional(),
+  CALLER_AUTH: z.enum(["on", "off"]).optional(),
+  CALLER_AUTH_SECRET: z.string().min(32).optional(),
+});
+
+/** The validated settings of `npm start`. */
+export type StackConfig = z.output<typeof stackEnvSchema>;
+
+/**
+ * Reads the stack's settings; a bad value stops the start with every problem named.
+ * @example const env = loadStackConfig(process.env)
+ */
+export function loadStackConfig(env: Record<string, string | undefined>): StackConfig {
+  const parsed = stackEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(
+      `invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,109 @@
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Address, Hex } from "viem";
+import { CHAIN_ID } from "../protocol/constants.ts";
+import { defined } from "../protocol/defined.ts";
+import type { Part } from "./childProcess.ts";
+import type { ContractAddresses } from "./deployContracts.ts";
+import type { StackConfig } from "./loadStackConfig.ts";
+import type { PublishedResource } from "./publishSamples.ts";
+import type { StackFile } from "./stackFile.ts";
+
+/** Who deploys, relays, records strikes and publishes, and where fees go. */
+export type StackKeys = { publisher: Hex; deployer: Hex; relayers: Hex[]; facilitator: Hex; treasury: Address };
+
+/**
+ * One `npm start`: its settings, where each part listens, and what the steps have done so far. Each step reads what
+ * earlier steps set (keys, contracts, resources, buyers) and adds its own; `parts` is what a stop takes down.
+ */
+export type StackRun = {
+  root: string;
+  /** `performance.now()` when the start began. */
+  started: number;
+  env: StackConfig;
+  /** External mode (`RPC_URL` set): a remote chain, nothing local to start or fund. */
+  external: boolean;
+  deploymentId: string;
+  stackDir: string;
+  dataDir: string;
+  /** The embedded chain mines every 500 ms once the stack is ready (set-up is mined at once). */
+  intervalMining: boolean;
+  /** Per-resource caller tokens on the facilitator. */
+  callerAuth: boolean;
+  urls: { rpc: string; indexer: string; facilitator: string; host: string; marketplace: string; studio: string };
+  tokens: { host: string; publish: string; studio: string };
+  /** Every part started so far, in order. */
+  parts: Part[];
+  say(line: string): void;
+  /** A writer of one part's log, `{STACK_DIR}/logs/<name>.log`. */
+  logFile(name: string): (line: string) => void;
+  bin(name: string): string;
+  keys?: StackKeys;
+  contracts?: ContractAddresses;
+  resources: PublishedResource[];
+  buyers: StackFile["buyers"];
+  /** Who pays the studio's self-tests; the studio is not started without one. */
+  studioBuyer?: string;
+};
+
+/**
+ * The run of `npm start` for validated settings, before any step: URLs from the ports, tokens given or random.
+ * @example const run = createStackRun({ root, env, started: performance.now() })
+ */
+export function createStackRun(p: { root: string; env: StackConfig; started: number }): StackRun {
+  const { env, root } = p;
+  const external = env.RPC_URL !== undefined;
+  const stackDir = resolve(root, env.STACK_DIR);
+  const local = (port: number) => `http://127.0.0.1:${port}`;
+  return {
+    root,
+    started: p.started,
+    env,
+    external,
+    deploymentId: external ? (env.DEPLOYMENT_ID ?? `stack-${CHAIN_ID}`) : "local-stack",
+    stackDir,
+    dataDir: join(stackDir, "data"),
+    intervalMining: !external && env.CHAIN_MINING === "interval",
+    callerAuth: (env.CALLER_AUTH ?? (external ? "on" : "off")) === "on",
+    urls: {
+      rpc: env.RPC_URL ?? local(env.CHAIN_PORT),
+      indexer: local(env.INDEXER_PORT),
+      facilitator: local(env.FACILITATOR_PORT),
+      host: local(env.HOST_PORT),
+      marketplace: local(env.MARKETPLACE_PORT),
+      studio: local(env.STUDIO_PORT),
+    },
+    tokens: {
+      host: env.HOST_TOKEN ?? randomBytes(24).toString("hex"),
+      publish: env.PUBLISH_TOKEN ?? randomBytes(24).toString("hex"),
+      studio: env.STUDIO_TOKEN ?? randomBytes(24).toString("hex"),
+    },
+    parts: [],
+    say: (line) =>
+      process.stdout.write(`[stack ${((performance.now() - p.started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`),
+    logFile(name) {
+      const stream = createWriteStream(join(stackDir, "logs", `${name}.log`), { flags: "w" });
+      return (line) => stream.write(`${line}\n`);
+    },
+    bin: (name) => join(root, "node_modules", ".bin", name),
+    resources: [],
+    buyers: [],
+  };
+}
+
+/**
+ * The contracts a step needs, deployed by an earlier step.
+ * @example const { escrow } = contractsOf(run)
+ */
+export function contractsOf(run: StackRun): ContractAddresses {
+  return defined(run.contracts, "contracts (deployed by the deployStack step)");
+}
+
+/**
+ * The keys a step needs, chosen by an earlier step.
+ * @example const { relayers } = keysOf(run)
+ */
+export function keysOf(run: StackRun): StackKeys {
+  return defined(run.keys, "keys (chosen by the chooseKeys step)");
+}

@@ -1,0 +1,43 @@
+import { createPublicClient, http } from "viem";
+import { CHAIN_ID } from "../../protocol/constants.ts";
+import { rpcAnswers, setAutomine, startPart } from "../childProcess.ts";
+import type { StackRun } from "../stackRun.ts";
+
+/**
+ * Starts the embedded Hardhat EDR chain on loopback (not in external mode), mining at once while the stack is set
+ * up, and checks that the chain has the test network's id.
+ * @example await startChain(run)
+ */
+export async function startChain(run: StackRun): Promise<void> {
+  const { env } = run;
+  const rpcUrl = run.urls.rpc;
+  if (!run.external) {
+    run.say(
+      `starting the local chain (Hardhat EDR, chain id ${CHAIN_ID}, mining ${env.CHAIN_MINING === "interval" ? "every 500 ms" : "each transaction"}) on ${rpcUrl}`,
+    );
+    run.parts.push(
+      await startPart({
+        name: "chain",
+        command: run.bin("hardhat"),
+        // Hardhat binds 0.0.0.0 inside a container: the chain's unlocked development accounts stay on loopback.
+        args: [
+          "node",
+          "--network",
+          env.CHAIN_MINING === "interval" ? "nodeInterval" : "node",
+          "--hostname",
+          "127.0.0.1",
+          "--port",
+          String(env.CHAIN_PORT),
+        ],
+        cwd: run.root,
+        ready: () => rpcAnswers(rpcUrl),
+        log: run.logFile("chain"),
+      }),
+    );
+  }
+  // With 500 ms blocks every set-up transaction would wait for a block (about two minutes in all): set-up is mined
+  // at once, and the chain mines only every 500 ms from the moment the stack is ready.
+  if (run.intervalMining) await setAutomine(rpcUrl, true);
+  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  if (chainId !== CHAIN_ID) throw new Error(`the chain at ${rpcUrl} has id ${chainId}, expected ${CHAIN_ID}`);
+}

@@ -1,0 +1,44 @@
+import { join } from "node:path";
+import { answers, startPart } from "../childProcess.ts";
+import type { StackRun } from "../stackRun.ts";
+import { contractsOf, keysOf } from "../stackRun.ts";
+
+/**
+ * Starts the facilitator with its relayer pool, its store in the data folder (or PostgreSQL) and caller auth as
+ * configured (refusing to start with caller auth on but no secret).
+ * @example await startFacilitator(run)
+ */
+export async function startFacilitator(run: StackRun): Promise<void> {
+  const { env } = run;
+  const contracts = contractsOf(run);
+  const keys = keysOf(run);
+  if (run.callerAuth && !env.CALLER_AUTH_SECRET)
+    throw new Error("caller auth is on (the default in external mode) but CALLER_AUTH_SECRET is not set");
+  run.say(`starting the facilitator on ${run.urls.facilitator}`);
+  run.parts.push(
+    await startPart({
+      name: "facilitator",
+      command: process.execPath,
+      args: ["services/facilitator/main.ts"],
+      cwd: run.root,
+      env: {
+        PORT: String(env.FACILITATOR_PORT),
+        RPC_URL: run.urls.rpc,
+        ESCROW_ADDRESS: contracts.escrow,
+        REGISTRY_ADDRESS: contracts.registry,
+        TOKEN_ADDRESS: contracts.token,
+        INDEXER_URL: run.urls.indexer,
+        RELAYER_KEYS: keys.relayers.join(","),
+        FACILITATOR_KEY: keys.facilitator,
+        DATABASE_URL: env.DATABASE_URL,
+        DATA_DIR: join(run.dataDir, "facilitator"),
+        CALLER_AUTH: run.callerAuth ? "on" : "off",
+        CALLER_AUTH_SECRET: env.CALLER_AUTH_SECRET,
+        SETTLEMENT: env.SETTLEMENT,
+        NODE_ENV: run.external ? "production" : "development",
+      },
+      ready: () => answers(`${run.urls.facilitator}/ready`),
+      log: run.logFile("facilitator"),
+    }),
+  );
+}

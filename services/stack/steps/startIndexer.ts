@@ -1,0 +1,46 @@
+import { join } from "node:path";
+import { ponderCommand } from "../../../indexer/ponder/ponderCommand.ts";
+import { answers, startPart } from "../childProcess.ts";
+import { deploymentDir } from "../deployContracts.ts";
+import type { StackRun } from "../stackRun.ts";
+
+/**
+ * Starts Ponder on the deployment (PGlite in the data folder, or PostgreSQL with a views schema), with this
+ * project's patches preloaded, and waits until it is ready.
+ * @example await startIndexer(run)
+ */
+export async function startIndexer(run: StackRun): Promise<void> {
+  const { env } = run;
+  run.say(`starting the indexer (Ponder) on ${run.urls.indexer}`);
+  run.parts.push(
+    await startPart({
+      name: "indexer",
+      ...ponderCommand([
+        "--root",
+        join(run.root, "indexer"),
+        "--log-format",
+        "json",
+        "start",
+        "--schema",
+        "indexer",
+        "--port",
+        String(env.INDEXER_PORT),
+        "--hostname",
+        "127.0.0.1",
+        ...(env.DATABASE_URL ? ["--views-schema", "indexer_views"] : []),
+      ]),
+      cwd: join(run.root, "indexer"),
+      env: {
+        RPC_URL: run.urls.rpc,
+        DEPLOYED_ADDRESSES: join(deploymentDir(run.deploymentId), "deployed_addresses.json"),
+        PONDER_PGLITE_DIR: join(run.dataDir, "ponder"),
+        PONDER_DISABLE_CACHE: run.external ? undefined : "1",
+        PONDER_TELEMETRY_DISABLED: "true",
+        DATABASE_URL: env.DATABASE_URL,
+      },
+      ready: () => answers(`${run.urls.indexer}/ready`),
+      readyTimeoutMs: 180_000,
+      log: run.logFile("indexer"),
+    }),
+  );
+}

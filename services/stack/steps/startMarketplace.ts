@@ -1,0 +1,40 @@
+import { join } from "node:path";
+import { answers, startPart } from "../childProcess.ts";
+import type { StackRun } from "../stackRun.ts";
+import { contractsOf, keysOf } from "../stackRun.ts";
+
+/**
+ * Starts the marketplace (index, cards, publish pipeline) with the operator's key and the publish token; its probe
+ * may reach loopback, where the stack's own resources are.
+ * @example await startMarketplace(run)
+ */
+export async function startMarketplace(run: StackRun): Promise<void> {
+  const { env } = run;
+  const contracts = contractsOf(run);
+  run.say(`starting the marketplace on ${run.urls.marketplace}`);
+  run.parts.push(
+    await startPart({
+      name: "marketplace",
+      command: process.execPath,
+      args: ["services/marketplace/main.ts"],
+      cwd: run.root,
+      env: {
+        PORT: String(env.MARKETPLACE_PORT),
+        RPC_URL: run.urls.rpc,
+        INDEXER_URL: run.urls.indexer,
+        TOKEN_ADDRESS: contracts.token,
+        ESCROW_ADDRESS: contracts.escrow,
+        REGISTRY_ADDRESS: contracts.registry,
+        IDENTITY_ADDRESS: contracts.identity,
+        OPERATOR_KEY: keysOf(run).publisher,
+        PUBLISH_TOKEN: run.tokens.publish,
+        DATABASE_URL: env.DATABASE_URL,
+        DATA_DIR: join(run.dataDir, "marketplace"),
+        // The stack's resources are served by its own host on 127.0.0.1.
+        PROBE_ALLOW_PRIVATE: "on",
+      },
+      ready: () => answers(`${run.urls.marketplace}/ready`),
+      log: run.logFile("marketplace"),
+    }),
+  );
+}

@@ -1,0 +1,33 @@
+import type { PublishSummary } from "./publishSummary.ts";
+
+const EXAMPLES_SHOWN = 5;
+
+function writer(origin: PublishSummary["writtenBy"]): string {
+  if (origin.recipe) {
+    const parameters = Object.entries(origin.parameters ?? {}).map(([k, v]) => `${k}=${v}`);
+    return `catalog recipe ${origin.recipe}${parameters.length ? ` (${parameters.join(", ")})` : ""}, match score ${origin.score ?? "?"}`;
+  }
+  return `model ${origin.model ?? "(unnamed)"} through the ${origin.provider} provider`;
+}
+
+/**
+ * The summary as the CLI prints it before asking to publish: one labelled line per field, schemas and examples as
+ * compact JSON.
+ * @example for (const line of summaryLines(publishSummary(bundle))) console.log(line)
+ */
+export function summaryLines(s: PublishSummary): string[] {
+  const json = (value: unknown) => JSON.stringify(value);
+  const examples = s.examples.slice(0, EXAMPLES_SHOWN).map((e) => `${json(e.input)} → ${json(e.output)}`);
+  if (s.examples.length > EXAMPLES_SHOWN) examples.push(`(${s.examples.length - EXAMPLES_SHOWN} more in the contract)`);
+  return [
+    `  name         ${s.name} (${s.slug})`,
+    `  does         ${s.description}`,
+    `  category     ${s.category}; tags ${s.tags.join(", ")}`,
+    `  request      ${json(s.requestSchema)}`,
+    `  response     ${json(s.responseSchema)} (at most ${s.maxResponseBytes} bytes)`,
+    ...examples.map((line, i) => `  ${i === 0 ? "examples    " : "            "} ${line}`),
+    `  price        base ${s.price.base}, per KB ${s.price.perKB}, cap ${s.price.max} (base units)`,
+    `  written by   ${writer(s.writtenBy)}`,
+    `  verified     ${s.verified.passed}/${s.verified.checks} checks, ${s.verified.generatedInputs} generated inputs, p95 ${s.verified.p95Ms} ms`,
+  ];
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { createPublicClient, http, parseEventLogs } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { buyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
+import { payForCall } from "../../services/buyer/src/sdk/payForCall.ts";
+import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
+import { abiOf } from "../../services/protocol/artifacts.ts";
+import { sleep } from "../../testkit/sleep.ts";
+import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../../testkit/stack/listenAddresses.ts";
+import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
+
+/** `npm start` as a user runs it, in its own process group so that nothing it starts can outlive the test. */
+describe("npm start, end to end", function () {
+  this.timeout(600_000);
+  const stackDir = mkdtempSync(join(tmpdir(), "stack-"));
+  let ports: Record<string, string>;
+  let running: Awaited<ReturnType<typeof runStack>>;
+
+  before(async function () {
+    ports = await stackPorts();
+    running = await runStack({ STACK_DIR: stackDir, ...ports });
+  });
+
+  after(function () {
+    running?.kill();
+    rmSync(stackDir, { recursive: true, force: true });
+  });
+
+  it("comes up with the samples listed, pays echo, and its receipt and revenue match the chain", async function () {
+    const { stack } = running;
+    expect(stack.resources.map((r) => r.slug)).to.include("echo");
+    const listed = (await (await fetch(`${stack.marketplaceUrl}/resources`)).json()) as { slug: string }[];
+    expect(listed.map((r) => r.slug)).to.include.members(["echo", "text-stats", "digest", "json-check"]);
+
+    const echo = stack.resources.find((r) => r.slug === "echo")!;
+    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
+    const result = await payForCall({
+      chain,
+      account: privateKeyToAccount(stack.buyers[0]!.privateKey),
+      callUrl: `${echo.resourceUrl}/call`,
+      body: { hello: "stack" },
+    });
+    expect(result.body).to.deep.equal({ echo: { hello: "stack" } });
+
+    // The stack settles committed by default: the answer came before the debit was mined, and names its settlement.
+    expect(result.receipt.status).to.equal("committed");
+    expect(result.receipt.settlementId).to.match(/^0x[0-9a-f]{64}$/);
+    const { transaction } = await verifyDebit(chain, result.receipt);
+    const client = createPublicClient({ transport: http(stack.rpcUrl) });
+    const receipt = await client.getTransactionReceipt({ hash: transaction });
+    expect(receipt.status).to.equal("success");
+    const [debited] = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
+      (log) => log.args.nonce === result.idemKey,
+    );
+    expect(debited!.args.amount.toString()).to.equal(result.receipt.amount);
+    expect((debited!.args.amount - debited!.args.treasuryAmount).toString()).to.equal(result.receipt.creatorAmount);
+    expect(debited!.args.resourceId).to.equal(echo.resourceId);
+
+    let revenue: { calls: number; gross: string; creator: string; treasury: string } | undefined;
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const r = await fetch(`${stack.facilitatorUrl}/revenue/${echo.resourceId}`);
+      revenue = r.ok ? ((await r.json()) as typeof revenue) : undefined;
+      if (revenue && revenue.calls >= 1) break;
+      await sleep(250);
+    }
+    expect(revenue).to.include({
+      calls: 1,
+      gross: result.receipt.amount,
+      creator: result.receipt.creatorAmount,
+      treasury: result.receipt.treasuryAmount,
+    });
+  });
+
+  it("listens on loopback only: the chain (unlocked development accounts) and every service refuse the network", async function () {
+    // Before the fix the embedded chain bound 0.0.0.0 (Hardhat's default inside a container): anyone on the network
+    // could send transactions from its unlocked, well-known accounts (the deployer holds every admin role).
+    for (const [name, port] of Object.entries(ports)) {
+      const addresses = listenAddresses(Number(port));
+      expect(addresses, `${name} ${port} listens`).to.not.be.empty;
+      for (const address of addresses)
+        expect(isLoopbackListen(address), `${name} ${port} on ${address}`).to.equal(true);
+    }
+    const outside = outsideAddress();
+    if (outside) expect(await accepts(outside, Number(ports.CHAIN_PORT)), `chain on ${outside}`).to.equal(false);
+  });
+
+  it("stops every part on SIGTERM and leaves no process or port behind", async function () {
+    expect(await running.stop(ports), "a process of the stack outlived it").to.equal(true);
+  });
+});

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import type { Hex } from "viem";
+import { sleep } from "../../testkit/sleep.ts";
+import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
+
+/**
+ * `CHAIN_MINING=interval npm start`: the test network's 500 ms blocks. Set-up (deployments, the samples' listing,
+ * funding) is mined at once, as with automine; from the moment the stack is ready the chain mines only on its
+ * interval, so a transaction waits for the next block, as on the test network.
+ */
+describe("npm start with CHAIN_MINING=interval", function () {
+  this.timeout(600_000);
+  const stackDir = mkdtempSync(join(tmpdir(), "stack-interval-"));
+  let running: Awaited<ReturnType<typeof runStack>>;
+
+  before(async function () {
+    running = await runStack(
+      { STACK_DIR: stackDir, ...(await stackPorts()), CHAIN_MINING: "interval" },
+      { direct: true },
+    );
+  });
+
+  after(async function () {
+    if (running && !(await running.stop().catch(() => false))) running.kill();
+    rmSync(stackDir, { recursive: true, force: true });
+  });
+
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const response = await fetch(running.stack.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    return ((await response.json()) as { result: T }).result;
+  };
+
+  it("is set up with the samples listed, then mines on its interval only", async function () {
+    expect(running.stack.resources.map((r) => r.slug)).to.include("echo");
+    expect(await rpc<boolean>("hardhat_getAutomine")).to.equal(false);
+
+    const before = BigInt(await rpc<Hex>("eth_blockNumber"));
+    await sleep(1_200);
+    const after = BigInt(await rpc<Hex>("eth_blockNumber"));
+    expect(after - before >= 2n, "blocks come on the interval with no transaction sent").to.equal(true);
+
+    const buyer = running.stack.buyers[0]?.address;
+    const hash = await rpc<Hex>("eth_sendTransaction", [{ from: buyer, to: buyer, value: "0x1" }]);
+    let receipt: { blockNumber: Hex } | null = null;
+    for (let i = 0; i < 100 && !receipt; i++) {
+      await sleep(100);
+      receipt = await rpc("eth_getTransactionReceipt", [hash]);
+    }
+    expect(receipt, "a transaction is mined by an interval block").to.not.equal(null);
+  });
+});
