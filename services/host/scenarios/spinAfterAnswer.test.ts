@@ -8,8 +8,6 @@ import { startGateStack } from "../../../testkit/gate/gateStack.ts";
 import { bearer, payHosted, registerSample, sampleBody, startTestHost } from "../../../testkit/host/testHost.ts";
 import { cpuSince, readStackCpu } from "../../../testkit/stack/stackCpu.ts";
 import { until } from "../../../testkit/until.ts";
-import { decodeBase64Json } from "../../protocol/base64.ts";
-import { receiptSchema } from "../../protocol/schemas/receipt.ts";
 import type { Host } from "../createHost.ts";
 import { processCpuSeconds } from "../readProcessStat.ts";
 
