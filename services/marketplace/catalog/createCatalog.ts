@@ -1,59 +1,16 @@
 import type { Hex } from "viem";
-import { getAddress } from "viem";
-import { z } from "zod";
-import { cardSchema } from "../../protocol/schemas/card.ts";
-import type { IndexRecord } from "../../protocol/schemas/indexRecord.ts";
-import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
 import { bestFirst } from "./bestFirst.ts";
 import { cardSearchTexts } from "./cardSearchTexts.ts";
+import type { CatalogEntry, ChainResource, Listing } from "./catalogEntry.ts";
+import { createListedOrder } from "./createListedOrder.ts";
+import { createListingWaiters } from "./createListingWaiters.ts";
 import { createTextIndex } from "./createTextIndex.ts";
+import { indexRecordOf } from "./indexRecordOf.ts";
+import { parseStoredCard } from "./parseStoredCard.ts";
 import type { ResourcesQuery } from "./resourcesQuery.ts";
 import type { ProbeHistory } from "./scores.ts";
-import { healthOf, reputationOf, uptimeOf } from "./scores.ts";
 
-/** What the chain (through the indexer's `resource` projection) says about a resource. */
-export type ChainResource = {
-  resourceId: Hex;
-  creator: Hex;
-  agentId: bigint;
-  slug: string;
-  category: string;
-  base: bigint;
-  perKB: bigint;
-  max: bigint;
-  bond: bigint;
-  active: boolean;
-  cardHash: Hex;
-  strikesTotal: number;
-  registeredBlock: bigint;
-};
-
-/** The marketplace's own record of a resource it published (store table `listing`). */
-export type Listing = {
-  resourceId: Hex;
-  resourceUrl: string;
-  /** The stored card (`JSON.stringify` of the finalized card); its words are what `q` searches. */
-  cardText: string;
-  sampleRequest: unknown;
-  status: "pending" | "published" | "removed";
-};
-
-/** One resource as the catalog holds it: chain facts, the listing, settled calls, probes and the built record. */
-export type CatalogEntry = {
-  readonly resourceId: Hex;
-  chain: ChainResource | undefined;
-  listing: Listing | undefined;
-  settled: number;
-  history: ProbeHistory;
-  record: IndexRecord | undefined;
-  json: string | undefined;
-  listed: boolean;
-  generation: number;
-  /** Index in the listed order (and in the filter columns) while listed. */
-  pos: number;
-  /** The entry's number for its whole life (the text index's key). */
-  readonly slot: number;
-};
+export type { CatalogEntry, ChainResource, Listing } from "./catalogEntry.ts";
 
 export type CreateCatalogParameters = {
   /** The card URL of a resource, under the marketplace's base URL. */
@@ -65,26 +22,6 @@ export type CreateCatalogParameters = {
   /** Told about a stored card that is not JSON or fails the card schema (the resource is listed, but `q` never finds it). */
   onUnsearchable?: ((resourceId: Hex, problem: string) => void) | undefined;
 };
-
-function before(a: CatalogEntry, b: CatalogEntry): boolean {
-  const ab = a.chain!.registeredBlock;
-  const bb = b.chain!.registeredBlock;
-  return ab < bb || (ab === bb && a.resourceId < b.resourceId);
-}
-
-/** Why a stored card cannot be searched, or its validated card. */
-function parseCard(text: string) {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false as const, problem: "the stored card is not JSON" };
-  }
-  const parsed = cardSchema.safeParse(json);
-  if (!parsed.success)
-    return { ok: false as const, problem: `the stored card fails validation: ${z.prettifyError(parsed.error)}` };
-  return { ok: true as const, card: parsed.data };
-}
 
 /**
  * The in-memory index behind `GET /resources`: a resource is listed when the chain knows it (registered, bond
@@ -102,13 +39,8 @@ export function createCatalog({
 }: CreateCatalogParameters) {
   const entries = new Map<Hex, CatalogEntry>();
   const text = createTextIndex<number>();
-  /**
-   * The listed position of each entry by slot (-1 while not listed), so ranking the text index's hits reads one typed
-   * array rather than 100k entry objects scattered over the heap.
-   */
-  let positionOfSlot = new Int32Array(1024).fill(-1);
-  const listed: CatalogEntry[] = [];
-  const waiters = new Map<Hex, (() => void)[]>();
+  const order = createListedOrder();
+  const waiters = createListingWaiters();
   let generation = 0;
 
   const entryOf = (resourceId: Hex): CatalogEntry => {
@@ -129,99 +61,36 @@ export function createCatalog({
         slot: entries.size,
       };
       entries.set(id, entry);
-      if (entry.slot === positionOfSlot.length) {
-        const grown = new Int32Array(entry.slot * 2).fill(-1);
-        grown.set(positionOfSlot);
-        positionOfSlot = grown;
-      }
+      order.reserveSlot(entry.slot);
     }
     return entry;
   };
 
-  const columns = createFilterColumns();
-
-  const place = (entry: CatalogEntry, pos: number) => {
-    entry.pos = pos;
-    positionOfSlot[entry.slot] = pos;
-  };
-
   const unlist = (entry: CatalogEntry) => {
-    if (!entry.listed) return;
-    entry.listed = false;
-    const at = entry.pos;
-    listed.splice(at, 1);
-    columns.remove(at, listed.length);
-    for (let i = at; i < listed.length; i++) place(listed[i]!, i);
-    entry.pos = -1;
-    positionOfSlot[entry.slot] = -1;
-  };
-
-  const list = (entry: CatalogEntry) => {
-    if (entry.listed) {
-      columns.write(entry.pos, entry);
-      return;
-    }
-    entry.listed = true;
-    let low = 0;
-    let high = listed.length;
-    if (high > 0 && before(listed[high - 1]!, entry)) low = high;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (before(listed[mid]!, entry)) low = mid + 1;
-      else high = mid;
-    }
-    listed.splice(low, 0, entry);
-    columns.insert(low, listed.length - 1);
-    for (let i = low; i < listed.length; i++) place(listed[i]!, i);
-    columns.write(low, entry);
-    const resolve = waiters.get(entry.resourceId);
-    if (resolve) {
-      waiters.delete(entry.resourceId);
-      for (const done of resolve) done();
-    }
+    entry.record = undefined;
+    entry.json = undefined;
+    order.remove(entry);
   };
 
   const rebuild = (entry: CatalogEntry) => {
     const { chain, listing } = entry;
-    if (!chain || !listing || listing.status === "removed") {
-      entry.record = undefined;
-      entry.json = undefined;
-      unlist(entry);
-      return;
-    }
-    const record = {
+    if (!chain || !listing || listing.status === "removed") return unlist(entry);
+    const built = indexRecordOf({
       resourceId: entry.resourceId,
-      creator: getAddress(chain.creator),
-      agentId: chain.agentId.toString(),
-      slug: chain.slug,
-      category: chain.category,
-      pricing: {
-        model: "metered" as const,
-        base: chain.base.toString(),
-        perKB: chain.perKB.toString(),
-        max: chain.max.toString(),
-      },
-      reputation: reputationOf(entry.settled, chain.strikesTotal),
-      uptime: uptimeOf(entry.history, uptimeWindow),
-      health: healthOf(entry.history, healthWindow),
-      bond: chain.bond.toString(),
+      chain,
+      settled: entry.settled,
+      history: entry.history,
       cardUrl: cardUrlOf(entry.resourceId),
-      active: chain.active,
-    };
-    const checked = indexRecordSchema.safeParse(record);
-    if (!checked.success) {
-      onInvalid?.(
-        entry.resourceId,
-        checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
-      );
-      entry.record = undefined;
-      entry.json = undefined;
-      unlist(entry);
-      return;
+      uptimeWindow,
+      healthWindow,
+    });
+    if (!built.ok) {
+      onInvalid?.(entry.resourceId, built.problem);
+      return unlist(entry);
     }
-    entry.record = record;
-    entry.json = JSON.stringify(record);
-    list(entry);
+    entry.record = built.record;
+    entry.json = JSON.stringify(built.record);
+    if (order.add(entry)) waiters.notify(entry.resourceId);
   };
 
   let rankedPositions = new Int32Array(1024);
@@ -232,11 +101,11 @@ export function createCatalog({
    * best `k`, best first.
    */
   const ranked = (q: ResourcesQuery, k: number): { total: number; best: Int32Array } => {
-    const matches = columns.matcher(q, listed);
+    const matches = order.columns.matcher(q, order.listed);
     if (!matches) return { total: 0, best: new Int32Array(0) };
     let count = 0;
     text.search(q.q!, (slot, score) => {
-      const pos = positionOfSlot[slot]!;
+      const pos = order.positionOf(slot);
       if (pos < 0 || !matches(pos)) return;
       if (count === rankedPositions.length) {
         const positions = new Int32Array(count * 2);
@@ -258,7 +127,7 @@ export function createCatalog({
     applyResource(row: ChainResource): void {
       const entry = entryOf(row.resourceId);
       const moved = entry.chain !== undefined && entry.chain.registeredBlock !== row.registeredBlock;
-      if (moved) unlist(entry);
+      if (moved) order.remove(entry);
       entry.chain = { ...row, resourceId: entry.resourceId };
       entry.generation = generation;
       rebuild(entry);
@@ -274,7 +143,7 @@ export function createCatalog({
     applyListing(listing: Listing): void {
       const entry = entryOf(listing.resourceId);
       if (entry.listing?.cardText !== listing.cardText) {
-        const parsed = parseCard(listing.cardText);
+        const parsed = parseStoredCard(listing.cardText);
         if (parsed.ok) text.put(entry.slot, cardSearchTexts(parsed.card));
         else {
           text.remove(entry.slot);
@@ -314,7 +183,7 @@ export function createCatalog({
     },
     /** The listed entries, in registration order. */
     listed(): readonly CatalogEntry[] {
-      return listed;
+      return order.listed;
     },
     /** How many resources the catalog knows (listed or not). */
     get size(): number {
@@ -332,7 +201,7 @@ export function createCatalog({
       if (q.q !== undefined) {
         const { total, best } = ranked(q, end);
         const json: string[] = [];
-        for (let i = offset; i < best.length; i++) json.push(listed[best[i]!]!.json!);
+        for (let i = offset; i < best.length; i++) json.push(order.listed[best[i]!]!.json!);
         return { total, json: `[${json.join(",")}]` };
       }
       const filtered =
@@ -345,8 +214,8 @@ export function createCatalog({
         q.minUptime !== undefined;
       if (!filtered) {
         return {
-          total: listed.length,
-          json: `[${listed
+          total: order.listed.length,
+          json: `[${order.listed
             .slice(offset, end)
             .map((entry) => entry.json)
             .join(",")}]`,
@@ -354,10 +223,10 @@ export function createCatalog({
       }
       const json: string[] = [];
       let total = 0;
-      const matches = columns.matcher(q, listed);
-      for (let i = 0; matches && i < listed.length; i++) {
+      const matches = order.columns.matcher(q, order.listed);
+      for (let i = 0; matches && i < order.listed.length; i++) {
         if (!matches(i)) continue;
-        if (total >= offset && total < end) json.push(listed[i]!.json!);
+        if (total >= offset && total < end) json.push(order.listed[i]!.json!);
         total += 1;
       }
       return { total, json: `[${json.join(",")}]` };
@@ -366,110 +235,10 @@ export function createCatalog({
     waitForListed(resourceId: Hex, timeoutMs: number): Promise<boolean> {
       const id = resourceId.toLowerCase() as Hex;
       if (entries.get(id)?.listed) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          const list = waiters.get(id)?.filter((fn) => fn !== done);
-          if (list?.length) waiters.set(id, list);
-          else waiters.delete(id);
-          resolve(false);
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-        waiters.set(id, [...(waiters.get(id) ?? []), done]);
-      });
+      return waiters.wait(id, timeoutMs);
     },
   };
 }
 
 /** The marketplace's in-memory index. */
 export type Catalog = ReturnType<typeof createCatalog>;
-
-/**
- * The filter fields of the listed records as typed arrays in listed order, so a filtered read is a tight scan over
- * contiguous memory rather than a walk over objects. Base units are kept as float64 for the scan; when a float ties
- * with the bound (possible above 2^53), the exact BigInt decides, so comparisons stay exact.
- */
-function createFilterColumns() {
-  const categories = new Map<string, number>();
-  let capacity = 1024;
-  let category = new Int32Array(capacity);
-  let active = new Uint8Array(capacity);
-  let bond = new Float64Array(capacity);
-  let base = new Float64Array(capacity);
-  let reputation = new Float64Array(capacity);
-  let uptime = new Float64Array(capacity);
-
-  const grow = (needed: number) => {
-    if (needed <= capacity) return;
-    while (capacity < needed) capacity *= 2;
-    const next = <T extends Int32Array | Uint8Array | Float64Array>(old: T, make: (n: number) => T): T => {
-      const array = make(capacity);
-      array.set(old);
-      return array;
-    };
-    category = next(category, (n) => new Int32Array(n));
-    active = next(active, (n) => new Uint8Array(n));
-    bond = next(bond, (n) => new Float64Array(n));
-    base = next(base, (n) => new Float64Array(n));
-    reputation = next(reputation, (n) => new Float64Array(n));
-    uptime = next(uptime, (n) => new Float64Array(n));
-  };
-  const categoryId = (name: string) => {
-    let id = categories.get(name);
-    if (id === undefined) {
-      id = categories.size;
-      categories.set(name, id);
-    }
-    return id;
-  };
-  const all = () => [category, active, bond, base, reputation, uptime] as const;
-
-  return {
-    /** Opens a slot at `at` for a list that had `length` records. */
-    insert(at: number, length: number): void {
-      grow(length + 1);
-      if (at < length) for (const column of all()) column.copyWithin(at + 1, at, length);
-    },
-    /** Closes the slot at `at`; `length` records remain. */
-    remove(at: number, length: number): void {
-      for (const column of all()) column.copyWithin(at, at + 1, length + 1);
-    },
-    write(at: number, entry: CatalogEntry): void {
-      const record = entry.record!;
-      const chain = entry.chain!;
-      category[at] = categoryId(record.category);
-      active[at] = record.active ? 1 : 0;
-      bond[at] = Number(chain.bond);
-      base[at] = Number(chain.base);
-      reputation[at] = record.reputation;
-      uptime[at] = record.uptime;
-    },
-    /**
-     * A test of whether the listed record at a position passes the filters of `q`, or undefined when none can (an
-     * unknown category).
-     */
-    matcher(q: ResourcesQuery, listed: readonly CatalogEntry[]): ((i: number) => boolean) | undefined {
-      const wantCategory = q.category === undefined ? -1 : categories.get(q.category);
-      if (wantCategory === undefined) return undefined;
-      const wantActive = q.active === undefined ? -1 : q.active ? 1 : 0;
-      const minBond = q.minBond === undefined ? -Infinity : Number(q.minBond);
-      const minBase = q.minBasePrice === undefined ? -Infinity : Number(q.minBasePrice);
-      const maxBase = q.maxBasePrice === undefined ? Infinity : Number(q.maxBasePrice);
-      const minReputation = q.minReputation ?? -Infinity;
-      const minUptime = q.minUptime ?? -Infinity;
-      return (i) => {
-        if (wantCategory >= 0 && category[i] !== wantCategory) return false;
-        if (wantActive >= 0 && active[i] !== wantActive) return false;
-        if (reputation[i]! < minReputation || uptime[i]! < minUptime) return false;
-        const b = bond[i]!;
-        if (b < minBond || (b === minBond && listed[i]!.chain!.bond < q.minBond!)) return false;
-        const p = base[i]!;
-        if (p < minBase || (p === minBase && listed[i]!.chain!.base < q.minBasePrice!)) return false;
-        if (p > maxBase || (p === maxBase && listed[i]!.chain!.base > q.maxBasePrice!)) return false;
-        return true;
-      };
-    },
-  };
-}
