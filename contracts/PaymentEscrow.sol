@@ -32,6 +32,26 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @notice First four bytes of an `exact` nonce bound to a resource (`bytes4(keccak256("ServiceEscrow.exact.resource"))`);
     /// the next twelve are then the first twelve bytes of the only resource id it may pay.
     bytes4 public constant EXACT_NONCE_TAG = bytes4(keccak256("ServiceEscrow.exact.resource"));
+    /// @dev A bitmap nonce is `BITMAP_NONCE_TAG` (four bytes), 24 zero bytes, then a uint32 index n: it spends bit
+    /// n % 96 of the buyer's nonce word n / 96 instead of a storage slot of its own. Any other nonce (32 random bytes,
+    /// which take this form with probability 2^-224) is spent in a slot of its own, as before. docs/protocol.md.
+    bytes4 private constant BITMAP_NONCE_TAG = bytes4(keccak256("ServiceEscrow.bitmapNonce"));
+    /// @dev A nonce shifted down by 32 bits equals this exactly when it is a bitmap nonce.
+    uint256 private constant BITMAP_NONCE_HEAD = uint256(uint32(BITMAP_NONCE_TAG)) << 192;
+    /// @dev Nonces per word of the bitmap: the low 96 bits of a buyer's account word.
+    uint256 private constant WORD_BITS = 96;
+    uint256 private constant BITS_MASK = (1 << 96) - 1;
+    /// @dev The index of the account's current nonce word: 31 bits from bit 96.
+    uint256 private constant WORD_SHIFT = 96;
+    uint256 private constant WORD_MASK = (1 << 31) - 1;
+    /// @dev Set in an account word while the buyer has a spend limit in force (so a debit reads the limit only then).
+    uint256 private constant LIMITED = 1 << 127;
+    /// @dev The balance is the account word's high 128 bits.
+    uint256 private constant BALANCE_SHIFT = 128;
+    /// @dev One entry of `BatchDebited.debits`: buyer (20 bytes), nonce (32), amount (16).
+    uint256 private constant ENTRY_SIZE = 68;
+    /// @dev The head of `BatchDebited`'s data before the entries: feeBps, the offset of `debits`, its length.
+    uint256 private constant LOG_HEAD = 0x60;
     /// @inheritdoc IPaymentEscrow
     uint256 public constant WITHDRAWAL_DELAY = 1 days;
     /// @dev How long a tightening of a spend limit waits before `applySpendLimit` may put it in force. Not a public
@@ -96,8 +116,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     }
 
     /// @dev A batch in progress: the fee read once, the treasury's fees and the count so far, the item being
-    /// processed, and the run of consecutive items for one resource: its payment target and the creator shares not
-    /// yet credited.
+    /// processed; the run of consecutive items for one resource: its payment target, the creator shares not yet
+    /// credited and its `BatchDebited` entries so far (in memory from `logStart`: the three head words, then the
+    /// entries up to `logEnd`); and the run of consecutive items for one buyer: the buyer's account word and spend
+    /// limit as they will be stored when the run ends (`dirty`: something changed).
     struct Batch {
         uint16 fee;
         uint256 fees;
@@ -107,6 +129,15 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         address payout;
         bool active;
         uint256 owed;
+        uint256 logStart;
+        uint256 logEnd;
+        address buyer;
+        uint256 account;
+        bool dirty;
+        uint256 limit;
+        uint256 period;
+        uint256 windowStart;
+        uint256 spent;
     }
 
     IERC20 public immutable token;
@@ -118,9 +149,16 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @notice Sum of all buyer balances and unclaimed earnings: what the escrow owes.
     uint256 public totalLiabilities;
 
-    mapping(address buyer => uint256) public balanceOf;
+    /// @dev A buyer's account in one word, so that a debit reads and writes one slot of the buyer's: the balance
+    /// (high 128 bits), `LIMITED` (bit 127), the index of the current nonce word (31 bits from bit 96) and its bits
+    /// (low 96). Read through `balanceOf` and `nonceUsed`.
+    mapping(address buyer => uint256) private accountOf;
     mapping(address account => uint256) public earningsOf;
-    mapping(address buyer => mapping(bytes32 nonce => bool)) public nonceUsed;
+    /// @dev Nonces that are not bitmap nonces, one slot each (and every `exact` nonce).
+    mapping(address buyer => mapping(bytes32 nonce => bool)) private randomNonceUsed;
+    /// @dev The bits of a buyer's nonce words other than the current one. A word is written here when a later word
+    /// becomes current (which happens only in ascending order, so a word above the current one is never here yet).
+    mapping(address buyer => mapping(uint256 word => uint256 bits)) private nonceWordOf;
     mapping(address buyer => PendingWithdrawal) public pendingWithdrawal;
     mapping(address buyer => SpendLimit) public spendLimitOf;
     /// @dev Read through `buyerState` (pendingSpendLimit, pendingPeriod, pendingEffectiveAt).
@@ -189,7 +227,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @inheritdoc IPaymentEscrow
     function requestWithdrawal(uint256 amount) external {
         if (amount == 0) revert ZeroAmount();
-        uint256 balance = balanceOf[msg.sender];
+        uint256 balance = accountOf[msg.sender] >> BALANCE_SHIFT;
         if (amount > balance) revert InsufficientEscrow(msg.sender, balance, amount);
         uint256 unlocksAt = block.timestamp + WITHDRAWAL_DELAY;
         // amount <= balance <= token supply, far below 2^192; unlocksAt is a timestamp far below 2^64.
@@ -203,12 +241,12 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         if (pending.unlocksAt == 0 || block.timestamp < pending.unlocksAt) {
             revert WithdrawalLocked(msg.sender, pending.unlocksAt);
         }
-        uint256 balance = balanceOf[msg.sender];
+        uint256 balance = accountOf[msg.sender] >> BALANCE_SHIFT;
         amount = pending.amount < balance ? pending.amount : balance;
         delete pendingWithdrawal[msg.sender];
         if (amount == 0) revert ZeroAmount();
-        // Checks-effects-interactions: the balance and liabilities drop before the token is called.
-        balanceOf[msg.sender] = balance - amount;
+        // Checks-effects-interactions: the balance and liabilities drop before the token is called. amount <= balance.
+        accountOf[msg.sender] -= amount << BALANCE_SHIFT;
         totalLiabilities -= amount;
         emit Withdrawn(msg.sender, amount, balance - amount);
         token.safeTransfer(msg.sender, amount);
@@ -246,21 +284,19 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     /// @inheritdoc IPaymentEscrow
     function debit(Debit calldata item) external onlyRole(RELAYER_ROLE) whenNotPaused {
-        Item memory d = _newItem();
-        _load(d, item);
-        (address payout, bool active) = registry.paymentTarget(d.resourceId);
-        (bytes memory failure, uint256 treasuryAmount) = _debit(d, item.signature, active, feeBps);
+        Batch memory b = _openBatch(false, 1);
+        _load(b.item, item);
+        bytes memory failure = _batchItem(b, item.signature, true);
         if (failure.length != 0) _revertWith(failure);
-        earningsOf[payout] += d.amount - treasuryAmount;
-        earningsOf[treasury] += treasuryAmount;
+        _closeBatch(b);
     }
 
     /// @inheritdoc IPaymentEscrow
     function debitBatch(Debit[] calldata items) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256) {
-        Batch memory b = _openBatch(false);
+        Batch memory b = _openBatch(false, items.length);
         for (uint256 i; i < items.length; ++i) {
             _load(b.item, items[i]);
-            _batchItem(b, items[i].signature, i == 0);
+            _skipIfFailed(b, _batchItem(b, items[i].signature, i == 0));
         }
         return _closeBatch(b);
     }
@@ -269,18 +305,23 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     function debitBatchCompact(
         CompactDebit[] calldata items
     ) external onlyRole(RELAYER_ROLE) whenNotPaused returns (uint256) {
-        Batch memory b = _openBatch(true);
+        Batch memory b = _openBatch(true, items.length);
         for (uint256 i; i < items.length; ++i) {
             _loadCompact(b.item, items[i]);
-            _batchItem(b, msg.data[0:0], i == 0); // no signature bytes: `packed` rebuilds them
+            // no signature bytes: `packed` rebuilds them
+            _skipIfFailed(b, _batchItem(b, msg.data[0:0], i == 0));
         }
         return _closeBatch(b);
     }
 
     /// @inheritdoc IPaymentEscrow
     function settleExact(ExactPayment calldata p) external onlyRole(RELAYER_ROLE) whenNotPaused nonReentrant {
-        if (nonceUsed[p.from][p.nonce]) revert NonceAlreadyUsed(p.from, p.nonce);
+        uint256 account = accountOf[p.from];
+        (bool spent, bytes32 nonceSlot) = _nonceSpent(p.from, account, p.nonce);
+        if (spent) revert NonceAlreadyUsed(p.from, p.nonce);
         if (p.value == 0) revert ZeroAmount();
+        // The log carries amounts in 128 bits, as balances are.
+        if (p.value > LOW_128) revert AmountTooLarge(p.value);
         if (bytes4(p.nonce) == EXACT_NONCE_TAG && bytes12(p.nonce << 32) != bytes12(p.resourceId)) {
             revert NonceBoundToOtherResource(p.nonce, p.resourceId);
         }
@@ -291,7 +332,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         }
         (address payout, bool active) = registry.paymentTarget(p.resourceId);
         if (!active) revert ResourceInactive(p.resourceId);
-        nonceUsed[p.from][p.nonce] = true;
+        uint256 spentAccount = _spendNonce(p.from, account, p.nonce, nonceSlot);
+        if (spentAccount != account) accountOf[p.from] = spentAccount;
         // The token moves exactly `value` from `from` to this escrow, or reverts: the payment is credited only from
         // its own transfer.
         IERC3009(address(token)).transferWithAuthorization(
@@ -308,7 +350,7 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         uint256 creatorAmount = p.value - treasuryAmount;
         earningsOf[payout] += creatorAmount;
         earningsOf[treasury] += treasuryAmount;
-        emit Debited(p.resourceId, p.from, p.nonce, p.value, treasuryAmount);
+        emit BatchDebited(p.resourceId, feeBps, abi.encodePacked(p.from, p.nonce, uint128(p.value)));
     }
 
     // ---------------------------------------------------------------- earnings
@@ -370,8 +412,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     function buyerState(address buyer, bytes32 nonce) external view returns (BuyerState memory state) {
         SpendLimit storage s = spendLimitOf[buyer];
         PendingSpendLimit storage pending = pendingSpendLimitOf[buyer];
+        uint256 account = accountOf[buyer];
+        (bool nonceSpent, ) = _nonceSpent(buyer, account, nonce);
         state = BuyerState({
-            balance: balanceOf[buyer],
+            balance: account >> BALANCE_SHIFT,
             pendingWithdrawal: pendingWithdrawal[buyer].amount,
             spendLimit: s.limit,
             period: s.period,
@@ -380,9 +424,19 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             pendingSpendLimit: pending.limit,
             pendingPeriod: pending.period,
             pendingEffectiveAt: pending.effectiveAt,
-            nonceSpent: nonceUsed[buyer][nonce],
+            nonceSpent: nonceSpent,
             atBlock: block.number
         });
+    }
+
+    /// @inheritdoc IPaymentEscrow
+    function balanceOf(address buyer) external view returns (uint256) {
+        return accountOf[buyer] >> BALANCE_SHIFT;
+    }
+
+    /// @inheritdoc IPaymentEscrow
+    function nonceUsed(address buyer, bytes32 nonce) external view returns (bool spent) {
+        (spent, ) = _nonceSpent(buyer, accountOf[buyer], nonce);
     }
 
     /// @inheritdoc IPaymentEscrow
@@ -400,120 +454,230 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
 
     // ---------------------------------------------------------------- internals
 
-    /// @dev One debit: every check in one place, then its effects. A failing check returns the ABI-encoded custom
-    /// error (and changes nothing), so that `debit` reverts with it and a batch skips the item and reports it.
-    /// `active` is the registry's answer for the item's resource; `signature` is the signature as sent (unused for a
-    /// packed item). Returns the treasury's share; the creator's is the rest of `d.amount`.
-    function _debit(
-        Item memory d,
-        bytes calldata signature,
-        bool active,
-        uint16 fee
-    ) private returns (bytes memory failure, uint256 treasuryAmount) {
+    /// @dev A batch of `items` items; `packed`: they come as `CompactDebit`s. The `BatchDebited` data of its runs is
+    /// built in memory reserved here: each run takes its head and its entries, and the last leaves a word of padding.
+    function _openBatch(bool packed, uint256 items) private view returns (Batch memory b) {
+        b.fee = feeBps;
+        b.item = _newItem();
+        b.item.packed = packed;
+        uint256 logStart;
+        assembly ("memory-safe") {
+            logStart := mload(0x40)
+            mstore(0x40, add(logStart, add(mul(items, add(LOG_HEAD, ENTRY_SIZE)), 0x20)))
+        }
+        b.logStart = logStart;
+        b.logEnd = logStart + LOG_HEAD;
+    }
+
+    /// @dev Debits the batch's current item in memory, or returns the ABI-encoded custom error it fails with (and
+    /// changes nothing). Consecutive items for one resource form a run: the registry is asked once per run, the run's
+    /// creator shares are credited to its payout once and its debits are logged in one `BatchDebited`, when the run
+    /// ends. Consecutive items of one buyer form a run too: the buyer's account word (balance and current nonce word)
+    /// and spend limit are read when it starts and written when it ends. Nothing in a batch can change the registry
+    /// (it is only read), a payout's earnings (only credited here) or a buyer's state (a signature check is a static
+    /// call), so the result equals debiting item by item.
+    function _batchItem(Batch memory b, bytes calldata signature, bool first) private returns (bytes memory) {
+        Item memory d = b.item;
+        if (first || d.resourceId != b.resourceId) {
+            _endResourceRun(b);
+            b.resourceId = d.resourceId;
+            (b.payout, b.active) = registry.paymentTarget(d.resourceId);
+        }
+        if (first || d.buyer != b.buyer) {
+            _endBuyerRun(b);
+            _startBuyerRun(b, d.buyer);
+        }
         address buyer = d.buyer;
         uint256 amount = d.amount;
         bytes32 nonce = d.nonce;
         if (block.timestamp < d.validAfter) {
-            return (abi.encodeWithSelector(AuthorizationNotYetValid.selector, d.validAfter, block.timestamp), 0);
+            return abi.encodeWithSelector(AuthorizationNotYetValid.selector, d.validAfter, block.timestamp);
         }
         if (block.timestamp >= d.validBefore) {
-            return (abi.encodeWithSelector(AuthorizationExpired.selector, d.validBefore, block.timestamp), 0);
+            return abi.encodeWithSelector(AuthorizationExpired.selector, d.validBefore, block.timestamp);
         }
-        bytes32 nonceSlot = _nonceSlot(buyer, nonce);
-        bool nonceSpent;
-        assembly ("memory-safe") {
-            nonceSpent := sload(nonceSlot)
-        }
-        if (nonceSpent) return (abi.encodeWithSelector(NonceAlreadyUsed.selector, buyer, nonce), 0);
-        if (amount == 0) return (abi.encodeWithSelector(ZeroAmount.selector), 0);
-        if (amount > d.maxAmount) return (abi.encodeWithSelector(AmountExceedsMax.selector, amount, d.maxAmount), 0);
-        if (!active) return (abi.encodeWithSelector(ResourceInactive.selector, d.resourceId), 0);
+        uint256 account = b.account;
+        (bool nonceSpent, bytes32 nonceSlot) = _nonceSpent(buyer, account, nonce);
+        if (nonceSpent) return abi.encodeWithSelector(NonceAlreadyUsed.selector, buyer, nonce);
+        if (amount == 0) return abi.encodeWithSelector(ZeroAmount.selector);
+        if (amount > d.maxAmount) return abi.encodeWithSelector(AmountExceedsMax.selector, amount, d.maxAmount);
+        if (!b.active) return abi.encodeWithSelector(ResourceInactive.selector, d.resourceId);
         if (!_isValidSignature(buyer, _digest(d), d.v, d.r, d.s, d.packed, signature)) {
-            return (abi.encodeWithSelector(InvalidSignature.selector, buyer), 0);
+            return abi.encodeWithSelector(InvalidSignature.selector, buyer);
         }
-        uint256 balance = balanceOf[buyer];
-        if (balance < amount) return (abi.encodeWithSelector(InsufficientEscrow.selector, buyer, balance, amount), 0);
-        SpendLimit storage s = spendLimitOf[buyer];
-        uint256 limit = s.limit;
-        bool windowExpired;
-        if (limit != 0) {
-            windowExpired = _windowExpired(s);
-            uint256 spentInWindow = windowExpired ? 0 : s.spent;
-            if (spentInWindow + amount > limit) {
-                return (abi.encodeWithSelector(SpendLimitExceeded.selector, buyer, limit, spentInWindow, amount), 0);
-            }
-        }
-
-        assembly ("memory-safe") {
-            sstore(nonceSlot, 1)
+        uint256 balance = account >> BALANCE_SHIFT;
+        if (balance < amount) return abi.encodeWithSelector(InsufficientEscrow.selector, buyer, balance, amount);
+        if (b.limit != 0) {
+            bytes memory overLimit = _countAgainstLimit(b, buyer, amount);
+            if (overLimit.length != 0) return overLimit;
         }
         // balance >= amount was checked above.
-        unchecked {
-            balanceOf[buyer] = balance - amount;
-        }
-        if (limit != 0) {
-            if (windowExpired) {
-                s.windowStart = uint64(block.timestamp);
-                s.spent = amount;
-            } else {
-                s.spent += amount;
-            }
-        }
-        treasuryAmount = (amount * fee) / BPS;
-        emit Debited(d.resourceId, buyer, nonce, amount, treasuryAmount);
-    }
-
-    /// @dev `packed`: the batch's items come as `CompactDebit`s.
-    function _openBatch(bool packed) private view returns (Batch memory b) {
-        b.fee = feeBps;
-        b.item = _newItem();
-        b.item.packed = packed;
-    }
-
-    /// @dev Debits the batch's current item, or skips it with `DebitSkipped`. Consecutive items for one resource form
-    /// a run: the registry is asked once per run and the run's creator shares are credited to its payout once, when
-    /// the run ends. Nothing in a batch can change the registry (it is only read) or a payout's earnings (only
-    /// credited here), so the result equals crediting item by item.
-    function _batchItem(Batch memory b, bytes calldata signature, bool first) private {
-        Item memory d = b.item;
-        if (first || d.resourceId != b.resourceId) {
-            _endRun(b);
-            b.resourceId = d.resourceId;
-            (b.payout, b.active) = registry.paymentTarget(d.resourceId);
-        }
-        (bytes memory failure, uint256 treasuryAmount) = _debit(d, signature, b.active, b.fee);
-        if (failure.length != 0) {
-            emit DebitSkipped(d.resourceId, d.buyer, d.nonce, failure);
-            return;
-        }
+        b.account = _spendNonce(buyer, account, nonce, nonceSlot) - (amount << BALANCE_SHIFT);
+        b.dirty = true;
+        uint256 treasuryAmount = (amount * b.fee) / BPS;
         // treasuryAmount <= amount, and the sums are bounded by the buyers' balances, far below 2^256.
         unchecked {
-            b.owed += d.amount - treasuryAmount;
+            b.owed += amount - treasuryAmount;
             b.fees += treasuryAmount;
             ++b.settled;
         }
+        uint256 entry = b.logEnd;
+        assembly ("memory-safe") {
+            mstore(entry, shl(96, buyer))
+            mstore(add(entry, 20), nonce)
+            mstore(add(entry, 52), shl(128, amount))
+        }
+        b.logEnd = entry + ENTRY_SIZE;
+        bytes memory none; // the empty bytes at 0x60: success allocates nothing
+        return none;
+    }
+
+    /// @dev The batch's last check of an item of a buyer with a spend limit: its amount within the limit, counting the
+    /// run's items before it; when it is, counts it (in memory, written when the run ends). Returns the failure, or
+    /// nothing (empty bytes, not allocated).
+    function _countAgainstLimit(
+        Batch memory b,
+        address buyer,
+        uint256 amount
+    ) private view returns (bytes memory failure) {
+        uint256 limit = b.limit;
+        bool windowExpired = block.timestamp >= b.windowStart + b.period;
+        uint256 spentInWindow = windowExpired ? 0 : b.spent;
+        if (spentInWindow + amount > limit) {
+            return abi.encodeWithSelector(SpendLimitExceeded.selector, buyer, limit, spentInWindow, amount);
+        }
+        if (windowExpired) {
+            b.windowStart = block.timestamp;
+            b.spent = amount;
+        } else {
+            b.spent += amount;
+        }
+    }
+
+    /// @dev Reports a failed batch item with `DebitSkipped`.
+    function _skipIfFailed(Batch memory b, bytes memory failure) private {
+        if (failure.length != 0) emit DebitSkipped(b.item.resourceId, b.item.buyer, b.item.nonce, failure);
     }
 
     function _closeBatch(Batch memory b) private returns (uint256 settled) {
-        _endRun(b);
+        _endResourceRun(b);
+        _endBuyerRun(b);
         if (b.fees != 0) earningsOf[treasury] += b.fees;
         return b.settled;
     }
 
-    /// @dev Credits the current run's creator shares to its payout.
-    function _endRun(Batch memory b) private {
+    /// @dev Credits the current resource run's creator shares to its payout and logs its debits in one
+    /// `BatchDebited`; the next run's data starts after them.
+    function _endResourceRun(Batch memory b) private {
         if (b.owed != 0) {
             earningsOf[b.payout] += b.owed;
             b.owed = 0;
         }
+        uint256 start = b.logStart;
+        uint256 end = b.logEnd;
+        uint256 length = end - start - LOG_HEAD;
+        if (length == 0) return;
+        bytes32 topic = BatchDebited.selector;
+        bytes32 resourceId = b.resourceId;
+        uint256 fee = b.fee;
+        uint256 padded = (length + 31) & ~uint256(31);
+        assembly ("memory-safe") {
+            mstore(start, fee)
+            mstore(add(start, 0x20), 0x40)
+            mstore(add(start, 0x40), length)
+            mstore(end, 0) // the padding after the last entry (the entries are four-byte aligned)
+            log2(start, add(LOG_HEAD, padded), topic, resourceId)
+        }
+        b.logStart = end;
+        b.logEnd = end + LOG_HEAD;
     }
 
-    /// @dev Where `nonceUsed[buyer][nonce]` is stored (Solidity's layout of nested mappings), so that a debit reads
-    /// and writes the slot without hashing it twice, and writes it without first reading it again.
+    /// @dev Reads the buyer's account word and, when one is in force, spend limit.
+    function _startBuyerRun(Batch memory b, address buyer) private view {
+        uint256 account = accountOf[buyer];
+        b.buyer = buyer;
+        b.account = account;
+        b.dirty = false;
+        b.limit = 0;
+        if (account & LIMITED != 0) {
+            SpendLimit storage s = spendLimitOf[buyer];
+            b.limit = s.limit;
+            b.period = s.period;
+            b.windowStart = s.windowStart;
+            b.spent = s.spent;
+        }
+    }
+
+    /// @dev Writes what the current buyer run changed: the account word and the spend limit's window.
+    function _endBuyerRun(Batch memory b) private {
+        if (!b.dirty) return;
+        address buyer = b.buyer;
+        accountOf[buyer] = b.account;
+        if (b.limit != 0) {
+            SpendLimit storage s = spendLimitOf[buyer];
+            // windowStart is a timestamp far below 2^64.
+            s.windowStart = uint64(b.windowStart);
+            s.spent = b.spent;
+        }
+        b.dirty = false;
+    }
+
+    /// @dev Whether `nonce` is spent for `buyer`, whose account word is `account`; for a nonce that is not a bitmap
+    /// nonce also where it is recorded (`randomNonceUsed[buyer][nonce]`, hashed once for its read and its write).
+    function _nonceSpent(
+        address buyer,
+        uint256 account,
+        bytes32 nonce
+    ) private view returns (bool spent, bytes32 nonceSlot) {
+        if (uint256(nonce) >> 32 != BITMAP_NONCE_HEAD) {
+            nonceSlot = _nonceSlot(buyer, nonce);
+            assembly ("memory-safe") {
+                spent := sload(nonceSlot)
+            }
+            return (spent, nonceSlot);
+        }
+        (uint256 word, uint256 bit) = _wordAndBit(nonce);
+        uint256 current = (account >> WORD_SHIFT) & WORD_MASK;
+        // A word above the current one has never been written (words become current in ascending order).
+        if (word > current) return (false, 0);
+        uint256 bits = word == current ? account : nonceWordOf[buyer][word];
+        return ((bits >> bit) & 1 != 0, 0);
+    }
+
+    /// @dev Spends `nonce` (which `_nonceSpent` found unspent) and returns the buyer's account word after it. A bitmap
+    /// nonce of the current word sets its bit in the account word; one of an earlier word, in `nonceWordOf`; one of a
+    /// later word makes that word current, and the bits of the word it replaces go to `nonceWordOf`.
+    function _spendNonce(address buyer, uint256 account, bytes32 nonce, bytes32 nonceSlot) private returns (uint256) {
+        if (nonceSlot != 0) {
+            assembly ("memory-safe") {
+                sstore(nonceSlot, 1)
+            }
+            return account;
+        }
+        (uint256 word, uint256 bit) = _wordAndBit(nonce);
+        uint256 current = (account >> WORD_SHIFT) & WORD_MASK;
+        if (word == current) return account | (1 << bit);
+        if (word < current) {
+            nonceWordOf[buyer][word] |= 1 << bit;
+            return account;
+        }
+        uint256 bits = account & BITS_MASK;
+        if (bits != 0) nonceWordOf[buyer][current] = bits;
+        return (account & ~(BITS_MASK | (WORD_MASK << WORD_SHIFT))) | (word << WORD_SHIFT) | (1 << bit);
+    }
+
+    /// @dev The word and bit a bitmap nonce's index (its low 32 bits) names.
+    function _wordAndBit(bytes32 nonce) private pure returns (uint256 word, uint256 bit) {
+        uint256 index = uint32(uint256(nonce));
+        return (index / WORD_BITS, index % WORD_BITS);
+    }
+
+    /// @dev Where `randomNonceUsed[buyer][nonce]` is stored (Solidity's layout of nested mappings), so that a debit
+    /// reads and writes the slot without hashing it twice, and writes it without first reading it again. Never zero.
     function _nonceSlot(address buyer, bytes32 nonce) private pure returns (bytes32 slot) {
         assembly ("memory-safe") {
             mstore(0x00, buyer)
-            mstore(0x20, nonceUsed.slot)
+            mstore(0x20, randomNonceUsed.slot)
             mstore(0x20, keccak256(0x00, 0x40))
             mstore(0x00, nonce)
             slot := keccak256(0x00, 0x40)
@@ -625,15 +789,15 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
         return success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector);
     }
 
-    /// @dev Puts a limit in force; the current window (its start and what it has spent) carries over.
+    /// @dev Puts a limit in force; the current window (its start and what it has spent) carries over. The account's
+    /// `LIMITED` flag says whether there is one, so that a debit of a buyer without a limit does not read it.
     function _setSpendLimit(address buyer, SpendLimit storage s, uint128 limit, uint64 period) private {
         s.limit = limit;
         s.period = period;
+        uint256 account = accountOf[buyer];
+        uint256 flagged = limit == 0 ? account & ~LIMITED : account | LIMITED;
+        if (flagged != account) accountOf[buyer] = flagged;
         emit SpendLimitSet(buyer, limit, period);
-    }
-
-    function _windowExpired(SpendLimit storage s) private view returns (bool) {
-        return block.timestamp >= uint256(s.windowStart) + s.period;
     }
 
     function _pullDeposit(address buyer, uint256 amount) private {
@@ -643,8 +807,10 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     }
 
     function _credit(address buyer, address from, uint256 amount) private {
-        uint256 balance = balanceOf[buyer] + amount;
-        balanceOf[buyer] = balance;
+        uint256 account = accountOf[buyer];
+        uint256 balance = (account >> BALANCE_SHIFT) + amount;
+        if (balance > LOW_128) revert AmountTooLarge(balance);
+        accountOf[buyer] = (account & LOW_128) | (balance << BALANCE_SHIFT);
         totalLiabilities += amount;
         emit Deposited(buyer, from, amount, balance);
     }

@@ -93,22 +93,17 @@ interface IPaymentEscrow {
     /// @param balance The buyer's balance after.
     event Withdrawn(address indexed buyer, uint256 amount, uint256 balance);
 
-    /// @notice A call was paid for and split; the two shares are credited to `payout` and the treasury.
+    /// @notice Debits of one resource: one log per run of consecutive items for one resource in a batch (and one per
+    /// `debit` or `settleExact`). Each debit's `amount` left its buyer's balance (or, for `settleExact`, arrived by its
+    /// EIP-3009 transfer); floor(amount * feeBps / 10000) of it was credited to the treasury and the rest (the
+    /// creator's share) to the resource's payout, as the registry named it in that transaction (`ResourceRegistered` /
+    /// `PayoutUpdated`). The debits are packed, not indexed, so that a debit costs 68 bytes of log data instead of a
+    /// log of its own: services/protocol/parseDebits.ts decodes them.
     /// @param resourceId The resource paid.
-    /// @param buyer The buyer debited.
-    /// @param nonce The authorization nonce (the idemKey).
-    /// @notice A debit: `amount` left the buyer's balance; `treasuryAmount` of it was credited to the treasury and the
-    /// rest (the creator's share) to the resource's payout, as the registry named it in that transaction
-    /// (`ResourceRegistered` / `PayoutUpdated`). Neither is repeated here: they cost 512 gas in every debit's log.
-    /// @param amount The amount debited.
-    /// @param treasuryAmount floor(amount * feeBps / 10000); the creator's share is amount - treasuryAmount.
-    event Debited(
-        bytes32 indexed resourceId,
-        address indexed buyer,
-        bytes32 indexed nonce,
-        uint256 amount,
-        uint256 treasuryAmount
-    );
+    /// @param feeBps The fee in force, in basis points.
+    /// @param debits 68 bytes per debit, in order: the buyer (20 bytes), the nonce (32, the idemKey), the amount
+    ///        (uint128, 16 bytes, big-endian).
+    event BatchDebited(bytes32 indexed resourceId, uint16 feeBps, bytes debits);
 
     /// @notice An item of a batch failed and was skipped; the rest of the batch went through.
     /// @param resourceId The resource of the skipped item.
@@ -197,6 +192,8 @@ interface IPaymentEscrow {
     /// @param nonce An `exact` nonce tagged with EXACT_NONCE_TAG, which names another resource.
     /// @param resourceId The resource it was presented for.
     error NonceBoundToOtherResource(bytes32 nonce, bytes32 resourceId);
+    /// @param amount A deposit that would take a balance to 2^128 or more, or an `exact` payment of that much.
+    error AmountTooLarge(uint256 amount);
     /// @param surplus Stablecoin held beyond what the escrow owes.
     /// @param amount The amount asked for.
     error SurplusTooLow(uint256 surplus, uint256 amount);
@@ -264,6 +261,13 @@ interface IPaymentEscrow {
 
     /// @notice Sends the caller's earnings (creator shares or treasury fees) to `to`.
     function claim(address to) external returns (uint256 amount);
+
+    /// @notice A buyer's escrow balance (below 2^128).
+    function balanceOf(address buyer) external view returns (uint256);
+
+    /// @notice Whether `nonce` is spent for `buyer`: a bitmap nonce (docs/protocol.md) as a bit of the buyer's nonce
+    /// words, any other as a slot of its own.
+    function nonceUsed(address buyer, bytes32 nonce) external view returns (bool);
 
     /// @notice Everything a facilitator reads before reserving a buyer's payment, in one call.
     /// @param buyer The buyer.

@@ -1,6 +1,8 @@
 export * from "./base64.ts";
+export * from "./bitmapNonce.ts";
 export * from "./constants.ts";
 export * from "./errors.ts";
+export * from "./parseDebits.ts";
 export * from "./price.ts";
 export * from "./reasons.ts";
 export * from "./resourceId.ts";
@@ -16,3 +18,4 @@ export * from "./schemas/receipt.ts";
 export * from "./schemas/revenue.ts";
 export * from "./settlementId.ts";
 export * from "./typedData.ts";
+export * from "./unpackDebits.ts";

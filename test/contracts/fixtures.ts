@@ -1,7 +1,10 @@
+import { expect } from "chai";
 import { network } from "hardhat";
-import type { Address, Hex } from "viem";
+import type { Address, Hex, Log } from "viem";
 import { encodeAbiParameters, getAddress, keccak256, parseEventLogs, parseUnits, toHex } from "viem";
 import StackModule from "../../ignition/modules/Stack.ts";
+import type { ParsedDebit } from "../../services/protocol/parseDebits.ts";
+import { parseDebits } from "../../services/protocol/parseDebits.ts";
 import {
   cancelAuthorizationTypes,
   debitAuthorizationTypes,
@@ -479,6 +482,49 @@ export async function mined(stack: Stack, hash: Hex | Promise<Hex>) {
   const receipt = await stack.publicClient.waitForTransactionReceipt({ hash: await hash });
   if (receipt.status !== "success") throw new Error(`transaction ${receipt.transactionHash} reverted`);
   return receipt;
+}
+
+/**
+ * The debits a receipt's `BatchDebited` logs carry (decoded by the protocol's one decoder), in order.
+ * @example const [debit] = debitsOf(stack, await mined(stack, stack.escrow.write.debit([item], relayer)))
+ */
+export function debitsOf(stack: { escrow: { address: Address } }, receipt: { logs: readonly Log[] }): ParsedDebit[] {
+  return parseDebits(receipt.logs, stack.escrow.address);
+}
+
+/**
+ * The debits among `logs` as one entry each, shaped as the per-debit `Debited` event's logs were
+ * (`{ args: { resourceId, buyer, nonce, amount, treasuryAmount } }`), so that a test compares them field by field.
+ * @example expect(debitLogs(stack.escrow, receipt.logs)).to.have.length(3)
+ */
+export function debitLogs(escrow: { address: Address }, logs: readonly Log[]) {
+  return parseDebits(logs, escrow.address).map(({ resourceId, buyer, nonce, amount, treasuryAmount }) => ({
+    args: { resourceId, buyer, nonce, amount, treasuryAmount },
+  }));
+}
+
+/**
+ * Asserts that the transaction `hash` is mined and debits (resourceId, buyer, nonce, amount, treasuryAmount) among
+ * its debits: what `emitWithArgs(…, "Debited", […])` checked when each debit had a log of its own.
+ * @example await expectDebited(stack, stack.escrow.write.debit([item], relayer), [resourceId, buyer, nonce, 1_200n, 60n])
+ */
+export async function expectDebited(
+  stack: Pick<Stack, "publicClient"> & { escrow: { address: Address } },
+  hash: Hex | Promise<Hex>,
+  [resourceId, buyer, nonce, amount, treasuryAmount]: readonly [Hex, Address, Hex, bigint, bigint],
+): Promise<void> {
+  const receipt = await stack.publicClient.waitForTransactionReceipt({ hash: await hash });
+  expect(receipt.status, `transaction ${receipt.transactionHash}`).to.equal("success");
+  const debits = debitsOf(stack, receipt);
+  const wanted = { resourceId, buyer: getAddress(buyer), nonce, amount, treasuryAmount };
+  const found = debits.map((d) => ({
+    resourceId: d.resourceId,
+    buyer: d.buyer,
+    nonce: d.nonce,
+    amount: d.amount,
+    treasuryAmount: d.treasuryAmount,
+  }));
+  expect(found).to.deep.include(wanted);
 }
 
 /**

@@ -5,6 +5,7 @@ import { DEBIT_AUTHORIZATION_TYPE } from "../../../services/protocol/typedData.t
 import {
   atNextBlock,
   deployFundedEscrow,
+  expectDebited,
   fundBuyer,
   mined,
   mintTokens,
@@ -175,12 +176,13 @@ describe("PaymentEscrow administration", function () {
       await afterFeeInterval(stack);
       await mined(stack, stack.escrow.write.setFee([600], stack.adminAccount));
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 10_000n });
-      await viem.assertions.emitWithArgs(
-        stack.escrow.write.debit([item], stack.relayerAccount),
-        stack.escrow,
-        "Debited",
-        [stack.resourceId, stack.buyer.account.address, item.authorization.nonce, 10_000n, 600n],
-      );
+      await expectDebited(stack, stack.escrow.write.debit([item], stack.relayerAccount), [
+        stack.resourceId,
+        stack.buyer.account.address,
+        item.authorization.nonce,
+        10_000n,
+        600n,
+      ]);
     });
 
     it("reverts AccessControlUnauthorizedAccount(caller, DEFAULT_ADMIN_ROLE) for anyone but the admin", async function () {
@@ -315,7 +317,7 @@ describe("PaymentEscrow administration", function () {
         stack.admin.account.address,
       ]);
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1n });
-      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "BatchDebited");
     });
 
     it("reverts EnforcedPause when paused twice and ExpectedPause when unpaused twice", async function () {
@@ -367,7 +369,7 @@ describe("PaymentEscrow administration", function () {
           account: other.account,
         }),
         escrow,
-        "Debited",
+        "BatchDebited",
       );
       await viem.assertions.emitWithArgs(
         escrow.write.revokeRole([RELAYER_ROLE, other.account.address], stack.adminAccount),

@@ -5,8 +5,10 @@ import { compactDebit } from "../../../services/facilitator/relayer/compactDebit
 import type { Debit } from "../fixtures.ts";
 import {
   atNextBlock,
+  debitLogs,
   deployFundedEscrow,
   escrowHoldings,
+  expectDebited,
   fundBuyer,
   mined,
   networkHelpers,
@@ -56,13 +58,13 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
           ? (await stack.escrow.simulate.debitBatch([items], from)).result
           : (await stack.escrow.simulate.debitBatchCompact([items.map(compact)], from)).result;
       const receipt = await mined(stack, sendBatch(stack, items));
-      const debited = parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs });
+      const debited = debitLogs(stack.escrow, receipt.logs);
       const skipped = parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs });
       return { settled, debited, skipped, receipt };
     }
 
     describe("when every item is valid", function () {
-      it("debits each item, emits one Debited per item and returns how many settled", async function () {
+      it("debits each item, logs each item in one BatchDebited and returns how many settled", async function () {
         const stack = await setup();
         const amounts = [1_000n, 2_000n, 3_000n];
         const items = await Promise.all(
@@ -88,14 +90,14 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
         expect(await stack.escrow.read.earningsOf([stack.treasury.account.address])).to.equal(300n);
       });
 
-      it("floors the treasury share per item, as each Debited event reports it", async function () {
+      it("floors the treasury share per item, as each BatchDebited entry reports it", async function () {
         const stack = await setup();
         const items = await Promise.all(
           [19n, 19n].map((amount, i) =>
             signedDebit(stack, { resourceId: stack.resourceId, nonce: nonceOf(`small ${i}`), amount }),
           ),
         );
-        await viem.assertions.emitWithArgs(sendBatch(stack, items), stack.escrow, "Debited", [
+        await expectDebited(stack, sendBatch(stack, items), [
           stack.resourceId,
           stack.buyer.account.address,
           items[1]!.authorization.nonce,
@@ -158,7 +160,7 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
           skipped: [items[0]!.authorization.nonce, items[6]!.authorization.nonce],
         });
         const creatorShare = (amount: bigint) => amount - (amount * 500n) / 10_000n;
-        // Debited names the resource; the registry names its payout.
+        // BatchDebited names the resource; the registry names its payout.
         const payoutOf = new Map<Hex, Hex>([
           [stack.resourceId, stack.payout.account.address],
           [alsoPayout.resourceId, stack.payout.account.address],
@@ -307,7 +309,7 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
             reason: expected,
           })),
         );
-        expect(parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs })).to.have.length(0);
+        expect(debitLogs(stack.escrow, receipt.logs)).to.have.length(0);
         expect(await stack.escrow.read.balanceOf([buyer.account.address])).to.equal(100n * USDC - 1n);
       });
 
@@ -366,7 +368,11 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
         const { skipped } = await batchLogs(stack, [cheap, item]);
         expect(skipped).to.have.length(1);
         await fundBuyer(stack, stack.buyer, 1n);
-        await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
+        await viem.assertions.emit(
+          stack.escrow.write.debit([item], stack.relayerAccount),
+          stack.escrow,
+          "BatchDebited",
+        );
       });
     });
   });

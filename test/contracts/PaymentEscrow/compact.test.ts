@@ -4,6 +4,7 @@ import { concat, encodeErrorResult, getAddress, numberToHex, parseEventLogs } fr
 import type { CompactDebit } from "../../../services/facilitator/relayer/compactDebit.ts";
 import { compactDebit } from "../../../services/facilitator/relayer/compactDebit.ts";
 import {
+  debitLogs,
   deployFundedEscrow,
   fundBuyer,
   mined,
@@ -32,7 +33,7 @@ describe("PaymentEscrow.debitBatchCompact encoding", function () {
   async function send(stack: Setup, items: CompactDebit[]) {
     const receipt = await mined(stack, stack.escrow.write.debitBatchCompact([items], stack.relayerAccount));
     return {
-      debited: parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs: receipt.logs }),
+      debited: debitLogs(stack.escrow, receipt.logs),
       skipped: parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs: receipt.logs }),
     };
   }

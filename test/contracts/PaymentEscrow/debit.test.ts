@@ -6,6 +6,7 @@ import {
   atNextBlock,
   deployFundedEscrow,
   escrowHoldings,
+  expectDebited,
   mined,
   networkHelpers,
   nonceOf,
@@ -28,12 +29,12 @@ describe("PaymentEscrow.debit", function () {
   type Setup = Awaited<ReturnType<typeof setup>>;
 
   describe("when the relayer submits a valid authorization", function () {
-    it("debits the buyer, credits the creator's payout and the treasury, and emits Debited", async function () {
+    it("debits the buyer, credits the creator's payout and the treasury, and logs it in BatchDebited", async function () {
       const stack = await setup();
       const { escrow, resourceId, buyer, payout, treasury, relayerAccount } = stack;
       const item = await signedDebit(stack, { resourceId, amount: 1_200n });
 
-      await viem.assertions.emitWithArgs(escrow.write.debit([item], relayerAccount), escrow, "Debited", [
+      await expectDebited({ ...stack, escrow }, escrow.write.debit([item], relayerAccount), [
         resourceId,
         buyer.account.address,
         item.authorization.nonce,
@@ -72,12 +73,13 @@ describe("PaymentEscrow.debit", function () {
     it("charges exactly the cap", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 50_000n, amount: 50_000n });
-      await viem.assertions.emitWithArgs(
-        stack.escrow.write.debit([item], stack.relayerAccount),
-        stack.escrow,
-        "Debited",
-        [stack.resourceId, stack.buyer.account.address, item.authorization.nonce, 50_000n, 2_500n],
-      );
+      await expectDebited(stack, stack.escrow.write.debit([item], stack.relayerAccount), [
+        stack.resourceId,
+        stack.buyer.account.address,
+        item.authorization.nonce,
+        50_000n,
+        2_500n,
+      ]);
     });
 
     it("debits the buyer's whole balance", async function () {
@@ -101,12 +103,13 @@ describe("PaymentEscrow.debit", function () {
         }),
       );
       const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 1_000n });
-      await viem.assertions.emitWithArgs(
-        stack.escrow.write.debit([item], stack.relayerAccount),
-        stack.escrow,
-        "Debited",
-        [stack.resourceId, stack.buyer.account.address, item.authorization.nonce, 1_000n, 50n],
-      );
+      await expectDebited(stack, stack.escrow.write.debit([item], stack.relayerAccount), [
+        stack.resourceId,
+        stack.buyer.account.address,
+        item.authorization.nonce,
+        1_000n,
+        50n,
+      ]);
       expect(await stack.escrow.read.earningsOf([accounts.other.account.address])).to.equal(950n);
       expect(await stack.escrow.read.earningsOf([stack.payout.account.address])).to.equal(0n);
     });
@@ -128,10 +131,9 @@ describe("PaymentEscrow.debit", function () {
 
       expect(await escrow.read.DOMAIN_SEPARATOR()).to.equal(domainSeparator({ domain: escrowDomain(escrow.address) }));
       expect(await escrow.read.hashDebitAuthorization([typedData.message])).to.equal(hashTypedData(typedData));
-      await viem.assertions.emitWithArgs(
+      await expectDebited(
+        { ...stack, escrow },
         escrow.write.debit([{ authorization: typedData.message, amount: 1_200n, signature }], stack.relayerAccount),
-        escrow,
-        "Debited",
         [stack.resourceId, buyer.account.address, wire.nonce, 1_200n, 60n],
       );
     });
@@ -175,12 +177,13 @@ describe("PaymentEscrow.debit", function () {
         buyer: stack.wallet.address,
         amount: 2_000n,
       });
-      await viem.assertions.emitWithArgs(
-        stack.escrow.write.debit([item], stack.relayerAccount),
-        stack.escrow,
-        "Debited",
-        [stack.resourceId, stack.wallet.address, item.authorization.nonce, 2_000n, 100n],
-      );
+      await expectDebited(stack, stack.escrow.write.debit([item], stack.relayerAccount), [
+        stack.resourceId,
+        stack.wallet.address,
+        item.authorization.nonce,
+        2_000n,
+        100n,
+      ]);
       expect(await stack.escrow.read.balanceOf([stack.wallet.address])).to.equal(10n * USDC - 2_000n);
     });
 
@@ -200,7 +203,7 @@ describe("PaymentEscrow.debit", function () {
       );
       const digest = await stack.escrow.read.hashDebitAuthorization([item.authorization]);
       await mined(stack, stack.wallet.write.approve([digest], { account: stack.buyer.account }));
-      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "BatchDebited");
       expect(await stack.escrow.read.balanceOf([stack.wallet.address])).to.equal(10n * USDC - 2_000n);
     });
 
@@ -560,7 +563,11 @@ describe("PaymentEscrow.debit", function () {
         await mined(stack, stack.escrow.write.setSpendLimit([1_000n, 3_600n], { account: stack.buyer.account }));
         await networkHelpers.time.increase(Number(SPEND_LIMIT_DELAY));
         const item = await signedDebit(stack, { resourceId: stack.resourceId, amount: 5_000n });
-        await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
+        await viem.assertions.emit(
+          stack.escrow.write.debit([item], stack.relayerAccount),
+          stack.escrow,
+          "BatchDebited",
+        );
       });
     });
 

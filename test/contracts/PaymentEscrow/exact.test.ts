@@ -4,6 +4,7 @@ import {
   atNextBlock,
   deployFundedEscrow,
   escrowHoldings,
+  expectDebited,
   mined,
   mintTokens,
   networkHelpers,
@@ -24,13 +25,13 @@ describe("PaymentEscrow.settleExact", function () {
   }
 
   describe("when the relayer settles the buyer's TransferWithAuthorization", function () {
-    it("pulls the value from the buyer, splits it like a debit and emits Debited", async function () {
+    it("pulls the value from the buyer, splits it like a debit and logs it in BatchDebited", async function () {
       const stack = await setup();
       const { escrow, token, buyer } = stack;
       const payment = await signExactPayment(stack, buyer, { resourceId: stack.resourceId, value: 50_000n });
       const heldBefore = await token.read.balanceOf([escrow.address]);
 
-      await viem.assertions.emitWithArgs(escrow.write.settleExact([payment], stack.relayerAccount), escrow, "Debited", [
+      await expectDebited({ ...stack, escrow }, escrow.write.settleExact([payment], stack.relayerAccount), [
         stack.resourceId,
         buyer.account.address,
         payment.nonce,
@@ -206,7 +207,7 @@ describe("PaymentEscrow.settleExact", function () {
       await viem.assertions.emit(
         stack.escrow.write.settleExact([payment], stack.relayerAccount),
         stack.escrow,
-        "Debited",
+        "BatchDebited",
       );
     });
   });

@@ -31,7 +31,7 @@ describe("debit of an amount over the signed cap", function () {
     it("debits the same authorization at exactly the cap", async function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, maxAmount: 50_000n, amount: 50_000n });
-      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "BatchDebited");
     });
   });
 

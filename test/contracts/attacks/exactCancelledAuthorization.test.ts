@@ -188,7 +188,7 @@ describe("exact payment attacks: cancelled authorizations, stray funds, replay a
       await viem.assertions.emit(
         stack.escrow.write.settleExact([payment], stack.relayerAccount),
         stack.escrow,
-        "Debited",
+        "BatchDebited",
       );
     });
 
@@ -198,7 +198,7 @@ describe("exact payment attacks: cancelled authorizations, stray funds, replay a
       await viem.assertions.emit(
         stack.escrow.write.settleExact([payment], stack.relayerAccount),
         stack.escrow,
-        "Debited",
+        "BatchDebited",
       );
     });
   });

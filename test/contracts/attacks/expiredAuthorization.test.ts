@@ -55,7 +55,7 @@ describe("authorizations outside their validity window", function () {
       const stack = await setup();
       const item = await signedDebit(stack, { resourceId: stack.resourceId, validBefore: stack.now + 60n, amount: 5n });
       await atNextBlock(stack.now + 59n, () =>
-        viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited"),
+        viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "BatchDebited"),
       );
     });
 
@@ -138,7 +138,7 @@ describe("authorizations outside their validity window", function () {
         amount: 5n,
       });
       await atNextBlock(stack.now + 60n, () =>
-        viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "Debited"),
+        viem.assertions.emit(stack.escrow.write.debit([item], stack.relayerAccount), stack.escrow, "BatchDebited"),
       );
     });
 

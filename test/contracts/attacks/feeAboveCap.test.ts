@@ -3,6 +3,7 @@ import type { Stack } from "../fixtures.ts";
 import {
   buildDebitAuthorization,
   deployFundedEscrow,
+  expectDebited,
   fundBuyer,
   mined,
   networkHelpers,
@@ -125,10 +126,9 @@ describe("fee at or above the cap", function () {
         maxAmount: 10_000n,
       });
       const signature = await signDebit(escrow.address, buyer, authorization);
-      await viem.assertions.emitWithArgs(
+      await expectDebited(
+        { ...stack, escrow },
         escrow.write.debit([{ authorization, amount: 10_000n, signature }], { account: relayer.account }),
-        escrow,
-        "Debited",
         [resourceId, buyer.account.address, authorization.nonce, 10_000n, 4_999n],
       );
       expect(await escrow.read.earningsOf([treasury.account.address])).to.equal(4_999n);

@@ -90,7 +90,7 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
       await viem.assertions.emit(
         stack.escrow.write.debit([stack.item], { account: stack.accounts.relayer.account }),
         stack.escrow,
-        "Debited",
+        "BatchDebited",
       );
     });
   });

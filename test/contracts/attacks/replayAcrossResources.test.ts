@@ -82,7 +82,11 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
         buyer: getAddress(stack.other.account.address),
         signer: stack.other,
       });
-      await viem.assertions.emit(stack.escrow.write.debit([theirs], stack.relayerAccount), stack.escrow, "Debited");
+      await viem.assertions.emit(
+        stack.escrow.write.debit([theirs], stack.relayerAccount),
+        stack.escrow,
+        "BatchDebited",
+      );
     });
   });
 

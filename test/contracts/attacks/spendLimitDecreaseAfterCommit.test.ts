@@ -4,6 +4,7 @@ import { compactDebit } from "../../../services/facilitator/relayer/compactDebit
 import type { Debit } from "../fixtures.ts";
 import {
   atNextBlock,
+  debitLogs,
   deployFundedEscrow,
   mined,
   networkHelpers,
@@ -42,7 +43,7 @@ describe("spend-limit decrease after a committed debit", function () {
   function debitedIn(stack: Setup, receipt: Awaited<ReturnType<typeof mined>>) {
     const logs = receipt.logs;
     return {
-      debited: parseEventLogs({ abi: stack.escrow.abi, eventName: "Debited", logs }).map((log) => log.args.nonce),
+      debited: debitLogs(stack.escrow, logs).map((log) => log.args.nonce),
       skipped: parseEventLogs({ abi: stack.escrow.abi, eventName: "DebitSkipped", logs }).length,
     };
   }
@@ -56,7 +57,7 @@ describe("spend-limit decrease after a committed debit", function () {
 
     await mined(stack, escrow.write.setSpendLimit([1_000n, 3_600n], { account: buyer.account }));
 
-    await viem.assertions.emit(escrow.write.debit([committed], stack.relayerAccount), escrow, "Debited");
+    await viem.assertions.emit(escrow.write.debit([committed], stack.relayerAccount), escrow, "BatchDebited");
     expect(debitedIn(stack, await debitBatchCompact(stack, [batched]))).to.deep.equal({
       debited: [batched.authorization.nonce],
       skipped: 0,
@@ -73,7 +74,7 @@ describe("spend-limit decrease after a committed debit", function () {
       [buyer.account.address, 1_000n, 0n, 1_001n],
     );
     const upTo = await signedDebit(stack, { resourceId, nonce: nonceOf("up to"), amount: 1_000n });
-    await viem.assertions.emit(escrow.write.debit([upTo], stack.relayerAccount), escrow, "Debited");
+    await viem.assertions.emit(escrow.write.debit([upTo], stack.relayerAccount), escrow, "BatchDebited");
   });
 
   it("a first spend limit set after a committed debit cannot make that debit fail", async function () {
@@ -84,7 +85,7 @@ describe("spend-limit decrease after a committed debit", function () {
 
     await mined(stack, escrow.write.setSpendLimit([1_000n, 3_600n], { account: buyer.account }));
 
-    await viem.assertions.emit(escrow.write.debit([committed], stack.relayerAccount), escrow, "Debited");
+    await viem.assertions.emit(escrow.write.debit([committed], stack.relayerAccount), escrow, "BatchDebited");
     expect(debitedIn(stack, await debitBatchCompact(stack, [batched]))).to.deep.equal({
       debited: [batched.authorization.nonce],
       skipped: 0,
@@ -112,7 +113,7 @@ describe("spend-limit decrease after a committed debit", function () {
     await mined(stack, escrow.write.setSpendLimit([5_000n, 86_400n], { account: buyer.account }));
 
     await atNextBlock(firstAt + 3_600n, () =>
-      viem.assertions.emit(escrow.write.debit([committed], stack.relayerAccount), escrow, "Debited"),
+      viem.assertions.emit(escrow.write.debit([committed], stack.relayerAccount), escrow, "BatchDebited"),
     );
   });
 });
