@@ -1,7 +1,7 @@
 /**
  * `npm run bench:gate`: paid calls through the whole `npm start` stack as shipped (indexer live), with automine and
  * then with 500 ms blocks, every 200 checked against one `Debited` event on chain; and the gate alone (stub
- * facilitator) in the same run, with ratios between them and against issue 18's baselines. Writes the "Gate" section
+ * facilitator) in the same run, with ratios between them and against the first paid path's baselines. Writes the "Gate" section
  * of docs/benchmarks.md. Sizes: BENCH_GATE_PAID (paid calls per loaded run), BENCH_GATE_LATENCY (calls at one
  * connection), BENCH_GATE_WARMUP (paid calls after each stack's start, before the measured loads, reported apart),
  * BENCH_GATE_CONNECTIONS ("32,128"), BENCH_GATE_MINING ("auto,interval"), BENCH_GATE_BUYERS,
