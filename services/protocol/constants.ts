@@ -79,3 +79,9 @@ export const FEE_BPS_LIMIT = 5000;
 
 /** Basis points in a whole. */
 export const BPS = 10_000;
+
+/** Decimals of the chain's native currency (Arc testnet pays gas in USDC with 18 decimals natively). */
+export const NATIVE_DECIMALS = 18;
+
+/** Decimals of the payment token (USDC's ERC-20: amounts on the wire are in these base units). */
+export const TOKEN_DECIMALS = 6;

@@ -3,6 +3,7 @@ import { createPublicClient, encodeFunctionData, http } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
 import { isChainUnavailable } from "../chain.ts";
+import type { BatchBook } from "./batchBook.ts";
 import { BATCH_BASE_GAS, EXACT_GAS, itemGas, STRIKE_GAS } from "./batchGas.ts";
 import type { Pending } from "./createDebitQueue.ts";
 import { createDebitQueue } from "./createDebitQueue.ts";
@@ -33,7 +34,8 @@ export type RelayerParameters = {
   receiptTimeoutMs: number;
   /** How long a fee estimate is reused (ms); replacements raise it anyway when a transaction is stuck. */
   feeCacheMs?: number;
-  onBatch?: (size: number, gasUsed: bigint) => void;
+  /** Called with the book of every mined settlement transaction (batches and `exact` payments). */
+  onBatch?: (book: BatchBook) => void;
 };
 
 export type Relayer = ReturnType<typeof createRelayer>;
@@ -102,8 +104,8 @@ export function createRelayer(p: RelayerParameters) {
       if (receipt.status !== "success" && batch.length > 1) return queue.isolate(batch);
       if (receipt.status !== "success")
         await classifyRevert(lane, p.escrow, data, gas, `batch ${receipt.transactionHash}`);
-      p.onBatch?.(batch.length, receipt.gasUsed);
       const outcomes = readDebitOutcomes(receipt, p.escrow);
+      p.onBatch?.(bookOf(receipt, batch.length, outcomes.values()));
       for (const { item, resolve, reject } of batch) {
         const outcome = outcomes.get(outcomeKey(item.authorization.buyer, item.authorization.nonce));
         if (outcome) resolve(outcome);
@@ -132,6 +134,7 @@ export function createRelayer(p: RelayerParameters) {
         await classifyRevert(lane, p.escrow, data, EXACT_GAS, `settleExact ${receipt.transactionHash}`);
       const outcome = readDebitOutcomes(receipt, p.escrow).get(outcomeKey(item.from, item.nonce));
       if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
+      p.onBatch?.(bookOf(receipt, 1, [outcome]));
       return outcome;
     },
 
@@ -161,5 +164,25 @@ export function createRelayer(p: RelayerParameters) {
 
     /** Sends whatever is queued and waits for every batch in flight, including batches cut meanwhile. */
     drain: (): Promise<void> => queue.drain(),
+  };
+}
+
+/** The book of one mined settlement transaction, from its receipt and the outcomes its logs gave. */
+function bookOf(receipt: TransactionReceipt, items: number, outcomes: Iterable<DebitOutcome>): BatchBook {
+  let debits = 0;
+  let treasuryUnits = 0n;
+  for (const outcome of outcomes) {
+    if (outcome.kind !== "debited") continue;
+    debits++;
+    treasuryUnits += outcome.treasuryAmount;
+  }
+  return {
+    transaction: receipt.transactionHash,
+    block: receipt.blockNumber,
+    items,
+    debits,
+    gasUsed: receipt.gasUsed,
+    gasPriceWei: receipt.effectiveGasPrice,
+    treasuryUnits,
   };
 }
