@@ -11,7 +11,8 @@ import type { StackRun } from "../stackRun.ts";
 export async function startChain(run: StackRun): Promise<void> {
   const { env } = run;
   const rpcUrl = run.urls.rpc;
-  if (!run.external) {
+  if (run.external) run.say(`using the chain at ${rpcUrl}${env.NETWORK ? ` (${env.NETWORK})` : ""}`);
+  else {
     run.say(
       `starting the local chain (EDR, chain id ${CHAIN_ID}, base fee floor 20 gwei, mining ${env.CHAIN_MINING === "interval" ? "every 500 ms" : "each transaction"}) on ${rpcUrl}`,
     );
