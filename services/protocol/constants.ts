@@ -1,6 +1,21 @@
 /** Chain id of the test network (and of the embedded local chain). */
 export const CHAIN_ID = 5042002;
 
+/**
+ * The public test network the system runs on (`NETWORK=arc-testnet`): its JSON-RPC endpoint, chain id and the USDC
+ * contract (its ERC-20 interface, 6 decimals; EIP-712 domain {@link TOKEN_DOMAIN_NAME}, {@link TOKEN_DOMAIN_VERSION}).
+ * Gas is paid in USDC there (18 decimals as the native currency).
+ */
+export const TEST_NETWORK = {
+  name: "arc-testnet",
+  rpcUrl: "https://rpc.testnet.arc.network",
+  chainId: CHAIN_ID,
+  usdc: "0x3600000000000000000000000000000000000000",
+} as const;
+
+/** The test network's base fee never drops below this (wei of native USDC, 18 decimals); the embedded chain keeps it. */
+export const BASE_FEE_FLOOR_WEI = 20_000_000_000n;
+
 /** CAIP-2 name of the network every payment is bound to. */
 export const NETWORK = "eip155:5042002";
 
