@@ -2,7 +2,7 @@ import { STACK_PARTS } from "../../testkit/stack/stackCpu.ts";
 import type { LoadResult } from "./benchLoad.ts";
 import type { StackLoad, StackMeasurement } from "./measureStack.ts";
 
-/** The figures issue 18 measured before this benchmark existed (one side-by-side run, same machine). */
+/** The figures of the first paid path, measured before this benchmark existed (one side-by-side run, same machine). */
 export const BASELINE = {
   stockCallsPerSecond: 63,
   oursCallsPerSecond32IndexerPaused: 224,
@@ -14,7 +14,7 @@ export const BASELINE = {
   oursPonderMsPerCall: (10.8 * 1000) / 2000,
 } as const;
 
-/** The targets of issue 18 item 3. */
+/** The paid path's targets (the "target" column of docs/benchmarks.md's headline figures). */
 export const TARGET = { addedP50AutoMs: 5, addedP50IntervalMs: 10, callsPerSecond: 500 } as const;
 
 /** The gate alone: the echo handler unpaid, and paid through the gate with a stub facilitator. */
@@ -173,7 +173,7 @@ call in a second also waits for that read (about 3 ms here), which the loaded ru
 
 ${table("| scenario | connections | answers | calls/s | p50 | p95 | p99 |", callRows)}
 
-Summary, with ratios against the figures issue 18 measured before (same machine, one side-by-side run):
+Summary, with ratios against the figures of the first paid path (same machine, one side-by-side run):
 
 ${table(`| figure | ${p.stacks.map((s) => `\`npm start\`, ${mode(s)}`).join(" | ")} | gate alone | ours before | stock x402 | target |`, summaryRows)}
 
