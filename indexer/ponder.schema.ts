@@ -66,7 +66,10 @@ export const agentMetadata = onchainTable(
   (table) => ({ pk: primaryKey({ columns: [table.agentId, table.key] }) }),
 );
 
-/** One settled call (`Debited`): the amount and its split, from the escrow debit or the `exact` path. */
+/**
+ * One settled call (one debit of a `BatchDebited` log; id `<log id>-<its place in the log>`): the amount and its split,
+ * from the escrow debit or the `exact` path.
+ */
 export const debit = onchainTable(
   "debit",
   (t) => ({

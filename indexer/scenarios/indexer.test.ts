@@ -13,6 +13,7 @@ import {
 } from "../../services/projections/createProjectionsClient.ts";
 import { randomNonce } from "../../services/protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../../services/protocol/typedData.ts";
+import { debitsOnChain } from "../../testkit/chain/debitsOnChain.ts";
 import type { LocalChain } from "../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
 import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
@@ -237,28 +238,23 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
       expect(translate.bond).to.equal(2_000_000n);
     });
 
-    it("records one debit row per Debited, with its split and its scheme", async function () {
+    it("records one debit row per debit of each BatchDebited, with its split and its scheme", async function () {
       const rows = await client.db.select().from(projections.debit).orderBy(asc(projections.debit.blockNumber));
-      const logs = await chain.publicClient.getContractEvents({
-        address: chain.addresses.escrow,
-        abi: chain.contracts.escrow.abi,
-        eventName: "Debited",
-        fromBlock: 0n,
-      });
+      const logs = await debitsOnChain(chain);
       expect(rows).to.have.length(logs.length).and.to.have.length(4);
       for (const [i, log] of logs.entries()) {
         expect(rows[i]).to.include({
-          resourceId: log.args.resourceId,
-          buyer: log.args.buyer!.toLowerCase(),
-          nonce: log.args.nonce,
-          amount: log.args.amount,
-          creatorAmount: log.args.amount! - log.args.treasuryAmount!,
-          treasuryAmount: log.args.treasuryAmount,
+          resourceId: log.resourceId,
+          buyer: log.buyer.toLowerCase(),
+          nonce: log.nonce,
+          amount: log.amount,
+          creatorAmount: log.amount - log.treasuryAmount,
+          treasuryAmount: log.treasuryAmount,
           transactionHash: log.transactionHash,
         });
         // The payout the registry named when the debit was mined (weather's changes later in the history).
-        const then = await chain.contracts.registry.read.getResource([log.args.resourceId!], {
-          blockNumber: log.blockNumber,
+        const then = await chain.contracts.registry.read.getResource([log.resourceId], {
+          blockNumber: log.blockNumber!,
         });
         expect(rows[i]!.payout).to.equal(then.payout.toLowerCase());
       }

@@ -1,11 +1,13 @@
 import { ponder } from "ponder:registry";
 import { buyerBalance, debit, policy, resource, revenue } from "ponder:schema";
+import type { Hex } from "viem";
 import { getAbiItem, toFunctionSelector } from "viem";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { SCHEME_ESCROW, SCHEME_EXACT } from "../../services/protocol/constants.ts";
+import { unpackDebits } from "../../services/protocol/unpackDebits.ts";
 
 /**
- * `Debited` is emitted by escrow debits (which spend the buyer's escrow balance) and by `settleExact` (an EIP-3009
+ * `BatchDebited` is emitted by escrow debits (which spend the buyer's escrow balance) and by `settleExact` (an EIP-3009
  * transfer that never touches it). The event does not say which; the relayer calls the escrow directly, so the
  * transaction's function selector does.
  */
@@ -21,52 +23,68 @@ const emptyBuyer = {
   ...noPendingSpendLimit,
 };
 
-ponder.on("PaymentEscrow:Debited", async ({ event, context }) => {
-  const a = event.args;
-  const creatorAmount = a.amount - a.treasuryAmount;
+/**
+ * One log per run of debits for one resource: its `debits` packs (buyer, nonce, amount) per debit (unpackDebits, the
+ * protocol's decoder). Each debit becomes a `debit` row (`<log id>-<its place in the log>`); the resource's revenue
+ * and each buyer's balance change once per log.
+ */
+ponder.on("PaymentEscrow:BatchDebited", async ({ event, context }) => {
+  const { resourceId, feeBps } = event.args;
   // The escrow credits the creator's share to the payout the registry names in that transaction; events are
   // indexed in chain order, so the resource row holds exactly that payout now.
-  const target = await context.db.find(resource, { resourceId: a.resourceId });
-  if (!target) throw new Error(`Debited for ${a.resourceId}, which no ResourceRegistered introduced`);
+  const target = await context.db.find(resource, { resourceId });
+  if (!target) throw new Error(`BatchDebited for ${resourceId}, which no ResourceRegistered introduced`);
   const scheme = event.transaction.input.slice(0, 10).toLowerCase() === SETTLE_EXACT ? SCHEME_EXACT : SCHEME_ESCROW;
-  await context.db.insert(debit).values({
-    id: event.id,
-    resourceId: a.resourceId,
-    buyer: a.buyer,
-    nonce: a.nonce,
-    scheme,
-    amount: a.amount,
-    payout: target.payout,
-    creatorAmount,
-    treasuryAmount: a.treasuryAmount,
-    blockNumber: event.block.number,
-    timestamp: event.block.timestamp,
-    transactionHash: event.transaction.hash,
+  const rows = unpackDebits(event.args.debits).map(({ buyer, nonce, amount }, index) => {
+    const treasuryAmount = (amount * BigInt(feeBps)) / 10_000n;
+    return {
+      id: `${event.id}-${index}`,
+      resourceId,
+      buyer,
+      nonce,
+      scheme,
+      amount,
+      payout: target.payout,
+      creatorAmount: amount - treasuryAmount,
+      treasuryAmount,
+      blockNumber: event.block.number,
+      timestamp: event.block.timestamp,
+      transactionHash: event.transaction.hash,
+    };
   });
+  if (rows.length === 0) return;
+  await context.db.insert(debit).values(rows);
+  const total = (pick: (row: (typeof rows)[number]) => bigint) => rows.reduce((sum, row) => sum + pick(row), 0n);
+  const gross = total((row) => row.amount);
+  const creator = total((row) => row.creatorAmount);
+  const treasury = total((row) => row.treasuryAmount);
   await context.db
     .insert(revenue)
     .values({
-      resourceId: a.resourceId,
-      calls: 1,
-      gross: a.amount,
-      creator: creatorAmount,
-      treasury: a.treasuryAmount,
+      resourceId,
+      calls: rows.length,
+      gross,
+      creator,
+      treasury,
       lastSettledAt: event.block.timestamp,
       lastSettledBlock: event.block.number,
     })
     .onConflictDoUpdate((r) => ({
-      calls: r.calls + 1,
-      gross: r.gross + a.amount,
-      creator: r.creator + creatorAmount,
-      treasury: r.treasury + a.treasuryAmount,
+      calls: r.calls + rows.length,
+      gross: r.gross + gross,
+      creator: r.creator + creator,
+      treasury: r.treasury + treasury,
       lastSettledAt: event.block.timestamp,
       lastSettledBlock: event.block.number,
     }));
-  if (scheme === SCHEME_ESCROW) {
+  if (scheme !== SCHEME_ESCROW) return;
+  const spent = new Map<string, bigint>();
+  for (const row of rows) spent.set(row.buyer, (spent.get(row.buyer) ?? 0n) + row.amount);
+  for (const [buyer, amount] of spent) {
     await context.db
       .insert(buyerBalance)
-      .values({ buyer: a.buyer, ...emptyBuyer, updatedBlock: event.block.number })
-      .onConflictDoUpdate((r) => ({ balance: r.balance - a.amount, updatedBlock: event.block.number }));
+      .values({ buyer: buyer as Hex, ...emptyBuyer, updatedBlock: event.block.number })
+      .onConflictDoUpdate((r) => ({ balance: r.balance - amount, updatedBlock: event.block.number }));
   }
 });
 

@@ -1,7 +1,9 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, encodeFunctionData, http } from "viem";
+import { createPublicClient, encodeFunctionData, http, isAddressEqual } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
+import { defined } from "../protocol/defined.ts";
+import { findDebits } from "../protocol/findDebits.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
@@ -74,22 +76,6 @@ export function createChainReader({
   const tokenAbi = abiOf("TestStablecoin");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
   let policy: { at: number; read: Promise<EscrowPolicy> } | null = null;
-  type DebitedLog = {
-    transactionHash: Hex;
-    blockNumber: bigint;
-    args: { resourceId: Hex; buyer: Address; amount: bigint; treasuryAmount: bigint };
-  };
-  const debitOf = (log: DebitedLog) => ({
-    transaction: log.transactionHash,
-    block: log.blockNumber,
-    payer: log.args.buyer,
-    resourceId: log.args.resourceId,
-    buyer: log.args.buyer,
-    amount: log.args.amount,
-    creatorAmount: log.args.amount - log.args.treasuryAmount,
-    treasuryAmount: log.args.treasuryAmount,
-  });
-
   return {
     publicClient,
     addresses: { escrow, registry, token },
@@ -182,25 +168,29 @@ export function createChainReader({
     },
 
     /**
-     * Every `Debited` log of `buyer` carrying `nonce` (the idemKey) from `fromBlock` to the latest block: how a debit
-     * from an earlier attempt is found again. Paged in ranges of `logRangeBlocks`, newest first; stops at the first
-     * page that holds one.
+     * Every debit of `buyer` with `nonce` (the idemKey) to `resourceId` in the escrow's `BatchDebited` logs from
+     * `fromBlock` to the latest block (findDebits, by the resource's topic): how a debit from an earlier attempt is
+     * found again. Paged in ranges of `logRangeBlocks`, newest first; stops at the first page that holds one.
      */
-    async debitedLogs(buyer: Address, nonce: Hex, fromBlock: bigint) {
+    async debitedLogs(buyer: Address, nonce: Hex, resourceId: Hex, fromBlock: bigint) {
       const latest = await publicClient.getBlockNumber({ cacheTime: 0 });
       const span = BigInt(Math.max(1, logRangeBlocks));
       for (let to = latest; to >= fromBlock; to -= span) {
         const from = to - span + 1n > fromBlock ? to - span + 1n : fromBlock;
-        const logs = await publicClient.getContractEvents({
-          address: escrow,
-          abi: escrowAbi,
-          eventName: "Debited",
-          args: { buyer, nonce },
-          fromBlock: from,
-          toBlock: to,
-          strict: true,
-        });
-        if (logs.length > 0) return logs.map(debitOf);
+        const found = (await findDebits(publicClient, { escrow, resourceId, fromBlock: from, toBlock: to })).filter(
+          (d) => isAddressEqual(d.buyer, buyer) && d.nonce.toLowerCase() === nonce.toLowerCase(),
+        );
+        if (found.length > 0)
+          return found.map((d) => ({
+            transaction: defined(d.transactionHash, "a mined log's transaction"),
+            block: defined(d.blockNumber, "a mined log's block"),
+            payer: d.buyer,
+            resourceId: d.resourceId,
+            buyer: d.buyer,
+            amount: d.amount,
+            creatorAmount: d.amount - d.treasuryAmount,
+            treasuryAmount: d.treasuryAmount,
+          }));
         if (from === 0n) break;
       }
       return [];

@@ -160,9 +160,9 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
 }
 
 /**
- * Looks on chain for the `Debited` log of this reservation's own debit, which an earlier attempt may have landed: a
- * log of its buyer, nonce and resource, mined at or after the block verify read the chain at, in a transaction that
- * carries this authorization's signature (of a 65-byte signature its `r`, which every encoding the relayer sends
+ * Looks on chain for this reservation's own debit, which an earlier attempt may have landed: a debit in the escrow's
+ * `BatchDebited` logs of exactly its buyer, nonce, resource and amount, mined at or after the block verify read the
+ * chain at, in a transaction that carries this authorization's signature (of a 65-byte signature its `r`, which every encoding the relayer sends
  * carries as is, even the compact one; any other signature whole). Never an
  * older debit of the same buyer and nonce, which a new authorization reusing the nonce would otherwise pass for its
  * own when no block was mined in between.
@@ -174,11 +174,11 @@ export async function findDebit(
   // A reservation made before from_block was kept has no block of its own: search the last LEGACY_SEARCH_BLOCKS.
   const fromBlock = r.fromBlock ?? (await ctx.chain.publicClient.getBlockNumber()) - LEGACY_SEARCH_BLOCKS;
   const payer = (r.scheme === "exact" ? r.payload.authorization.from : r.payload.authorization.buyer) as Address;
-  const logs = await ctx.chain.debitedLogs(payer, r.idemKey, fromBlock > 0n ? fromBlock : 0n);
+  const logs = await ctx.chain.debitedLogs(payer, r.idemKey, r.resourceId, fromBlock > 0n ? fromBlock : 0n);
   const signature = r.payload.signature.slice(2);
   const mark = signature.length === 130 ? signature.slice(0, 64) : signature;
   for (const log of logs) {
-    if (log.resourceId !== r.resourceId) continue;
+    if (log.resourceId !== r.resourceId || (r.amount !== null && log.amount !== r.amount)) continue;
     if (await ctx.chain.transactionCarries(log.transaction, mark)) return { kind: "debited", ...log };
   }
   return null;

@@ -2,6 +2,7 @@ export * from "./base64.ts";
 export * from "./bitmapNonce.ts";
 export * from "./constants.ts";
 export * from "./errors.ts";
+export * from "./findDebits.ts";
 export * from "./parseDebits.ts";
 export * from "./price.ts";
 export * from "./reasons.ts";

@@ -22,6 +22,8 @@ export type ParsedDebit = {
   treasuryAmount: bigint;
   feeBps: number;
   blockNumber: bigint | null;
+  /** The block's time (unix seconds) when the RPC gives it with the log, else null. */
+  blockTimestamp: bigint | null;
   transactionHash: Hex | null;
   logIndex: number | null;
   index: number;
@@ -45,6 +47,7 @@ export function parseDebits(logs: readonly Log[], escrow: Address): ParsedDebit[
         treasuryAmount: (entry.amount * BigInt(args.feeBps)) / 10_000n,
         feeBps: args.feeBps,
         blockNumber: log.blockNumber,
+        blockTimestamp: toBigInt((log as { blockTimestamp?: bigint | string | null }).blockTimestamp),
         transactionHash: log.transactionHash,
         logIndex: log.logIndex,
         index,
@@ -52,4 +55,8 @@ export function parseDebits(logs: readonly Log[], escrow: Address): ParsedDebit[
     }
   }
   return debits;
+}
+
+function toBigInt(value: bigint | string | null | undefined): bigint | null {
+  return value === null || value === undefined ? null : BigInt(value);
 }

@@ -11,8 +11,11 @@ export type PackedDebit = { buyer: Address; nonce: Hex; amount: bigint };
 /** `BatchDebited.debits` whose length is not a whole number of entries: not data the escrow wrote. */
 export class MalformedDebitsError extends BaseError {
   override name = "MalformedDebitsError";
-  constructor(readonly length: number) {
+  readonly length: number;
+
+  constructor(length: number) {
     super(`BatchDebited.debits is ${length} bytes, not a multiple of ${DEBIT_ENTRY_SIZE}`);
+    this.length = length;
   }
 }
 

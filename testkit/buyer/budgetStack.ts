@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { HandlerCall } from "../../services/gate/handler.ts";
+import { debitsOnChain } from "../chain/debitsOnChain.ts";
 import { ROLE } from "../chain/localChain.ts";
 import type { GateStack } from "../gate/gateStack.ts";
 import { startGateStack, startTestResource } from "../gate/gateStack.ts";
@@ -66,8 +67,7 @@ export async function startBudgetStack() {
     },
     /** Every amount the chain debited `buyer`. */
     async debits(buyer: Address): Promise<bigint[]> {
-      const logs = await chain.contracts.escrow.getEvents.Debited({ buyer }, { fromBlock: 0n });
-      return logs.map((log) => log.args.amount as bigint);
+      return (await debitsOnChain(chain, { buyer })).map((debit) => debit.amount);
     },
     async close() {
       for (const close of closers.reverse()) await close().catch(() => {});

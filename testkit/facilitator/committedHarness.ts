@@ -3,6 +3,7 @@ import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
 import { decodeBase64Json } from "../../services/protocol/base64.ts";
 import type { Receipt } from "../../services/protocol/schemas/receipt.ts";
 import { receiptSchema } from "../../services/protocol/schemas/receipt.ts";
+import { debitsOnChain } from "../chain/debitsOnChain.ts";
 import type { LocalChain } from "../chain/localChain.ts";
 import { until } from "../until.ts";
 import { getJson, postJson } from "./startFacilitator.ts";
@@ -66,9 +67,8 @@ export function committedHarness(p: { chain: LocalChain; buyer: LocalAccount; re
       `result ${settlement}`,
     );
 
-  /** The escrow's `Debited` logs of `nonce` (for this buyer), from genesis. */
-  const debitsOf = (nonce: Hex) =>
-    p.chain.contracts.escrow.getEvents.Debited({ buyer: p.buyer.address, nonce }, { fromBlock: 0n, strict: true });
+  /** The escrow's debits of `nonce` (for this buyer), from genesis. */
+  const debitsOf = (nonce: Hex) => debitsOnChain(p.chain, { buyer: p.buyer.address, nonce });
 
   const balance = () => p.chain.contracts.escrow.read.balanceOf([p.buyer.address]);
 

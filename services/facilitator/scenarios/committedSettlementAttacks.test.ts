@@ -53,7 +53,7 @@ describe("a committed debit lands whatever happens after the commit", function (
   async function expectLandedOnce(h: ReturnType<typeof committedHarness>, url: string, nonce: Hex, amount: bigint) {
     const confirmed = await h.resultWhen(url, nonce, "confirmed");
     const debits = await h.debitsOf(nonce);
-    expect(debits.map((d) => d.args.amount)).to.deep.equal([amount]);
+    expect(debits.map((d) => d.amount)).to.deep.equal([amount]);
     expect(confirmed.decoded.transaction).to.equal(debits[0]?.transactionHash);
   }
 

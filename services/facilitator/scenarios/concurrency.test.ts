@@ -2,6 +2,7 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { debitsOnChain } from "../../../testkit/chain/debitsOnChain.ts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
@@ -93,13 +94,7 @@ describe("facilitator instances sharing one PostgreSQL database", function () {
     expect(answers.map((a) => a.status)).to.deep.equal(Array(12).fill(200));
     expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).to.equal(1);
     expect(await chain.contracts.escrow.read.balanceOf([buyer.address])).to.equal(before - 2000n);
-    const debits = await chain.publicClient.getContractEvents({
-      address: chain.addresses.escrow,
-      abi: chain.contracts.escrow.abi,
-      eventName: "Debited",
-      args: { nonce: payload.authorization.nonce },
-      fromBlock: 0n,
-    });
+    const debits = await debitsOnChain(chain, { nonce: payload.authorization.nonce });
     expect(debits).to.have.length(1);
   });
 });

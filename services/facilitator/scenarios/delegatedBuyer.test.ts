@@ -1,11 +1,12 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { createWalletClient, custom, parseEventLogs } from "viem";
+import { createWalletClient, custom } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { signEscrowPayment, signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
+import { parseDebits } from "../../protocol/parseDebits.ts";
 
 const CAP = 50_000n;
 
@@ -68,9 +69,7 @@ describe("verify for a buyer account that delegates to code (EIP-7702)", functio
     });
     expect(settled.status).to.equal(200);
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction });
-    expect(
-      parseEventLogs({ abi: chain.contracts.escrow.abi, eventName: "Debited", logs: receipt.logs }),
-    ).to.have.length(1);
+    expect(parseDebits(receipt.logs, chain.addresses.escrow)).to.have.length(1);
   });
 
   it("exact: refuses with bad_signature, as the token would refuse the transfer", async function () {

@@ -81,7 +81,7 @@ describe("another buyer squatting a victim's nonce", function () {
 
         const result = await getJson(`${facilitator.url}/results/${nonce}?payer=${victim.address}`);
         expect(mine.receiptOf(result.body).payer).to.equal(victim.address);
-        expect((await mine.debitsOf(nonce)).map((d) => d.args.amount)).to.deep.equal([1_000n]);
+        expect((await mine.debitsOf(nonce)).map((d) => d.amount)).to.deep.equal([1_000n]);
         const again = await mine.verify(facilitator.url, await mine.sign({ nonce }));
         expect(again.body, "the victim's nonce is spent now").to.include({ invalidReason: "nonce_used" });
       } finally {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { debitsOnChain } from "../../../testkit/chain/debitsOnChain.ts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { getJson, postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
@@ -63,16 +64,10 @@ describe("facilitator: GET /revenue/:resourceId (from the indexer's projections)
   it("equals the sums of the on-chain split after debits through the facilitator", async function () {
     for (const amount of [1_200n, 777n, 50_000n, 13n]) await payAndSettle(amount);
     await waitForIndexedBlock(createProjectionsClient(indexer.url), await chain.publicClient.getBlockNumber());
-    const logs = await chain.publicClient.getContractEvents({
-      address: chain.addresses.escrow,
-      abi: chain.contracts.escrow.abi,
-      eventName: "Debited",
-      args: { resourceId: paid },
-      fromBlock: 0n,
-    });
-    const sum = (pick: (args: (typeof logs)[number]["args"]) => bigint) =>
-      logs.reduce((total, log) => total + pick(log.args), 0n).toString();
-    const last = await chain.publicClient.getBlock({ blockNumber: logs.at(-1)!.blockNumber });
+    const logs = await debitsOnChain(chain, { resourceId: paid });
+    const sum = (pick: (debit: (typeof logs)[number]) => bigint) =>
+      logs.reduce((total, debit) => total + pick(debit), 0n).toString();
+    const last = await chain.publicClient.getBlock({ blockNumber: logs.at(-1)!.blockNumber! });
 
     const { status, body } = await getJson(`${facilitator.url}/revenue/${paid}`);
     expect(status).to.equal(200);
@@ -80,9 +75,9 @@ describe("facilitator: GET /revenue/:resourceId (from the indexer's projections)
     expect(body).to.deep.equal({
       resourceId: paid,
       calls: 4,
-      gross: sum((a) => a.amount!),
-      creator: sum((a) => a.amount! - a.treasuryAmount!),
-      treasury: sum((a) => a.treasuryAmount!),
+      gross: sum((a) => a.amount),
+      creator: sum((a) => a.amount - a.treasuryAmount),
+      treasury: sum((a) => a.treasuryAmount),
       lastSettledAt: new Date(Number(last.timestamp) * 1000).toISOString(),
     });
     expect(body.gross).to.equal((1_200 + 777 + 50_000 + 13).toString());

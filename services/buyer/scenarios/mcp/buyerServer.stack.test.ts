@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { createPublicClient, http, parseEventLogs } from "viem";
+import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { callTool, connectInMemory, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
 import type { FakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { startFakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
-import { abiOf } from "../../../protocol/artifacts.ts";
+import { parseDebits } from "../../../protocol/parseDebits.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
 import type { StackFile } from "../../../stack/stackFile.ts";
 import { readStackFile } from "../../../stack/stackFile.ts";
@@ -139,11 +139,10 @@ describe("buyer MCP server on the npm start stack", function () {
       expect(paid.data.amount).to.equal(receipt.amount);
       const chain = createPublicClient({ transport: http(stack.rpcUrl) });
       const tx = await chain.getTransactionReceipt({ hash: paid.data.transaction as Hex });
-      const [debit] = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: tx.logs, eventName: "Debited" }).filter(
-        (log) => log.args.nonce === paid.data.idemKey,
-      );
-      expect(debit?.args.amount.toString()).to.equal(receipt.amount);
-      expect(debit?.args.resourceId).to.equal(echo);
+      // The relayer calls the escrow itself: the transaction's `to`.
+      const [debit] = parseDebits(tx.logs, tx.to!).filter((d) => d.nonce === paid.data.idemKey);
+      expect(debit?.amount.toString()).to.equal(receipt.amount);
+      expect(debit?.resourceId).to.equal(echo);
 
       const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
       expect(recovered.isError, JSON.stringify(recovered.data)).to.equal(false);

@@ -3,11 +3,11 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { createPublicClient, http, parseEventLogs } from "viem";
+import { createPublicClient, http } from "viem";
 import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
-import { abiOf } from "../../../protocol/artifacts.ts";
+import { parseDebits } from "../../../protocol/parseDebits.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
 const TOOLS = ["call_resource", "get_balance", "get_card", "quote", "recover_result", "search_resources"];
@@ -125,15 +125,12 @@ describe("generated plugins against npm start", function () {
       const chain = createPublicClient({ transport: http(stack.rpcUrl) });
       const receipt = await chain.getTransactionReceipt({ hash: answer.transaction });
       expect(receipt.status).to.equal("success");
-      const [debited] = parseEventLogs({
-        abi: abiOf("PaymentEscrow"),
-        logs: receipt.logs,
-        eventName: "Debited",
-      }).filter((log) => log.args.nonce === answer.idemKey);
-      expect(debited, "no Debited event for the payment's nonce").to.not.equal(undefined);
-      expect(debited!.args.resourceId).to.equal(resource.resourceId);
-      expect(debited!.args.buyer.toLowerCase()).to.equal(buyer.address.toLowerCase());
-      expect(debited!.args.amount.toString()).to.equal(answer.amount).and.to.equal(answer.receipt.amount);
+      // The relayer calls the escrow itself: the transaction's `to`.
+      const [debited] = parseDebits(receipt.logs, receipt.to!).filter((d) => d.nonce === answer.idemKey);
+      expect(debited, "no debit logged for the payment's nonce").to.not.equal(undefined);
+      expect(debited!.resourceId).to.equal(resource.resourceId);
+      expect(debited!.buyer.toLowerCase()).to.equal(buyer.address.toLowerCase());
+      expect(debited!.amount.toString()).to.equal(answer.amount).and.to.equal(answer.receipt.amount);
     }
   });
 

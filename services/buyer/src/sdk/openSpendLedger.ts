@@ -2,8 +2,10 @@ import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
+import { bitmapNonce, bitmapNonceIndex, MAX_BITMAP_NONCE_INDEX } from "../../../protocol/bitmapNonce.ts";
 import { CHAIN_ID } from "../../../protocol/constants.ts";
 import type { BuyerChain } from "./buyerChain.ts";
+import { BuyerError } from "./buyerError.ts";
 import type { DebitRecord, HoldRecord, LedgerRecord, LedgerState } from "./parseLedger.ts";
 import { applyRecord, LedgerUnreadableError, lineHash, parseLedger } from "./parseLedger.ts";
 import type { ChainDebit } from "./readDebits.ts";
@@ -22,17 +24,23 @@ export type LedgerView = {
   chainTime: number;
 };
 
-/** A payment about to be signed, held against every budget until the chain says what became of it. */
-export type LedgerHold = { idemKey: Hex; resourceId: Hex; cap: bigint; validBefore: bigint };
+/**
+ * A payment about to be signed, held against every budget until the chain says what became of it. Without an
+ * idemKey the ledger allocates the key's next bitmap nonce (see `hold`).
+ */
+export type LedgerHold = { idemKey?: Hex | undefined; resourceId: Hex; cap: bigint; validBefore: bigint };
 
 /** The spend ledger of one buyer key on one escrow and chain, shared by every process of that key. */
 export type SpendLedger = {
   file: string;
   /**
    * Brings the ledger up to the chain, then, under the lock, shows `decide` the spend; unless `decide` throws (a
-   * refusal: nothing is held, nothing may be signed), appends the hold before returning.
+   * refusal: nothing is held, nothing may be signed), appends the hold before returning its idemKey. A hold without
+   * an idemKey gets the key's next bitmap nonce: one past the highest bitmap index any hold or debit of the ledger
+   * carries, allocated and held under the same lock, so the processes of one key never allocate one twice and their
+   * calls share the escrow's nonce words (docs/protocol.md).
    */
-  hold(hold: LedgerHold, decide: (view: LedgerView) => void): Promise<void>;
+  hold(hold: LedgerHold, decide: (view: LedgerView) => void): Promise<Hex>;
   /** Brings the ledger up to the chain and returns what it knows. */
   read(): Promise<LedgerView>;
 };
@@ -67,7 +75,7 @@ export function ledgerFile(dir: string, owner: { chainId: number; escrow: Addres
 /**
  * Opens the spend ledger of one buyer key: append-only records (holds of signed payments, debits and releases the
  * chain proved, scan marks) checked on every load, under a lock shared by every process of the key. The chain is
- * the truth: before every decision the ledger reads the escrow's `Debited` logs of the buyer since its last scan,
+ * the truth: before every decision the ledger reads the buyer's debits in the escrow's `BatchDebited` logs since its last scan,
  * dates each debit by its block, and releases a hold only once a block at or past its validBefore shows its nonce
  * unspent. A missing file is rebuilt from the last 25 h of logs; an unreadable one refuses (`LedgerUnreadableError`).
  * @example const ledger = openSpendLedger({ dir, chain, buyer: account.address })
@@ -107,7 +115,9 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
     return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk };
   };
 
-  const sync = async <T>(under: (view: LedgerView, record: (r: Unlinked) => void) => T): Promise<T> => {
+  const sync = async <T>(
+    under: (view: LedgerView, record: (r: Unlinked) => void, state: LedgerState) => T,
+  ): Promise<T> => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const before = await withFileLock(lock, load);
       const facts = await chainFacts(before);
@@ -153,7 +163,7 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
           if (facts.time >= Number(hold.validBefore) * 1000) record({ kind: "release", idemKey: key, at: facts.time });
         }
         try {
-          return under(viewOf(current, facts.time), record);
+          return under(viewOf(current, facts.time), record, current);
         } finally {
           if (lines.length > 0) {
             mkdirSync(p.dir, { recursive: true, mode: 0o700 });
@@ -169,22 +179,36 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
   return {
     file,
     hold(hold, decide) {
-      return sync((view, record) => {
+      return sync((view, record, state) => {
         decide(view);
+        const idemKey = (hold.idemKey ?? bitmapNonce(nextBitmapIndex(state))).toLowerCase() as Hex;
         record({
           kind: "hold",
-          idemKey: hold.idemKey.toLowerCase(),
+          idemKey,
           resourceId: hold.resourceId.toLowerCase(),
           cap: hold.cap.toString(),
           validBefore: hold.validBefore.toString(),
           signedAt: Date.now(),
         });
+        return idemKey;
       });
     },
     read() {
       return sync((view) => view);
     },
   };
+}
+
+/** One past the highest bitmap nonce index among the ledger's holds and debits (0 when it has none). */
+function nextBitmapIndex(state: LedgerState): number {
+  let next = 0;
+  for (const key of [...state.holds.keys(), ...state.debits.keys()]) {
+    const index = bitmapNonceIndex(key);
+    if (index !== null && index >= next) next = index + 1;
+  }
+  if (next > MAX_BITMAP_NONCE_INDEX)
+    throw new BuyerError("nonces_exhausted", "this key has used every bitmap nonce index; pay with another key");
+  return next;
 }
 
 function viewOf(state: LedgerState, chainTime: number): LedgerView {

@@ -78,7 +78,7 @@ export class LedgerUnreadableError extends BuyerError {
   constructor(file: string, problem: string) {
     super(
       "ledger_unreadable",
-      `the spend ledger ${file} ${problem}, so no payment is signed. Restore it, or move it aside (mv "${file}" "${file}.bad"): the next payment then rebuilds the last day's spend from the chain's Debited logs (payments still in flight are counted once mined)`,
+      `the spend ledger ${file} ${problem}, so no payment is signed. Restore it, or move it aside (mv "${file}" "${file}.bad"): the next payment then rebuilds the last day's spend from the chain's BatchDebited logs (payments still in flight are counted once mined)`,
     );
     this.file = file;
   }

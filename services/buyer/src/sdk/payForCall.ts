@@ -1,4 +1,5 @@
 import type { Hex, LocalAccount } from "viem";
+import { isHex } from "viem";
 import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
 import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../../../protocol/constants.ts";
 import { randomNonce } from "../../../protocol/resourceId.ts";
@@ -26,10 +27,12 @@ export type PayForCallParameters = {
   /** The card already pinned for this resource (saves a read; the quote must pay this resource). */
   pinned?: PinnedCard;
   /**
-   * Runs after pinning and before signing, with the payment's idemKey and validBefore already chosen: throwing here
-   * (a spend policy) means no signature ever exists; returning (a spend ledger holding the cap) lets it be signed.
+   * Runs after pinning and before signing, with the payment's validBefore already chosen: throwing here (a spend
+   * policy) means no signature ever exists; returning (a spend ledger holding the cap) lets it be signed. Returning
+   * an idemKey (the bitmap nonce a spend ledger allocated) signs the payment with it; otherwise the payment carries
+   * `payment.idemKey`, a random nonce.
    */
-  beforeSign?: (terms: PinnedTerms, payment: { idemKey: Hex; validBefore: bigint }) => void | Promise<void>;
+  beforeSign?: (terms: PinnedTerms, payment: { idemKey: Hex; validBefore: bigint }) => unknown;
   /** Runs once the payment is signed, before it is sent: the idemKey under which a lost answer can be recovered. */
   onSigned?: (idemKey: Hex, terms: PinnedTerms) => void;
 };
@@ -94,9 +97,10 @@ export function assertReceiptMatches(
  */
 export async function payForCall(p: PayForCallParameters): Promise<PayForCallReturnType> {
   const { quote, terms } = await requestQuote({ chain: p.chain, callUrl: p.callUrl, body: p.body, pinned: p.pinned });
-  const idemKey = randomNonce();
+  const random = randomNonce();
   const validBefore = BigInt(Math.floor(Date.now() / 1000) + terms.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS);
-  await p.beforeSign?.(terms, { idemKey, validBefore });
+  const chosen = await p.beforeSign?.(terms, { idemKey: random, validBefore });
+  const idemKey: Hex = isHex(chosen, { strict: true }) && chosen.length === 66 ? chosen : random;
   const payload = await signEscrowPayment({
     account: p.account,
     escrow: terms.escrow,

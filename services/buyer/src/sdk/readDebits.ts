@@ -1,8 +1,10 @@
 import type { Address, Hex } from "viem";
-import { abiOf } from "../../../protocol/artifacts.ts";
+import { isAddressEqual } from "viem";
+import { defined } from "../../../protocol/defined.ts";
+import { findDebits } from "../../../protocol/findDebits.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 
-/** One debit as the trusted escrow's `Debited` log proves it: the chain's amount, block and block time. */
+/** One debit as the trusted escrow's `BatchDebited` log proves it: the chain's amount, block and block time. */
 export type ChainDebit = {
   resourceId: Hex;
   idemKey: Hex;
@@ -22,11 +24,9 @@ export type ReadDebitsParameters = {
   chunkBlocks?: bigint;
 };
 
-const escrowAbi = abiOf("PaymentEscrow");
-
 /**
- * Reads the trusted escrow's `Debited` logs of one buyer between two blocks (inclusive), in chunks,
- * each dated by its block's timestamp (the log's `blockTimestamp` when the RPC gives it, else the block header).
+ * Reads the debits of one buyer in the trusted escrow's `BatchDebited` logs between two blocks (inclusive), in
+ * chunks (the buyer is packed in the log, not a topic, so each chunk's logs are read whole and filtered), each dated by its block's timestamp (the log's `blockTimestamp` when the RPC gives it, else the block header).
  * @example const debits = await readDebits(chain, { buyer, fromBlock: 0n, toBlock: latest })
  */
 export async function readDebits(chain: BuyerChain, p: ReadDebitsParameters): Promise<ChainDebit[]> {
@@ -44,25 +44,18 @@ export async function readDebits(chain: BuyerChain, p: ReadDebitsParameters): Pr
   const debits: ChainDebit[] = [];
   for (let from = p.fromBlock; from <= p.toBlock; from += chunk) {
     const to = from + chunk - 1n < p.toBlock ? from + chunk - 1n : p.toBlock;
-    const logs = await chain.publicClient.getContractEvents({
-      address: chain.escrow,
-      abi: escrowAbi,
-      eventName: "Debited",
-      args: { buyer: p.buyer },
-      fromBlock: from,
-      toBlock: to,
-      strict: true,
-    });
-    for (const log of logs) {
-      const given = (log as { blockTimestamp?: bigint | null }).blockTimestamp ?? undefined;
+    const found = await findDebits(chain.publicClient, { escrow: chain.escrow, fromBlock: from, toBlock: to });
+    for (const debit of found) {
+      if (!isAddressEqual(debit.buyer, p.buyer)) continue;
+      const blockNumber = defined(debit.blockNumber, "a mined log's block");
       debits.push({
-        resourceId: log.args.resourceId,
-        idemKey: log.args.nonce.toLowerCase() as Hex,
-        amount: log.args.amount,
-        treasuryAmount: log.args.treasuryAmount,
-        blockNumber: log.blockNumber,
-        at: await timeOf(log.blockNumber, given === undefined ? undefined : BigInt(given)),
-        transaction: log.transactionHash,
+        resourceId: debit.resourceId,
+        idemKey: debit.nonce.toLowerCase() as Hex,
+        amount: debit.amount,
+        treasuryAmount: debit.treasuryAmount,
+        blockNumber,
+        at: await timeOf(blockNumber, debit.blockTimestamp ?? undefined),
+        transaction: defined(debit.transactionHash, "a mined log's transaction"),
       });
     }
   }

@@ -1,6 +1,8 @@
-import type { Hex, Log, TransactionReceipt } from "viem";
-import { getAddress, parseEventLogs } from "viem";
-import { abiOf } from "../../../protocol/artifacts.ts";
+import type { Hex, TransactionReceipt } from "viem";
+import { getAddress, isAddressEqual } from "viem";
+import { findDebits } from "../../../protocol/findDebits.ts";
+import type { ParsedDebit } from "../../../protocol/parseDebits.ts";
+import { parseDebits } from "../../../protocol/parseDebits.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../../../protocol/settlementId.ts";
 import type { BuyerChain } from "./buyerChain.ts";
@@ -13,10 +15,9 @@ export type VerifyDebitOptions = {
   lookbackBlocks?: bigint;
 };
 
-const escrowAbi = abiOf("PaymentEscrow");
-
 /**
- * Checks a receipt against the chain: the trusted escrow's `Debited` event for this resource, buyer and idemKey,
+ * Checks a receipt against the chain: the trusted escrow's debit (in its `BatchDebited` logs) of this resource, buyer
+ * and idemKey,
  * with the receipt's amount and fee split. A confirmed receipt names its transaction, which must hold that event; a
  * committed one (answered before mining) names its settlementId, which must be this payment's, and the event is
  * awaited (up to `waitMs`). Returns the transaction and block the debit landed in.
@@ -30,26 +31,25 @@ export async function verifyDebit(
   const found = receipt.transaction
     ? await debitInTransaction(chain, receipt, receipt.transaction as Hex)
     : await awaitCommittedDebit(chain, receipt, options);
-  const debit = found.logs.find(
-    (log) =>
-      getAddress(log.address) === chain.escrow &&
-      log.args.nonce.toLowerCase() === receipt.idemKey.toLowerCase() &&
-      getAddress(log.args.buyer) === getAddress(receipt.payer) &&
-      log.args.resourceId.toLowerCase() === receipt.payTo.toLowerCase(),
-  );
+  const debit = found.debits.find((d) => isThisPayment(d, receipt));
   if (!debit) throw new BuyerError("bad_receipt", `transaction ${found.transaction} holds no debit of this payment`);
-  if (debit.args.amount !== BigInt(receipt.amount) || debit.args.treasuryAmount !== BigInt(receipt.treasuryAmount))
+  if (debit.amount !== BigInt(receipt.amount) || debit.treasuryAmount !== BigInt(receipt.treasuryAmount))
     throw new BuyerError(
       "bad_receipt",
-      `the chain debited ${debit.args.amount} (fee ${debit.args.treasuryAmount}), the receipt says ${receipt.amount} (fee ${receipt.treasuryAmount})`,
+      `the chain debited ${debit.amount} (fee ${debit.treasuryAmount}), the receipt says ${receipt.amount} (fee ${receipt.treasuryAmount})`,
     );
   return { transaction: found.transaction, blockNumber: found.blockNumber };
 }
 
-type Found = { transaction: Hex; blockNumber: bigint; logs: ReturnType<typeof debitedLogs> };
+type Found = { transaction: Hex; blockNumber: bigint; debits: ParsedDebit[] };
 
-function debitedLogs(logs: Log[]) {
-  return parseEventLogs({ abi: escrowAbi, eventName: "Debited", logs });
+/** Whether `debit` is the receipt's payment: its nonce, buyer and resource. */
+function isThisPayment(debit: ParsedDebit, receipt: Receipt): boolean {
+  return (
+    debit.nonce.toLowerCase() === receipt.idemKey.toLowerCase() &&
+    isAddressEqual(debit.buyer, getAddress(receipt.payer)) &&
+    debit.resourceId.toLowerCase() === receipt.payTo.toLowerCase()
+  );
 }
 
 async function debitInTransaction(chain: BuyerChain, receipt: Receipt, hash: Hex): Promise<Found> {
@@ -59,10 +59,10 @@ async function debitInTransaction(chain: BuyerChain, receipt: Receipt, hash: Hex
     throw error;
   });
   if (tx.status !== "success") throw new BuyerError("bad_receipt", `transaction ${hash} reverted`);
-  return { transaction: hash, blockNumber: tx.blockNumber, logs: debitedLogs(tx.logs) };
+  return { transaction: hash, blockNumber: tx.blockNumber, debits: parseDebits(tx.logs, chain.escrow) };
 }
 
-/** Polls the escrow's `Debited` logs of this buyer and nonce until the committed debit is mined, or `waitMs` ends. */
+/** Polls the escrow's `BatchDebited` logs of this resource for this buyer and nonce until the committed debit is mined, or `waitMs` ends. */
 async function awaitCommittedDebit(chain: BuyerChain, receipt: Receipt, options: VerifyDebitOptions): Promise<Found> {
   const expected = settlementIdOf({
     escrow: chain.escrow,
@@ -76,16 +76,18 @@ async function awaitCommittedDebit(chain: BuyerChain, receipt: Receipt, options:
   const fromBlock = start > lookback ? start - lookback : 0n;
   const deadline = Date.now() + (options.waitMs ?? 30_000);
   for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
-    const logs = await chain.publicClient.getContractEvents({
-      address: chain.escrow,
-      abi: escrowAbi,
-      eventName: "Debited",
-      args: { buyer: getAddress(receipt.payer), nonce: receipt.idemKey as Hex },
-      fromBlock,
-      strict: true,
-    });
-    const log = logs[0];
-    if (log) return { transaction: log.transactionHash, blockNumber: log.blockNumber, logs };
+    const toBlock = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+    const debits = (
+      await findDebits(chain.publicClient, {
+        escrow: chain.escrow,
+        resourceId: receipt.payTo as Hex,
+        fromBlock,
+        toBlock,
+      })
+    ).filter((d) => isThisPayment(d, receipt));
+    const debit = debits[0];
+    if (debit?.transactionHash && debit.blockNumber !== null)
+      return { transaction: debit.transactionHash, blockNumber: debit.blockNumber, debits };
     if (Date.now() >= deadline)
       throw new BuyerError(
         "not_confirmed",

@@ -63,7 +63,8 @@ export function registerCallResource(tool: ToolContext): void {
           body: input.body ?? {},
           pinned,
           beforeSign: (terms, payment) =>
-            ledger.hold({ ...payment, resourceId: terms.resourceId, cap: terms.cap }, (view) => {
+            // No idemKey: the ledger allocates the key's next bitmap nonce under its lock, shared by its processes.
+            ledger.hold({ ...payment, idemKey: undefined, resourceId: terms.resourceId, cap: terms.cap }, (view) => {
               const refusal = checkSpend(tool.config.policy, view, {
                 resourceId: terms.resourceId,
                 creator: terms.creator,
