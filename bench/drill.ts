@@ -32,6 +32,7 @@ import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { callTool, connectInMemory } from "../testkit/buyer/connectBuyer.ts";
 import { startCreatorRelay } from "../testkit/buyer/startCreatorRelay.ts";
 import { deployCostlyWallet } from "../testkit/chain/costlyWallet.ts";
+import { debitsOnChain } from "../testkit/chain/debitsOnChain.ts";
 import { devKey, ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
 import { facilitatorEnv, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
 import { freePort } from "../testkit/freePort.ts";
@@ -333,10 +334,7 @@ async function startLyingReceiptTime() {
       rmSync(ledgerDir, { recursive: true, force: true });
     },
     async invariant(): Promise<[string, boolean, string]> {
-      const debited = (await chain.contracts.escrow.getEvents.Debited({ buyer }, { fromBlock: 0n })).reduce(
-        (sum, d) => sum + (d.args.amount as bigint),
-        0n,
-      );
+      const debited = (await debitsOnChain(chain, { buyer })).reduce((sum, d) => sum + d.amount, 0n);
       const refused = outcomes.get("spend_refused") ?? 0;
       const seen = [...outcomes].map(([outcome, count]) => `${count} ${outcome}`).join(", ");
       return [
@@ -413,11 +411,11 @@ while ([...states.values()].includes("committed") && Date.now() < drainDeadline)
 }
 const notConfirmed = [...states.values()].filter((state) => state !== "confirmed").length;
 
-const debits = await chain.contracts.escrow.getEvents.Debited({}, { fromBlock: 0n });
+const debits = await debitsOnChain(chain);
 const debitsByNonce = new Map<string, bigint[]>();
 for (const d of debits) {
-  const key = (d.args.nonce as string).toLowerCase();
-  debitsByNonce.set(key, [...(debitsByNonce.get(key) ?? []), d.args.amount as bigint]);
+  const key = d.nonce.toLowerCase();
+  debitsByNonce.set(key, [...(debitsByNonce.get(key) ?? []), d.amount]);
 }
 const byStatus = new Map<string, number>();
 for (const c of calls) for (const s of c.statuses) byStatus.set(String(s), (byStatus.get(String(s)) ?? 0) + 1);
@@ -438,8 +436,8 @@ const overCap = [...debitsByNonce.entries()].filter(([nonce, amounts]) =>
 const charged = new Map<string, bigint>();
 const signed = new Map<string, bigint>();
 for (const d of debits) {
-  const buyer = (d.args.buyer as string).toLowerCase();
-  charged.set(buyer, (charged.get(buyer) ?? 0n) + (d.args.amount as bigint));
+  const buyer = d.buyer.toLowerCase();
+  charged.set(buyer, (charged.get(buyer) ?? 0n) + d.amount);
 }
 for (const c of calls) {
   if (!debitsByNonce.has(c.nonce.toLowerCase())) continue;
@@ -456,8 +454,8 @@ const brokenAtSettle = broken.filter((c) => c.statuses[0] === "409 settlement_fa
 const heavy = calls.filter((c) => c.kind === "wallet at the ERC-1271 limit");
 const heavyPaid = heavy.filter((c) => c.final === 200).length;
 const isHeavy = (buyer: unknown) => String(buyer).toLowerCase() === heavyWallet.address.toLowerCase();
-const heavyTxs = new Set(debits.filter((d) => isHeavy(d.args.buyer)).map((d) => d.transactionHash));
-const sharedTxs = [...heavyTxs].filter((tx) => debits.some((d) => d.transactionHash === tx && !isHeavy(d.args.buyer)));
+const heavyTxs = new Set(debits.filter((d) => isHeavy(d.buyer)).map((d) => d.transactionHash));
+const sharedTxs = [...heavyTxs].filter((tx) => debits.some((d) => d.transactionHash === tx && !isHeavy(d.buyer)));
 
 const invariants: [string, boolean, string][] = [
   ["no debit without a 200", debitWithout200.length === 0, `${debitWithout200.length} debits without a 200`],

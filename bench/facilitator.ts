@@ -5,6 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
 import { recoverSigner, recoveryBackend } from "../services/facilitator/recoverSigner.ts";
 import { debitDigest } from "../services/protocol/debitDigest.ts";
+import { parseDebits } from "../services/protocol/parseDebits.ts";
 import { percentile } from "../services/protocol/percentile.ts";
 import { debitTypedData } from "../services/protocol/typedData.ts";
 import { stopChild } from "../services/stack/childProcess.ts";
@@ -144,11 +145,7 @@ async function measure(store: Record<string, string>) {
       for (const tx of block.transactions) {
         if (tx.to?.toLowerCase() !== escrow.toLowerCase()) continue;
         const receipt = await chain.publicClient.getTransactionReceipt({ hash: tx.hash as Hex });
-        const debits = parseEventLogs({
-          abi: chain.contracts.escrow.abi,
-          logs: receipt.logs,
-          eventName: "Debited",
-        }).length;
+        const debits = parseDebits(receipt.logs, escrow).length;
         skipped += parseEventLogs({
           abi: chain.contracts.escrow.abi,
           logs: receipt.logs,

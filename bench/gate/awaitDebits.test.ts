@@ -74,7 +74,7 @@ describe("awaitDebits", function () {
       (e: unknown) => e,
     );
     expect(error).to.be.instanceOf(DebitMismatchError);
-    expect((error as Error).message).to.match(/1 of 1 calls answered 200 have no Debited event/);
+    expect((error as Error).message).to.match(/1 of 1 calls answered 200 have no debit logged/);
   });
 
   it("fails when a payment that got no 200 was debited", async function () {

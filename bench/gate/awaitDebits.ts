@@ -1,7 +1,8 @@
-import type { Address, Hex } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import { createPublicClient, http } from "viem";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { BaseError } from "../../services/protocol/errors.ts";
+import { findDebits } from "../../services/protocol/findDebits.ts";
 import { sleep } from "../../testkit/sleep.ts";
 
 export type AwaitDebitsParameters = {
@@ -32,7 +33,7 @@ export type AwaitDebitsErrorType = DebitMismatchError;
 const POLL_MS = 250;
 
 /**
- * Polls the escrow's `Debited` events of `resourceId` from `fromBlock` until every nonce answered 200 has its debit
+ * Polls the debits in the escrow's `BatchDebited` logs of `resourceId` from `fromBlock` until every nonce answered 200 has its debit
  * (under committed settlement the answer comes before the debit is mined), then until two further polls a block
  * apart bring nothing new; throws `DebitMismatchError` unless there is exactly one debit per 200 and none for a payment
  * that got no 200 (or that this load never sent).
@@ -40,23 +41,20 @@ const POLL_MS = 250;
  */
 export async function awaitDebits(p: AwaitDebitsParameters): Promise<DebitsOnChain> {
   const client = createPublicClient({ transport: http(p.rpcUrl) });
-  const abi = abiOf("PaymentEscrow");
+  const _abi = abiOf("PaymentEscrow");
   const started = performance.now();
   const deadline = Date.now() + p.timeoutMs;
   const paid = new Set(p.paid.map((n) => n.toLowerCase()));
   const sent = new Set(p.sent.map((n) => n.toLowerCase()));
   const read = async () =>
     (
-      await client.getContractEvents({
-        address: p.escrow,
-        abi,
-        eventName: "Debited",
-        args: { resourceId: p.resourceId },
+      await findDebits(client as PublicClient, {
+        escrow: p.escrow,
+        resourceId: p.resourceId,
         fromBlock: p.fromBlock,
-        toBlock: "latest",
-        strict: true,
+        toBlock: await client.getBlockNumber({ cacheTime: 0 }),
       })
-    ).map((e) => ({ nonce: e.args.nonce.toLowerCase(), amount: e.args.amount, transaction: e.transactionHash }));
+    ).map((d) => ({ nonce: d.nonce.toLowerCase(), amount: d.amount, transaction: d.transactionHash as Hex }));
   let events = await read();
   let drainedMs = 0;
   for (;;) {
@@ -68,7 +66,7 @@ export async function awaitDebits(p: AwaitDebitsParameters): Promise<DebitsOnCha
     }
     if (Date.now() > deadline)
       throw new DebitMismatchError(
-        `${missing.length} of ${paid.size} calls answered 200 have no Debited event after ${p.timeoutMs / 1000} s (first: ${missing[0]})`,
+        `${missing.length} of ${paid.size} calls answered 200 have no debit logged after ${p.timeoutMs / 1000} s (first: ${missing[0]})`,
       );
     await sleep(POLL_MS);
     events = await read();

@@ -5,7 +5,7 @@ import type { ProjectionsClient } from "./createProjectionsClient.ts";
 import { projections } from "./createProjectionsClient.ts";
 
 /**
- * The revenue of a resource, derived by the indexer from `Debited` events: settled calls and the gross, creator and
+ * The revenue of a resource, derived by the indexer from `BatchDebited` logs: settled calls and the gross, creator and
  * treasury sums; `null` when the resource was never registered. A registered resource without debits has zeros.
  * @example const revenue = await readRevenue(indexer, resourceId)
  */

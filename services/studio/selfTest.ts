@@ -19,7 +19,7 @@ export type SelfTestResult = {
 /**
  * Stage 7: calls the live resource as a buyer would, with the buyer SDK: the 402 quote, its terms pinned against the
  * chain, a signed payment for the first example; then checks the answer equals the example's expected output, the
- * receipt is for this resource and payment, and the chain holds the `Debited` event of exactly that amount.
+ * receipt is for this resource and payment, and the chain holds its debit (`BatchDebited`) of exactly that amount.
  * @throws {StudioError} stage `self-test`: `payment_failed`, `wrong_answer`, `bad_receipt` or `no_debit`.
  * @example const result = await selfTest({ contract, deployed, target, buyer })
  */
@@ -62,7 +62,7 @@ export async function selfTest(p: {
     throw new StudioError(
       "self-test",
       "no_debit",
-      `no Debited event of ${receipt.amount} for this payment: ${error.message}`,
+      `no debit of ${receipt.amount} for this payment: ${error.message}`,
     );
   });
   return {

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { createPublicClient, http, parseEventLogs } from "viem";
+import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { buyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
 import { payForCall } from "../../services/buyer/src/sdk/payForCall.ts";
 import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
-import { abiOf } from "../../services/protocol/artifacts.ts";
+import { parseDebits } from "../../services/protocol/parseDebits.ts";
 import { sleep } from "../../testkit/sleep.ts";
 import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../../testkit/stack/listenAddresses.ts";
 import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
@@ -52,12 +52,10 @@ describe("npm start, end to end", function () {
     const client = createPublicClient({ transport: http(stack.rpcUrl) });
     const receipt = await client.getTransactionReceipt({ hash: transaction });
     expect(receipt.status).to.equal("success");
-    const [debited] = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
-      (log) => log.args.nonce === result.idemKey,
-    );
-    expect(debited!.args.amount.toString()).to.equal(result.receipt.amount);
-    expect((debited!.args.amount - debited!.args.treasuryAmount).toString()).to.equal(result.receipt.creatorAmount);
-    expect(debited!.args.resourceId).to.equal(echo.resourceId);
+    const [debited] = parseDebits(receipt.logs, chain.escrow).filter((d) => d.nonce === result.idemKey);
+    expect(debited!.amount.toString()).to.equal(result.receipt.amount);
+    expect((debited!.amount - debited!.treasuryAmount).toString()).to.equal(result.receipt.creatorAmount);
+    expect(debited!.resourceId).to.equal(echo.resourceId);
 
     let revenue: { calls: number; gross: string; creator: string; treasury: string } | undefined;
     const deadline = Date.now() + 20_000;

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import pg from "pg";
 import type { Address, Hex } from "viem";
-import { createWalletClient, getAddress, http, parseEther, parseEventLogs, parseUnits } from "viem";
+import { createWalletClient, getAddress, http, parseEther, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import IdentityRegistryModule from "../../ignition/modules/IdentityRegistry.ts";
 import TestStablecoinModule from "../../ignition/modules/TestStablecoin.ts";
@@ -15,6 +15,7 @@ import { payForCall } from "../../services/buyer/src/sdk/payForCall.ts";
 import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { serviceChain } from "../../services/protocol/chain.ts";
+import { parseDebits } from "../../services/protocol/parseDebits.ts";
 import { deploymentDir } from "../../services/stack/deployContracts.ts";
 import { publishSamples } from "../../services/stack/publishSamples.ts";
 import { serveRpc } from "../../testkit/chain/rpcServer.ts";
@@ -178,11 +179,9 @@ describe("npm start in external mode, against a separately started chain and Pos
     const { transaction } = await verifyDebit(chain, result.receipt);
     const receipt = await (await publicClient()).getTransactionReceipt({ hash: transaction });
     expect(relayers, "debits are relayed by the configured relayer pool").to.include(getAddress(receipt.from));
-    const debited = parseEventLogs({ abi: abiOf("PaymentEscrow"), logs: receipt.logs, eventName: "Debited" }).filter(
-      (l) => l.args.nonce === result.idemKey,
-    );
+    const debited = parseDebits(receipt.logs, chain.escrow).filter((d) => d.nonce === result.idemKey);
     expect(debited).to.have.length(1);
-    expect(debited[0]!.args.resourceId).to.equal(echo.resourceId);
+    expect(debited[0]!.resourceId).to.equal(echo.resourceId);
     return getAddress(receipt.from);
   }
 

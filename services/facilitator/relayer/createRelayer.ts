@@ -43,7 +43,7 @@ export type Relayer = ReturnType<typeof createRelayer>;
 /**
  * The relayer: a pool of signers, each with its own nonce lane (createSignerLanes), that batches debits
  * (createDebitQueue) into one `debitBatchCompact` transaction (encodeDebitBatch) and reports each item's outcome
- * from the receipt's `Debited` / `DebitSkipped` logs (readDebitOutcomes); `exact` payments and strikes go out in
+ * from the receipt's `BatchDebited` / `DebitSkipped` logs (readDebitOutcomes); `exact` payments and strikes go out in
  * transactions of their own.
  * @example const outcome = await relayer.debit(item)
  */
@@ -109,7 +109,7 @@ export function createRelayer(p: RelayerParameters) {
       for (const { item, resolve, reject } of batch) {
         const outcome = outcomes.get(outcomeKey(item.authorization.buyer, item.authorization.nonce));
         if (outcome) resolve(outcome);
-        else reject(new Error(`no Debited or DebitSkipped log for nonce ${item.authorization.nonce}`));
+        else reject(new Error(`no debit or DebitSkipped logged for nonce ${item.authorization.nonce}`));
       }
     } catch (error) {
       for (const { reject } of batch) reject(error);
@@ -133,7 +133,7 @@ export function createRelayer(p: RelayerParameters) {
       if (receipt.status !== "success")
         await classifyRevert(lane, p.escrow, data, EXACT_GAS, `settleExact ${receipt.transactionHash}`);
       const outcome = readDebitOutcomes(receipt, p.escrow).get(outcomeKey(item.from, item.nonce));
-      if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
+      if (!outcome) throw new Error(`no debit logged for exact nonce ${item.nonce}`);
       p.onBatch?.(bookOf(receipt, 1, [outcome]));
       return outcome;
     },

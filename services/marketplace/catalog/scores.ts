@@ -30,7 +30,7 @@ export function healthOf(history: ProbeHistory, healthWindow: number): { verifie
 }
 
 /**
- * `reputation` from settled versus struck calls (both chain-derived: `Debited` and `StrikeRecorded` events), with one
+ * `reputation` from settled versus struck calls (both chain-derived: `BatchDebited` and `StrikeRecorded` logs), with one
  * pseudo-call of each kind (Laplace smoothing): `100 * (settled + 1) / (settled + struck + 2)`. A new resource
  * starts at 50; it rises towards 100 with settled calls and falls towards 0 with strikes.
  * @example reputationOf(98, 0) // 99

@@ -110,6 +110,19 @@ describe("PaymentEscrow BatchDebited and runs", function () {
     expect(await stack.escrow.read.nonceUsed([buyer.account.address, bitmapNonce(2)])).to.equal(false);
   });
 
+  it("spends the SDK's bitmap nonces (services/protocol/bitmapNonce.ts) as bits, without a nonce slot of their own", async function () {
+    const stack = await setup();
+    const gasOf = async (nonce: Hex) => {
+      const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1n });
+      return (await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount))).gasUsed;
+    };
+    await gasOf(bitmapNonce(0)); // the first debit credits cold earnings slots
+    const bit = await gasOf(bitmapNonce(1));
+    const slot = await gasOf(`0x${"5a".repeat(32)}`);
+    // A new slot costs 20,000 more than rewriting the account word the debit writes anyway.
+    expect(slot - bit > 15_000n, `bitmap ${bit}, random ${slot}`).to.equal(true);
+  });
+
   it("reports a bitmap nonce's state in buyerState and nonceUsed", async function () {
     const stack = await setup();
     const { buyer } = stack.accounts;

@@ -128,7 +128,7 @@ describe("buyer MCP server on the npm start stack", function () {
     }
   });
 
-  it("pays for echo: the body, a receipt that matches the Debited event on chain, and recover_result", async function () {
+  it("pays for echo: the body, a receipt that matches its debit on chain, and recover_result", async function () {
     const { client, close } = await connectInMemory(live);
     try {
       const paid = await callTool(client, "call_resource", { resourceId: echo, body: { hello: "mcp" } });

@@ -1,0 +1,65 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
+import { devKey, startLocalChain } from "../../../../testkit/chain/localChain.ts";
+import { bitmapNonceIndex, NONCES_PER_WORD } from "../../../protocol/bitmapNonce.ts";
+import { buyerChain } from "./buyerChain.ts";
+import { openSpendLedger } from "./openSpendLedger.ts";
+
+const HOLD_NONCES = fileURLToPath(new URL("../../../../testkit/buyer/holdNonces.ts", import.meta.url));
+
+/** Runs testkit/buyer/holdNonces.ts: one process of the key holding `count` payments; resolves with their idemKeys. */
+function holdInProcess(args: string[]): Promise<Hex[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HOLD_NONCES, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => (err += chunk));
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as Hex[]) : reject(new Error(err))));
+  });
+}
+
+describe("the spend ledger's bitmap nonces", function () {
+  let chain: LocalChain;
+  let dir: string;
+  const buyer = privateKeyToAccount(devKey(12)).address;
+
+  before(async function () {
+    chain = await startLocalChain();
+  });
+  after(async () => chain?.close());
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "ledger-nonces-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("two processes of one key allocating at once never hold one nonce twice, and fill words in order", async function () {
+    const args = [chain.rpcUrl, chain.addresses.escrow, buyer, dir, "12"];
+    const [first, second] = await Promise.all([holdInProcess(args), holdInProcess(args)]);
+    const all = [...(first ?? []), ...(second ?? [])];
+    expect(all).to.have.length(24);
+    expect(new Set(all).size, "a nonce allocated twice").to.equal(24);
+    const indexes = all.map((nonce) => bitmapNonceIndex(nonce)).sort((a, b) => (a ?? 0) - (b ?? 0));
+    expect(indexes).to.deep.equal(Array.from({ length: 24 }, (_, i) => i));
+    // Consecutive indexes: 24 calls of the key share one word of its bitmap.
+    expect(new Set(indexes.map((i) => Math.floor((i ?? 0) / NONCES_PER_WORD))).size).to.equal(1);
+  });
+
+  it("continues past the highest index a reopened ledger holds, and keeps an idemKey given to it", async function () {
+    const ledger = () =>
+      openSpendLedger({ dir, chain: buyerChain({ rpcUrl: chain.rpcUrl, escrow: chain.addresses.escrow }), buyer });
+    const hold = { resourceId: `0x${"cd".repeat(32)}` as Hex, cap: 1n, validBefore: 4_102_444_800n };
+    const a = await ledger().hold(hold, () => {});
+    const given = `0x${"11".repeat(32)}` as Hex;
+    expect(await ledger().hold({ ...hold, idemKey: given }, () => {})).to.equal(given);
+    const b = await ledger().hold(hold, () => {});
+    expect([bitmapNonceIndex(a), bitmapNonceIndex(b)]).to.deep.equal([0, 1]);
+  });
+});
