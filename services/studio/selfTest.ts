@@ -59,11 +59,7 @@ export async function selfTest(p: {
     throw new StudioError("self-test", "bad_receipt", "the receipt names another resource or payer", { receipt });
   // A committed receipt is answered before its debit is mined: this waits for the debit, then checks it.
   const mined = await verifyDebit(chain, receipt).catch((error: Error) => {
-    throw new StudioError(
-      "self-test",
-      "no_debit",
-      `no debit of ${receipt.amount} for this payment: ${error.message}`,
-    );
+    throw new StudioError("self-test", "no_debit", `no debit of ${receipt.amount} for this payment: ${error.message}`);
   });
   return {
     cap: paid.terms.cap.toString(),
