@@ -12,7 +12,7 @@ import { hexToBytes, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import StackModule from "../ignition/modules/Stack.ts";
 import { compactDebit } from "../services/facilitator/relayer/compactDebit.ts";
-import { bitmapNonce } from "../services/protocol/bitmapNonce.ts";
+import { bitmapNonce, NONCES_PER_WORD } from "../services/protocol/bitmapNonce.ts";
 import {
   debitAuthorizationTypes,
   escrowDomain,
@@ -210,6 +210,7 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdowns: B
       gasUsed: await gasOf(escrow.write.debitBatch([items], relayerAccount)),
     });
     const compact = [];
+    const firstIndex = nextIndex.get(mainBuyer.address) ?? 0;
     for (let i = 0; i < size; i++) compact.push(compactOf(await signedDebit(null)));
     const hash = await escrow.write.debitBatchCompact([compact], relayerAccount);
     rows.push({
@@ -217,7 +218,11 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdowns: B
       items: size,
       gasUsed: await gasOf(Promise.resolve(hash)),
     });
-    if (size === 50) breakdowns.push(await breakdownOf(hash, size, "one buyer, one resource"));
+    if (size === 50) {
+      const words = new Set([firstIndex, firstIndex + size - 1].map((i) => Math.floor(i / NONCES_PER_WORD)));
+      const note = `nonce indexes ${firstIndex} to ${firstIndex + size - 1}, ${words.size === 1 ? "inside one word" : "so one word moves to a slot of its own"}`;
+      breakdowns.push({ ...(await breakdownOf(hash, size, "one buyer, one resource")), note });
+    }
   }
   const randomForm = [];
   for (let i = 0; i < 50; i++) randomForm.push(compactOf(await signedDebit(`random batch item ${i}`)));
@@ -308,7 +313,7 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdowns: B
 
 type StructLog = { op: string; gas: number; gasCost: number; depth: number };
 /** Gas per item of one batch, by what it pays for. */
-type Breakdown = { shape: string; items: number; gasUsed: bigint; parts: Array<[string, bigint]> };
+type Breakdown = { shape: string; items: number; gasUsed: bigint; parts: Array<[string, bigint]>; note?: string };
 
 /** The targets per item, as a fraction of the baseline, for the two batch shapes broken down. */
 const TARGETS = [
@@ -370,7 +375,11 @@ function render({ rows, baseline, breakdowns }: { rows: Row[]; baseline: bigint;
     "## Where a batched debit's gas goes",
     "",
     "Per item of the two `debitBatchCompact` batches of 50 above, from the node's opcode trace " +
-      "(`debug_traceTransaction`) of each transaction; the last row is the receipt's `gasUsed` less every row above it.",
+      "(`debug_traceTransaction`) of each transaction; the last row is the receipt's `gasUsed` less every row above it." +
+      breakdowns
+        .filter((b) => b.note)
+        .map((b) => ` The batch of ${b.shape} spends ${b.note}.`)
+        .join(""),
     "",
     `| what | ${breakdowns.map((b) => b.shape).join(" | ")} |`,
     `|---|${breakdowns.map(() => "---:").join("|")}|`,
