@@ -136,7 +136,7 @@ describe("service-buyer, packed and installed on its own", function () {
         const server = await connectStdio(bin, [], { PATH: path, HOME: home, XDG_DATA_HOME: join(home, "data") }, app);
         try {
           const { tools } = await server.client.listTools();
-          expect(tools).to.have.length(6);
+          expect(tools).to.have.length(11);
           const search = await callTool(server.client, "search_resources");
           expect(search.data.mode, JSON.stringify(search.data)).to.equal("demo");
           const [echo] = search.data.resources as { resourceId: string }[];

@@ -29,13 +29,14 @@ describe("buyer MCP server, demo mode", function () {
       const card = await callTool(client, "get_card", { resourceId: echo?.resourceId });
       expect(card.data.mode).to.equal("demo");
       const before = await callTool(client, "get_balance");
-      expect(before.data.escrow).to.equal(DEMO_DEPOSIT.toString());
+      expect((before.data.escrow as { base: string }).base).to.equal(DEMO_DEPOSIT.toString());
       const paid = await callTool(client, "call_resource", { resourceId: echo?.resourceId, body: { hello: "demo" } });
       expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
       expect(paid.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
       expect(paid.data.body).to.deep.equal({ echo: { hello: "demo" } });
       const after = await callTool(client, "get_balance");
-      expect(BigInt(after.data.escrow as string)).to.equal(DEMO_DEPOSIT - BigInt(paid.data.amount as string));
+      const escrowAfter = BigInt((after.data.escrow as { base: string }).base);
+      expect(escrowAfter).to.equal(DEMO_DEPOSIT - BigInt((paid.data.amount as { base: string }).base));
       const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
       expect(recovered.data.transaction).to.equal(paid.data.transaction);
       const refused = await callTool(client, "get_card", { resourceId: `0x${"00".repeat(32)}` });

@@ -10,7 +10,19 @@ import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
-const TOOLS = ["call_resource", "get_balance", "get_card", "quote", "recover_result", "search_resources"];
+const TOOLS = [
+  "call_resource",
+  "deposit",
+  "get_balance",
+  "get_card",
+  "list_payments",
+  "quote",
+  "recover_result",
+  "request_withdrawal",
+  "search_resources",
+  "set_spend_limit",
+  "withdraw",
+];
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown };
 

@@ -107,11 +107,16 @@ describe("service-plugins generate --published", function () {
     const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).to.deep.equal([
       "call_resource",
+      "deposit",
       "get_balance",
       "get_card",
+      "list_payments",
       "quote",
       "recover_result",
+      "request_withdrawal",
       "search_resources",
+      "set_spend_limit",
+      "withdraw",
     ]);
     const npxInstalled = execFileSync(
       "find",

@@ -33,6 +33,7 @@ export type Setting =
   | "FACILITATOR_URL"
   | "SERVICE_RESOURCE_IDS"
   | "SPEND_MAX_PER_CALL"
+  | "SPEND_CONFIRM_ABOVE"
   | "SPEND_HOURLY_BUDGET"
   | "SPEND_DAILY_BUDGET"
   | "SPEND_ALLOW_RESOURCES"
@@ -136,7 +137,9 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     allowCreators = [];
   } else allowCreators = creators?.map((item) => getAddress(item));
 
-  const amount = (name: "SPEND_MAX_PER_CALL" | "SPEND_HOURLY_BUDGET" | "SPEND_DAILY_BUDGET") => {
+  const amount = (
+    name: "SPEND_MAX_PER_CALL" | "SPEND_CONFIRM_ABOVE" | "SPEND_HOURLY_BUDGET" | "SPEND_DAILY_BUDGET",
+  ) => {
     const value = env[name];
     if (value === undefined) return undefined;
     if (!DIGITS.test(value)) {
@@ -147,6 +150,7 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
   };
   const policy: SpendPolicy = {
     maxPerCall: amount("SPEND_MAX_PER_CALL"),
+    confirmAbove: amount("SPEND_CONFIRM_ABOVE"),
     hourlyBudget: amount("SPEND_HOURLY_BUDGET"),
     dailyBudget: amount("SPEND_DAILY_BUDGET"),
     allowResources,
