@@ -3,7 +3,6 @@ import { ContractFunctionRevertedError, createWalletClient, custom, BaseError as
 import { abiOf } from "../../../protocol/artifacts.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
-import { formatAmount } from "./formatAmount.ts";
 
 const escrowAbi = abiOf("PaymentEscrow");
 

@@ -52,6 +52,7 @@ export function registerWithdraw(tool: ToolContext): void {
           args: [],
         });
         const after = await readBalance(chain, account.address);
+        // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take
         const withdrawn = before.pendingWithdrawal < before.escrow ? before.pendingWithdrawal : before.escrow;
         return toolAnswer(env.mode, {
           transaction,
