@@ -102,6 +102,7 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
           properties: { text: { type: "string" } },
           additionalProperties: false,
         },
+        sampleRequest: { text: "hello" },
       });
       const buyer = await s.buyer();
       const client = await connect(buyer.key);
@@ -235,6 +236,7 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
     });
   });
 
+  // The withdrawal and spend-limit tests move the chain's clock a day on: paying tests come before them.
   describe("funding and history", function () {
     async function walletBuyer(tokens: bigint) {
       const buyer = await s.buyer(1n);
@@ -243,6 +245,35 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       });
       return buyer;
     }
+
+    it("list_payments shows each paid call with its amount, transaction and receipt, newest first", async function () {
+      const { resourceId } = await s.resource();
+      const buyer = await s.buyer();
+      const client = await connect(buyer.key);
+      const first = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
+      const second = await callTool(client, "call_resource", { resourceId, body: { n: 2 } });
+      const listed = await callTool(client, "list_payments");
+      expect(listed.isError, JSON.stringify(listed.data)).to.equal(false);
+      const payments = listed.data.payments as Record<string, unknown>[];
+      expect(payments.map((p) => p.idemKey)).to.deep.equal([second.data.idemKey, first.data.idemKey]);
+      for (const [payment, paid] of [
+        [payments[0], second],
+        [payments[1], first],
+      ] as const) {
+        expect(payment).to.deep.include({
+          resourceId,
+          status: "paid",
+          amount: { base: "1200", usdc: "0.0012 USDC" },
+          cap: { base: "1200", usdc: "0.0012 USDC" },
+          transaction: paid.data.transaction,
+        });
+        expect((payment?.receipt as { idemKey?: string } | undefined)?.idemKey).to.equal(paid.data.idemKey);
+      }
+      expect(listed.data.totalPaid).to.deep.equal({ base: "2400", usdc: "0.0024 USDC" });
+      const one = await callTool(client, "list_payments", { limit: 1 });
+      expect((one.data.payments as unknown[]).length).to.equal(1);
+      expect(one.data.total).to.equal(2);
+    });
 
     it("deposit without gas signs a ReceiveWithAuthorization that anyone can submit, crediting only the buyer", async function () {
       const buyer = await walletBuyer(2_000_000n);
@@ -383,35 +414,6 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       expect(limit).to.deep.include({ limit: { base: "5000", usdc: "0.005 USDC" }, pending: null });
       const removed = await callTool(client, "set_spend_limit", { limit: "0", periodSeconds: 0 });
       expect(removed.data).to.include({ inForce: true });
-    });
-
-    it("list_payments shows each paid call with its amount, transaction and receipt, newest first", async function () {
-      const { resourceId } = await s.resource();
-      const buyer = await s.buyer();
-      const client = await connect(buyer.key);
-      const first = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
-      const second = await callTool(client, "call_resource", { resourceId, body: { n: 2 } });
-      const listed = await callTool(client, "list_payments");
-      expect(listed.isError, JSON.stringify(listed.data)).to.equal(false);
-      const payments = listed.data.payments as Record<string, unknown>[];
-      expect(payments.map((p) => p.idemKey)).to.deep.equal([second.data.idemKey, first.data.idemKey]);
-      for (const [payment, paid] of [
-        [payments[0], second],
-        [payments[1], first],
-      ] as const) {
-        expect(payment).to.deep.include({
-          resourceId,
-          status: "paid",
-          amount: { base: "1200", usdc: "0.0012 USDC" },
-          cap: { base: "1200", usdc: "0.0012 USDC" },
-          transaction: paid.data.transaction,
-        });
-        expect((payment?.receipt as { idemKey?: string } | undefined)?.idemKey).to.equal(paid.data.idemKey);
-      }
-      expect(listed.data.totalPaid).to.deep.equal({ base: "2400", usdc: "0.0024 USDC" });
-      const one = await callTool(client, "list_payments", { limit: 1 });
-      expect((one.data.payments as unknown[]).length).to.equal(1);
-      expect(one.data.total).to.equal(2);
     });
   });
 });
