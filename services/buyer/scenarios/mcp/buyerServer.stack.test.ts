@@ -131,6 +131,10 @@ describe("buyer MCP server on the npm start stack", function () {
       expect(search.isError).to.equal(false);
       const slugs = (search.data.resources as { slug: string }[]).map((r) => r.slug);
       expect(slugs).to.include.members(["echo", "text-stats"]);
+      const echoRow = (search.data.resources as { slug: string; usdc: Record<string, string> }[]).find(
+        (r) => r.slug === "echo",
+      );
+      expect(echoRow?.usdc.cap).to.equal("0.05 USDC");
       const card = await callTool(client, "get_card", { resourceId: echo });
       expect(card.data.mode).to.equal("live");
       expect(card.data.pinned).to.deep.include({ escrow: stack.contracts.escrow, cap: "50000" });

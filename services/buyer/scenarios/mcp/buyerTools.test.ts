@@ -400,6 +400,9 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       const buyer = await s.buyer();
       await giveGas(buyer.address);
       const client = await connect(buyer.key);
+      const noPeriod = await callTool(client, "set_spend_limit", { limit: "5000", periodSeconds: 0 });
+      expect(noPeriod.error?.code).to.equal("invalid_request");
+      expect(noPeriod.error?.message).to.match(/periodSeconds must be positive/);
       const asked = await callTool(client, "set_spend_limit", { limit: "5000", periodSeconds: 3600 });
       expect(asked.isError, JSON.stringify(asked.data)).to.equal(false);
       expect(asked.data).to.include({ inForce: false });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BuyerError } from "../../sdk/buyerError.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { readBalance } from "../../sdk/readBalance.ts";
 import { sendEscrowTransaction } from "../../sdk/sendEscrowTransaction.ts";
@@ -43,6 +44,11 @@ export function registerSetSpendLimit(tool: ToolContext): void {
         const { chain, account } = tool.buyerOf(env);
         const limit = BigInt(input.limit);
         const period = BigInt(input.periodSeconds);
+        if (limit > 0n && period === 0n)
+          throw new BuyerError(
+            "invalid_request",
+            "periodSeconds must be positive when limit is not 0 (e.g. 86400 for a day)",
+          );
         const before = await readBalance(chain, account.address);
         const now = (await chain.publicClient.getBlock({ blockTag: "latest" })).timestamp;
         const pending = before.spendLimit.pending;
