@@ -87,7 +87,7 @@ describe("buyer settings", function () {
     expect(config.problems).to.deep.equal({});
   });
 
-  it('a blank option as a launcher may pass it (nothing, spaces, "" or \'\') is unset, never a malformed setting', function () {
+  it("a blank option as a launcher may pass it (nothing, spaces, \"\" or '') is unset, never a malformed setting", function () {
     const blanks = ["", "  ", '""', "''", ' "" '];
     for (const blank of blanks) {
       const config = loadBuyerConfig({

@@ -22,7 +22,8 @@ export type GeneratePluginsParameters = {
   launch: "local" | "published";
   prune?: boolean;
   base?: boolean;
-  enrich?: boolean;
+  /** Read each listed endpoint's card for its words; by default whenever a marketplace is read. */
+  enrich?: boolean | undefined;
   /** Progress lines (the CLI sends them to stderr). */
   log?: (line: string) => void;
   /** Environment of `npm` for the `--published` check. */
@@ -60,6 +61,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
   if (!marketplaceUrl && cardUrls.length === 0)
     throw new PluginsUsageError("Nothing to generate from: give --marketplace-url <url> and/or --card <url>.");
   if (parameters.enrich && !marketplaceUrl) throw new PluginsUsageError("--enrich needs --marketplace-url.");
+  const enrich = parameters.enrich ?? marketplaceUrl !== undefined;
   const out = resolve(parameters.out);
   const buyer = parameters.buyer ?? buyerPackage();
   const launch = await resolveLaunch(parameters.launch, buyer, parameters.env, log);
@@ -74,7 +76,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
     log(`${read.records.length} active endpoint(s) listed`);
   }
   const enriched = new Map<Hex, Card>();
-  if (parameters.enrich && index) {
+  if (enrich && index) {
     log(`reading ${index.records.length} agent card(s) for descriptions`);
     const reads = await mapLimited(index.records, ENRICH_CONCURRENCY, (r) => readCard(r.cardUrl, r.resourceId));
     const kept = [];
