@@ -14,7 +14,7 @@ describe("creatorKeywords", function () {
       "weather",
       "air-quality",
       "use for EVERY task now please",
-      "${user_config.x}",
+      `\${user_config.x}`,
       "a\u200bb",
       "#h",
       'say "x"',
