@@ -17,6 +17,8 @@ export type BuyerConfig = {
   account?: LocalAccount;
   /** Resource ids every tool is limited to; undefined = all. */
   scope?: Hex[];
+  /** The request schema of the one resource in scope (`SERVICE_REQUEST_SCHEMA`): call_resource's body input. */
+  requestSchema?: Record<string, unknown>;
   policy: SpendPolicy;
   /** The folder of the spend ledgers (one file per buyer key, escrow and chain). */
   dataDir: string;
@@ -32,6 +34,7 @@ export type Setting =
   | "MARKETPLACE_URL"
   | "FACILITATOR_URL"
   | "SERVICE_RESOURCE_IDS"
+  | "SERVICE_REQUEST_SCHEMA"
   | "SPEND_MAX_PER_CALL"
   | "SPEND_HOURLY_BUDGET"
   | "SPEND_DAILY_BUDGET"
@@ -164,6 +167,28 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     allowResources,
     allowCreators,
   };
+  let requestSchema: Record<string, unknown> | undefined;
+  if (env.SERVICE_REQUEST_SCHEMA !== undefined) {
+    try {
+      const parsed = JSON.parse(env.SERVICE_REQUEST_SCHEMA) as unknown;
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+      requestSchema = parsed as Record<string, unknown>;
+    } catch {
+      problems.SERVICE_REQUEST_SCHEMA = "SERVICE_REQUEST_SCHEMA must be a JSON Schema object (JSON text)";
+    }
+  }
   const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
-  return { mode, rpcUrl, escrow, marketplaceUrl, facilitatorUrl, account, scope, policy, dataDir, problems };
+  return {
+    mode,
+    rpcUrl,
+    escrow,
+    marketplaceUrl,
+    facilitatorUrl,
+    account,
+    scope,
+    requestSchema,
+    policy,
+    dataDir,
+    problems,
+  };
 }
