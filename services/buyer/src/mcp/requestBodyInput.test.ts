@@ -30,7 +30,8 @@ describe("call_resource's body input", function () {
   });
 
   it("is any JSON object otherwise (never untyped, so a client never sends it as a string), saying where the schema is", async function () {
-    for (const env of [{}, { SERVICE_REQUEST_SCHEMA: JSON.stringify(textStats.requestSchema) }]) {
+    const schema = JSON.stringify(textStats.requestSchema);
+    for (const env of [{}, { SERVICE_REQUEST_SCHEMA: schema }] as Record<string, string>[]) {
       const body = await bodyOf(env);
       expect(body.type).to.equal("object");
       expect(body.description).to.include("extensions.bazaar");
