@@ -5,10 +5,11 @@ import { PaymentUnknownError } from "../../sdk/paymentUnknownError.ts";
 import { readPinnedCard } from "../../sdk/readPinnedCard.ts";
 import { verifyDebit } from "../../sdk/verifyDebit.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
+import { requestBodyInput } from "../requestBodyInput.ts";
 import { checkSpend, SpendRefusedError } from "../spendPolicy.ts";
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
-import { amount, bodyInput, common, receiptShape } from "./toolShapes.ts";
+import { amount, common, receiptShape } from "./toolShapes.ts";
 
 /** The settings of the spend policy: a paying call is refused while one of them is malformed. */
 const SPEND_SETTINGS = [
@@ -29,7 +30,7 @@ export function registerCallResource(tool: ToolContext): void {
     {
       title: "Pay for and call an endpoint (spends money)",
       description: `Calls a paid endpoint and pays for it from the buyer's escrow balance: pins the quote against the chain, checks the spend policy, signs a payment capped at the registered max, calls, and verifies the receipt and the debit on chain. Returns the answer, the receipt, the amount paid and the transaction hash. An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.${tool.scoped}`,
-      inputSchema: { resourceId: tool.targetInput, body: bodyInput },
+      inputSchema: { resourceId: tool.targetInput, body: requestBodyInput(tool.config) },
       outputSchema: {
         ...common,
         resourceId: z.string(),
