@@ -33,17 +33,6 @@ export default defineConfig({
   },
   networks: {
     default: { type: "edr-simulated", chainType: "l1", chainId: CHAIN_ID },
-    // `npm start`'s chain. Automine stamps each block at least a second after its parent unless blocks may share a
-    // timestamp: under one transaction per call its clock ran hours ahead of the wall clock, expiring authorizations.
-    node: { type: "edr-simulated", chainType: "l1", chainId: CHAIN_ID, allowBlocksWithSameTimestamp: true },
-    // The same chain mining every 500 ms, the test network's block time (`CHAIN_MINING=interval`).
-    nodeInterval: {
-      type: "edr-simulated",
-      chainType: "l1",
-      chainId: CHAIN_ID,
-      allowBlocksWithSameTimestamp: true,
-      mining: { auto: false, interval: 500 },
-    },
     localhost: { type: "http", chainType: "l1", url: "http://127.0.0.1:8545" },
     testnet: {
       type: "http",

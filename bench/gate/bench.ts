@@ -1,7 +1,7 @@
 /**
  * `npm run bench:gate`: paid calls through the whole `npm start` stack as shipped (indexer live), with automine and
  * then with 500 ms blocks, every 200 checked against one `Debited` event on chain; and the gate alone (stub
- * facilitator) in the same run, with ratios between them and against issue 18's baselines. Writes the "Gate" section
+ * facilitator) in the same run, with ratios between them and against the first paid path's baselines. Writes the "Gate" section
  * of docs/benchmarks.md. Sizes: BENCH_GATE_PAID (paid calls per loaded run), BENCH_GATE_LATENCY (calls at one
  * connection), BENCH_GATE_WARMUP (paid calls after each stack's start, before the measured loads, reported apart),
  * BENCH_GATE_CONNECTIONS ("32,128"), BENCH_GATE_MINING ("auto,interval"), BENCH_GATE_BUYERS,
@@ -42,7 +42,7 @@ const PAID = Number(process.env.BENCH_GATE_PAID ?? 2000);
 const LATENCY = Number(process.env.BENCH_GATE_LATENCY ?? 100);
 const WARM_UP = Number(process.env.BENCH_GATE_WARMUP ?? 4000);
 const CONNECTIONS = list(process.env.BENCH_GATE_CONNECTIONS ?? "32,128").map(Number);
-const MINING = list(process.env.BENCH_GATE_MINING ?? "auto,interval") as ("auto" | "interval")[];
+const MINING = list(process.env.BENCH_GATE_MINING ?? "interval") as ("auto" | "interval")[];
 const BUYERS = Number(process.env.BENCH_GATE_BUYERS ?? 64);
 const STUB = Number(process.env.BENCH_GATE_STUB ?? 3000);
 const CONFIRMED = process.env.BENCH_GATE_CONFIRMED === "1";
@@ -134,7 +134,12 @@ async function main() {
   for (const mining of MINING)
     stacks.push(await measureStack({ ...common, mining, settlement: SETTLEMENT, connections: CONNECTIONS }));
   const confirmed = CONFIRMED
-    ? await measureStack({ ...common, mining: "auto", settlement: "confirmed", connections: CONNECTIONS.slice(0, 1) })
+    ? await measureStack({
+        ...common,
+        mining: "interval",
+        settlement: "confirmed",
+        connections: CONNECTIONS.slice(0, 1),
+      })
     : undefined;
   await gate.close();
   alone = undefined;

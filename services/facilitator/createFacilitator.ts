@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
 import { defined } from "../protocol/defined.ts";
+import { gasCostInTokenUnits } from "../protocol/gasCostInTokenUnits.ts";
 import { RECLAIM_INTERVAL_SECONDS, reclaimStoreSpace, runBackgroundPass } from "./backgroundWork.ts";
 import { createBuyerSnapshots } from "./buyerSnapshots.ts";
 import { createChainReader } from "./chain.ts";
@@ -17,6 +18,7 @@ import { createRelayer } from "./relayer/createRelayer.ts";
 import { createReservedTerms } from "./reservedTerms.ts";
 import { createStore } from "./store/createStore.ts";
 import { nonceBookComplete } from "./store/nonceBook.ts";
+import { readBookTotals, recordSettlementBook } from "./store/settlementBooks.ts";
 
 export type CreateFacilitatorOptions = { clock?: Clock; logger?: Logger; backgroundIntervalMs?: number };
 
@@ -64,12 +66,25 @@ export async function createFacilitator(
     batchMaxItems: batching.maxItems,
     minBatchIntervalMs: batching.minIntervalMs,
     receiptTimeoutMs: config.RECEIPT_TIMEOUT_MS,
-    onBatch: (size, gasUsed) => {
-      metrics.batchSize.observe(size);
-      metrics.batchGas.observe(Number(gasUsed) / size);
+    onBatch: (book) => {
+      metrics.batchSize.observe(book.items);
+      metrics.batchGas.observe(Number(book.gasUsed) / book.items);
+      if (book.debits > 0)
+        metrics.debitCost.observe(Number(gasCostInTokenUnits(book.gasUsed, book.gasPriceWei)) / book.debits);
+      store
+        .transaction((tx) => recordSettlementBook(tx, book, (options.clock ?? systemClock).now()))
+        .catch((error) =>
+          logger.error(
+            { err: (error as Error).message, transaction: book.transaction },
+            "could not record a settlement book",
+          ),
+        );
     },
   });
-  metrics = createFacilitatorMetrics(() => relayer.gasBalances());
+  metrics = createFacilitatorMetrics(
+    () => relayer.gasBalances(),
+    () => readBookTotals(store),
+  );
   const ctx: FacilitatorContext = {
     store,
     chain,

@@ -1,15 +1,49 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { BookTotals } from "./store/settlementBooks.ts";
 
 /** The facilitator's Prometheus metrics, on a registry of its own (several instances may share a process in tests). */
 export type FacilitatorMetrics = ReturnType<typeof createFacilitatorMetrics>;
 
 /**
- * Creates the facilitator's metrics; `gasBalances` is read at scrape time so /metrics shows low relayer gas.
- * @example const metrics = createFacilitatorMetrics(() => relayer.gasBalances())
+ * Creates the facilitator's metrics; `gasBalances` and `bookTotals` are read at scrape time, so /metrics shows low
+ * relayer gas and the relayer's books (kept in the store, so they survive a restart and add up across instances).
+ * @example const metrics = createFacilitatorMetrics(() => relayer.gasBalances(), () => readBookTotals(store))
  */
-export function createFacilitatorMetrics(gasBalances: () => Promise<{ address: string; balance: bigint }[]>) {
+export function createFacilitatorMetrics(
+  gasBalances: () => Promise<{ address: string; balance: bigint }[]>,
+  bookTotals: () => Promise<BookTotals>,
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const books: { name: string; help: string; read: (t: BookTotals) => number }[] = [
+    {
+      name: "transactions",
+      help: "Settlement transactions mined (batches and exact payments)",
+      read: (t) => t.transactions,
+    },
+    { name: "debits", help: "Debits settled by them", read: (t) => t.debits },
+    { name: "gas_used", help: "Gas they used", read: (t) => Number(t.gasUsed) },
+    {
+      name: "cost_units",
+      help: "What that gas cost at each transaction's effective gas price, in token base units (6 decimals)",
+      read: (t) => Number(t.costUnits),
+    },
+    {
+      name: "treasury_units",
+      help: "What the treasury earned by them, in token base units",
+      read: (t) => Number(t.treasuryUnits),
+    },
+  ];
+  for (const book of books)
+    new Gauge({
+      name: `facilitator_books_${book.name}`,
+      help: `Relayer books: ${book.help}`,
+      registers: [registry],
+      async collect() {
+        const totals = await bookTotals().catch(() => null);
+        if (totals) this.set(book.read(totals));
+      },
+    });
   return {
     registry,
     verify: new Counter({
@@ -44,7 +78,13 @@ export function createFacilitatorMetrics(gasBalances: () => Promise<{ address: s
     batchGas: new Histogram({
       name: "facilitator_debit_gas_per_item",
       help: "Gas used per debit in a batch transaction",
-      buckets: [20_000, 30_000, 40_000, 50_000, 70_000, 100_000, 150_000],
+      buckets: [5_000, 10_000, 20_000, 30_000, 40_000, 50_000, 70_000, 100_000, 150_000],
+      registers: [registry],
+    }),
+    debitCost: new Histogram({
+      name: "facilitator_debit_cost_units",
+      help: "Settlement cost per debit (its batch's cost shared evenly), in token base units",
+      buckets: [10, 25, 50, 100, 200, 400, 800, 1_600, 3_200],
       registers: [registry],
     }),
     requestSeconds: new Histogram({

@@ -6,7 +6,7 @@ import type { Receipt } from "../protocol/schemas/receipt.ts";
 import { settlementIdOf } from "../protocol/settlementId.ts";
 import { candidateOf, commitRefusal, commitSettlement, commitVerified, settleBody } from "./commitSettlement.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
-import type { DebitOutcome } from "./relayer/createRelayer.ts";
+import type { DebitOutcome } from "./relayer/debitOutcome.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import type { Reservation, ReservationKey, StoredResponse } from "./store/reservations.ts";
 import { backOffSettlement, claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";

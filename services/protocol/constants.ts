@@ -1,6 +1,21 @@
 /** Chain id of the test network (and of the embedded local chain). */
 export const CHAIN_ID = 5042002;
 
+/**
+ * The public test network the system runs on (`NETWORK=arc-testnet`): its JSON-RPC endpoint, chain id and the USDC
+ * contract (its ERC-20 interface, 6 decimals; EIP-712 domain {@link TOKEN_DOMAIN_NAME}, {@link TOKEN_DOMAIN_VERSION}).
+ * Gas is paid in USDC there (18 decimals as the native currency).
+ */
+export const TEST_NETWORK = {
+  name: "arc-testnet",
+  rpcUrl: "https://rpc.testnet.arc.network",
+  chainId: CHAIN_ID,
+  usdc: "0x3600000000000000000000000000000000000000",
+} as const;
+
+/** The test network's base fee never drops below this (wei of native USDC, 18 decimals); the embedded chain keeps it. */
+export const BASE_FEE_FLOOR_WEI = 20_000_000_000n;
+
 /** CAIP-2 name of the network every payment is bound to. */
 export const NETWORK = "eip155:5042002";
 
@@ -79,3 +94,9 @@ export const FEE_BPS_LIMIT = 5000;
 
 /** Basis points in a whole. */
 export const BPS = 10_000;
+
+/** Decimals of the chain's native currency (Arc testnet pays gas in USDC with 18 decimals natively). */
+export const NATIVE_DECIMALS = 18;
+
+/** Decimals of the payment token (USDC's ERC-20: amounts on the wire are in these base units). */
+export const TOKEN_DECIMALS = 6;

@@ -1,4 +1,6 @@
+import { getAddress } from "viem";
 import { z } from "zod";
+import { TEST_NETWORK } from "../protocol/constants.ts";
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
@@ -17,6 +19,11 @@ export const stackEnvSchema = z.object({
   STUDIO_PORT: port(4040),
   /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
+  /**
+   * External mode on a named network (`arc-testnet`): fills in `RPC_URL` (unless set), the chain id and the network's
+   * USDC as `TOKEN_ADDRESS`; keys and `IDENTITY_ADDRESS` stay explicit.
+   */
+  NETWORK: z.enum([TEST_NETWORK.name]).optional(),
   /** External mode: a remote chain; the embedded chain is not started. */
   RPC_URL: z.url().optional(),
   /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */
@@ -47,7 +54,9 @@ export const stackEnvSchema = z.object({
 export type StackConfig = z.output<typeof stackEnvSchema>;
 
 /**
- * Reads the stack's settings; a bad value stops the start with every problem named.
+ * Reads the stack's settings; a bad value stops the start with every problem named. `NETWORK` fills in what the
+ * network fixes (its RPC endpoint unless `RPC_URL` names another, its USDC), and refuses a `TOKEN_ADDRESS` that is
+ * not the network's USDC or a missing `IDENTITY_ADDRESS` (without it a stablecoin of our own would be deployed there).
  * @example const env = loadStackConfig(process.env)
  */
 export function loadStackConfig(env: Record<string, string | undefined>): StackConfig {
@@ -57,5 +66,16 @@ export function loadStackConfig(env: Record<string, string | undefined>): StackC
       `invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
     );
   }
-  return parsed.data;
+  const config = parsed.data;
+  if (config.NETWORK === undefined) return config;
+  const network = TEST_NETWORK;
+  const problems = [
+    config.TOKEN_ADDRESS !== undefined &&
+      getAddress(config.TOKEN_ADDRESS) !== getAddress(network.usdc) &&
+      `TOKEN_ADDRESS: ${config.TOKEN_ADDRESS} is not ${network.name}'s USDC (${network.usdc}); leave it unset`,
+    config.IDENTITY_ADDRESS === undefined &&
+      `IDENTITY_ADDRESS: NETWORK=${network.name} needs the address of the network's ERC-8004 identity registry`,
+  ].filter((problem): problem is string => typeof problem === "string");
+  if (problems.length) throw new Error(`invalid settings: ${problems.join("; ")}`);
+  return { ...config, RPC_URL: config.RPC_URL ?? network.rpcUrl, TOKEN_ADDRESS: network.usdc };
 }

@@ -3,6 +3,7 @@ import { loadStackConfig, stackEnvSchema } from "./loadStackConfig.ts";
 import { parseCommandLine } from "./parseCommandLine.ts";
 import type { StackRun } from "./stackRun.ts";
 import { createStackRun } from "./stackRun.ts";
+import { checkGas } from "./steps/checkGas.ts";
 import { checkPorts } from "./steps/checkPorts.ts";
 import { chooseKeys } from "./steps/chooseKeys.ts";
 import { compileContracts } from "./steps/compileContracts.ts";
@@ -46,6 +47,7 @@ const STACK_STEPS = [
   "compileContracts",
   "chooseKeys",
   "startChain",
+  "checkGas",
   "deployStack",
   "startIndexer",
   "startFacilitator",
@@ -63,6 +65,7 @@ const steps: Record<(typeof STACK_STEPS)[number], (run: StackRun) => Promise<voi
   compileContracts,
   chooseKeys,
   startChain,
+  checkGas,
   deployStack,
   startIndexer,
   startFacilitator,

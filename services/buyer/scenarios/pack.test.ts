@@ -84,7 +84,8 @@ describe("service-buyer, packed and installed on its own", function () {
   let files: string[] = [];
 
   before(function () {
-    execFileSync(process.execPath, [join(here, "build.ts")], { stdio: "pipe" });
+    // As in a fresh checkout: no dist/ at all. `npm pack` must build it itself (the package's prepack).
+    rmSync(join(here, "dist"), { recursive: true, force: true });
     const packed = JSON.parse(
       npm(["pack", "--json", "--pack-destination", work], here, npmEnv(join(work, "cache"))),
     ) as {
@@ -97,8 +98,15 @@ describe("service-buyer, packed and installed on its own", function () {
 
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  it("packs only the built JavaScript and the README", function () {
-    expect(files).to.include.members(["package.json", "README.md", "dist/bin/service-buyer-mcp.js", "dist/index.js"]);
+  it("builds itself when packed from an unbuilt checkout, and packs only the built JavaScript and the README", function () {
+    expect(files).to.include.members([
+      "package.json",
+      "README.md",
+      "dist/bin/service-buyer.js",
+      "dist/bin/service-buyer-mcp.js",
+      "dist/bin/service-plugins.js",
+      "dist/index.js",
+    ]);
     expect(files.filter((f) => !f.startsWith("dist/") && f !== "package.json" && f !== "README.md")).to.deep.equal([]);
     expect(files.filter((f) => f.endsWith(".ts"))).to.deep.equal([]);
   });

@@ -1,41 +1,21 @@
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
-import { createPublicClient, decodeEventLog, encodeFunctionData, http } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { createPublicClient, encodeFunctionData, http } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
-import { defined } from "../../protocol/defined.ts";
-import { ERC1271_GAS_LIMIT, isChainUnavailable } from "../chain.ts";
-import { compactDebit } from "./compactDebit.ts";
+import { isChainUnavailable } from "../chain.ts";
+import type { BatchBook } from "./batchBook.ts";
+import { BATCH_BASE_GAS, EXACT_GAS, itemGas, STRIKE_GAS } from "./batchGas.ts";
+import type { Pending } from "./createDebitQueue.ts";
+import { createDebitQueue } from "./createDebitQueue.ts";
+import { createFeeCache } from "./createFeeCache.ts";
+import type { Lane } from "./createSignerLanes.ts";
+import { createSignerLanes } from "./createSignerLanes.ts";
 import type { DebitItem } from "./debitItem.ts";
-import type { NonceManager } from "./nonceManager.ts";
-import { createNonceManager } from "./nonceManager.ts";
-import type { Fees } from "./sendTransaction.ts";
+import type { DebitOutcome, ExactItem } from "./debitOutcome.ts";
+import { encodeDebitBatch } from "./encodeDebitBatch.ts";
+import { outcomeKey, readDebitOutcomes } from "./readDebitOutcomes.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
 import { simulateTransaction } from "./simulateTransaction.ts";
-
-/** An `exact` payment for the escrow's `settleExact`. */
-export type ExactItem = {
-  resourceId: Hex;
-  from: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-  signature: Hex;
-};
-
-/** What became of one debit on chain (`block`: the number of the block it was mined in). */
-export type DebitOutcome =
-  | {
-      kind: "debited";
-      transaction: Hex;
-      block: bigint;
-      amount: bigint;
-      creatorAmount: bigint;
-      treasuryAmount: bigint;
-      payer: Address;
-    }
-  | { kind: "skipped"; transaction: Hex; reason: Hex };
 
 export type RelayerParameters = {
   rpcUrl: string;
@@ -54,23 +34,17 @@ export type RelayerParameters = {
   receiptTimeoutMs: number;
   /** How long a fee estimate is reused (ms); replacements raise it anyway when a transaction is stuck. */
   feeCacheMs?: number;
-  onBatch?: (size: number, gasUsed: bigint) => void;
+  /** Called with the book of every mined settlement transaction (batches and `exact` payments). */
+  onBatch?: (book: BatchBook) => void;
 };
 
 export type Relayer = ReturnType<typeof createRelayer>;
 
-/** One signer: its nonce lane, and whether a batch of its is being broadcast (the next one is cut after it). */
-type Lane = { account: ReturnType<typeof privateKeyToAccount>; nonces: NonceManager; broadcasting: boolean };
-/** A queued debit; `alone` once a batch it was in reverted: it then goes out in a batch of its own. */
-type Pending = { item: DebitItem; resolve: (o: DebitOutcome) => void; reject: (e: unknown) => void; alone?: boolean };
-
 /**
- * The relayer: a pool of signers, each with its own nonce lane, that batches debits arriving within
- * `batchWindowMs` (or `batchMaxItems`) into one `debitBatchCompact` transaction (`debitBatch` when an item has
- * no compact encoding, such as a contract wallet's signature) and reports each item's outcome
- * from the receipt's `Debited` / `DebitSkipped` logs. A signer cuts its next batch only once its previous one
- * has been broadcast, so under load whatever arrived meanwhile goes out together (bigger batches, fewer
- * transactions) while receipts are still awaited in parallel.
+ * The relayer: a pool of signers, each with its own nonce lane (createSignerLanes), that batches debits
+ * (createDebitQueue) into one `debitBatchCompact` transaction (encodeDebitBatch) and reports each item's outcome
+ * from the receipt's `Debited` / `DebitSkipped` logs (readDebitOutcomes); `exact` payments and strikes go out in
+ * transactions of their own.
  * @example const outcome = await relayer.debit(item)
  */
 export function createRelayer(p: RelayerParameters) {
@@ -80,34 +54,15 @@ export function createRelayer(p: RelayerParameters) {
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
   const errorAbis = [escrowAbi, registryAbi, abiOf("TestStablecoin")];
-  const lanesByAddress = new Map<Address, Lane>();
-  const laneFor = (key: Hex): Lane => {
-    const account = privateKeyToAccount(key);
-    let lane = lanesByAddress.get(account.address);
-    if (!lane) {
-      lane = { account, nonces: createNonceManager(publicClient, account.address), broadcasting: false };
-      lanesByAddress.set(account.address, lane);
-    }
-    return lane;
-  };
-  const debitLanes = p.relayerKeys.map(laneFor);
-  const strikeLane = laneFor(p.facilitatorKey);
-  let nextLane = 0;
-  let queue: Pending[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  let lastCutAt = 0;
-  let draining = false;
-  const inFlight = new Set<Promise<void>>();
-
-  let feeCache: { at: number; fees: Promise<Fees> } | null = null;
-  const fees = (): Promise<Fees> => {
-    if (!feeCache || Date.now() - feeCache.at >= (p.feeCacheMs ?? 1_000)) {
-      const estimate = publicClient.estimateFeesPerGas();
-      feeCache = { at: Date.now(), fees: estimate };
-      estimate.catch(() => (feeCache = null));
-    }
-    return feeCache.fees;
-  };
+  const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey);
+  const fees = createFeeCache(publicClient, p.feeCacheMs ?? 1_000);
+  const queue = createDebitQueue({
+    batchWindowMs: p.batchWindowMs,
+    batchMaxItems: p.batchMaxItems,
+    minBatchIntervalMs: p.minBatchIntervalMs ?? 0,
+    idleLane: lanes.idle,
+    sendBatch,
+  });
 
   const send = (lane: Lane, to: Address, data: Hex, gas: bigint, onBroadcast?: () => void) =>
     sendTransaction({
@@ -132,71 +87,10 @@ export function createRelayer(p: RelayerParameters) {
     throw new ChainUnavailableError(`${what} reverted on chain but would succeed now`);
   }
 
-  function flush(): void {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    while (queue.length > 0) {
-      const wait = lastCutAt + (p.minBatchIntervalMs ?? 0) - Date.now();
-      if (wait > 0 && !draining && queue.length < p.batchMaxItems) {
-        timer = setTimeout(flush, wait);
-        return;
-      }
-      const lane = idleLane();
-      // Every signer is broadcasting: the first to finish cuts the next batch from everything queued by then.
-      if (!lane) return;
-      const batch = cutBatch();
-      lastCutAt = Date.now();
-      lane.broadcasting = true;
-      let released = false;
-      const broadcast = () => {
-        if (released) return;
-        released = true;
-        lane.broadcasting = false;
-        if (queue.length > 0) flush();
-      };
-      const run = sendBatch(lane, batch, broadcast).finally(() => {
-        inFlight.delete(run);
-        broadcast();
-      });
-      inFlight.add(run);
-    }
-  }
-
-  /**
-   * The next batch from the head of the queue: at most `batchMaxItems` items and MAX_BATCH_GAS of budgeted gas, and
-   * an item marked `alone` by itself.
-   */
-  function cutBatch(): Pending[] {
-    const batch: Pending[] = [];
-    let gas = BATCH_BASE_GAS;
-    for (const next of queue) {
-      const first = batch[0];
-      if (first && (first.alone || next.alone || batch.length >= p.batchMaxItems)) break;
-      if (first && gas + itemGas(next.item) > MAX_BATCH_GAS) break;
-      batch.push(next);
-      gas += itemGas(next.item);
-    }
-    queue = queue.slice(batch.length);
-    return batch;
-  }
-
-  /** No item can sink the others: after a failed batch each goes out again on its own, and fails only for itself. */
-  function isolate(batch: Pending[]): void {
-    queue = [...batch.map((b) => ({ ...b, alone: true })), ...queue];
-    flush();
-  }
-
-  function idleLane(): Lane | undefined {
-    for (let i = 0; i < debitLanes.length; i++) {
-      const lane = debitLanes[nextLane++ % debitLanes.length];
-      if (lane && !lane.broadcasting) return lane;
-    }
-    return undefined;
-  }
-
+  /** Sends one batch and settles each item's promise from the receipt; a failed batch of several is isolated. */
   async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
-      const data = encodeBatch(batch.map((b) => b.item));
+      const data = encodeDebitBatch(batch.map((b) => b.item));
       const gas = batch.reduce((sum, b) => sum + itemGas(b.item), BATCH_BASE_GAS);
       let receipt: TransactionReceipt;
       try {
@@ -204,16 +98,16 @@ export function createRelayer(p: RelayerParameters) {
       } catch (error) {
         // A node that refuses a failing transaction at send (as Hardhat's does) answers, so the chain is reachable.
         if (isChainUnavailable(error)) throw error;
-        if (batch.length > 1) return isolate(batch);
+        if (batch.length > 1) return queue.isolate(batch);
         return await classifyRevert(lane, p.escrow, data, gas, "batch refused at send");
       }
-      if (receipt.status !== "success" && batch.length > 1) return isolate(batch);
+      if (receipt.status !== "success" && batch.length > 1) return queue.isolate(batch);
       if (receipt.status !== "success")
         await classifyRevert(lane, p.escrow, data, gas, `batch ${receipt.transactionHash}`);
-      p.onBatch?.(batch.length, receipt.gasUsed);
-      const outcomes = outcomesOf(receipt);
+      const outcomes = readDebitOutcomes(receipt, p.escrow);
+      p.onBatch?.(bookOf(receipt, batch.length, outcomes.values()));
       for (const { item, resolve, reject } of batch) {
-        const outcome = outcomes.get(key(item.authorization.buyer, item.authorization.nonce));
+        const outcome = outcomes.get(outcomeKey(item.authorization.buyer, item.authorization.nonce));
         if (outcome) resolve(outcome);
         else reject(new Error(`no Debited or DebitSkipped log for nonce ${item.authorization.nonce}`));
       }
@@ -222,67 +116,25 @@ export function createRelayer(p: RelayerParameters) {
     }
   }
 
-  /** A batch in the compact encoding when every item has one (see compactDebit), else in full. */
-  function encodeBatch(items: DebitItem[]): Hex {
-    const compact = items.map(compactDebit);
-    if (compact.every((c) => c !== null))
-      return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatchCompact", args: [compact] });
-    return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [items] });
-  }
-
-  function outcomesOf(receipt: TransactionReceipt): Map<string, DebitOutcome> {
-    const outcomes = new Map<string, DebitOutcome>();
-    for (const log of receipt.logs) {
-      if (log.address.toLowerCase() !== p.escrow.toLowerCase()) continue;
-      try {
-        const event = decodeEventLog({ abi: escrowAbi, data: log.data, topics: log.topics });
-        if (event.eventName === "Debited") {
-          const a = event.args;
-          outcomes.set(key(a.buyer, a.nonce), {
-            kind: "debited",
-            transaction: receipt.transactionHash,
-            block: receipt.blockNumber,
-            amount: a.amount,
-            creatorAmount: a.amount - a.treasuryAmount,
-            treasuryAmount: a.treasuryAmount,
-            payer: a.buyer,
-          });
-        } else if (event.eventName === "DebitSkipped") {
-          outcomes.set(key(event.args.buyer, event.args.nonce), {
-            kind: "skipped",
-            transaction: receipt.transactionHash,
-            reason: event.args.reason,
-          });
-        }
-      } catch {}
-    }
-    return outcomes;
-  }
-
   return {
     publicClient,
-    relayerAddresses: debitLanes.map((lane) => lane.account.address),
-    facilitatorAddress: strikeLane.account.address,
+    relayerAddresses: lanes.debit.map((lane) => lane.account.address),
+    facilitatorAddress: lanes.strike.account.address,
 
     /** Queues a debit for the next batch; resolves with its outcome once the batch is mined. */
-    debit(item: DebitItem): Promise<DebitOutcome> {
-      return new Promise<DebitOutcome>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
-        if (queue.length >= p.batchMaxItems) flush();
-        else timer ??= setTimeout(flush, p.batchWindowMs);
-      });
-    },
+    debit: (item: DebitItem): Promise<DebitOutcome> => queue.push(item),
 
     /** Settles an `exact` payment in its own transaction. */
     async settleExact(item: ExactItem): Promise<DebitOutcome> {
-      const lane = defined(debitLanes[nextLane++ % debitLanes.length], "a debit lane");
+      const lane = lanes.nextDebit();
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
       await simulate(lane, p.escrow, data, EXACT_GAS);
       const receipt = await send(lane, p.escrow, data, EXACT_GAS);
       if (receipt.status !== "success")
         await classifyRevert(lane, p.escrow, data, EXACT_GAS, `settleExact ${receipt.transactionHash}`);
-      const outcome = outcomesOf(receipt).get(key(item.from, item.nonce));
+      const outcome = readDebitOutcomes(receipt, p.escrow).get(outcomeKey(item.from, item.nonce));
       if (!outcome) throw new Error(`no Debited log for exact nonce ${item.nonce}`);
+      p.onBatch?.(bookOf(receipt, 1, [outcome]));
       return outcome;
     },
 
@@ -293,17 +145,17 @@ export function createRelayer(p: RelayerParameters) {
         functionName: "recordStrike",
         args: [resourceId, idemKey, reason],
       });
-      await simulate(strikeLane, p.registry, data, STRIKE_GAS);
-      const receipt = await send(strikeLane, p.registry, data, STRIKE_GAS);
+      await simulate(lanes.strike, p.registry, data, STRIKE_GAS);
+      const receipt = await send(lanes.strike, p.registry, data, STRIKE_GAS);
       if (receipt.status !== "success")
-        await classifyRevert(strikeLane, p.registry, data, STRIKE_GAS, `recordStrike ${receipt.transactionHash}`);
+        await classifyRevert(lanes.strike, p.registry, data, STRIKE_GAS, `recordStrike ${receipt.transactionHash}`);
       return receipt.transactionHash;
     },
 
     /** Native gas balance of every signer, for /ready and /metrics. */
     gasBalances(): Promise<{ address: Address; balance: bigint }[]> {
       return Promise.all(
-        [...lanesByAddress.values()].map(async (lane) => ({
+        lanes.all().map(async (lane) => ({
           address: lane.account.address,
           balance: await publicClient.getBalance({ address: lane.account.address }),
         })),
@@ -311,39 +163,26 @@ export function createRelayer(p: RelayerParameters) {
     },
 
     /** Sends whatever is queued and waits for every batch in flight, including batches cut meanwhile. */
-    async drain(): Promise<void> {
-      draining = true;
-      flush();
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
+    drain: (): Promise<void> => queue.drain(),
   };
 }
 
-/** Gas budgeted for a batch transaction itself, before its items. */
-const BATCH_BASE_GAS = 150_000n;
-/** Gas budgeted per batch item signed by a key (docs/gas.md measures 34–41k; the rest is headroom). */
-const ITEM_GAS = 70_000n;
-/**
- * Extra gas budgeted for an item whose signature a contract checks (ERC-1271): the escrow forwards at most
- * ERC1271_GAS_LIMIT (500k), which the call only gets while 64/63 of it is left, plus the call and its calldata copy.
- */
-const ERC1271_ITEM_GAS = (ERC1271_GAS_LIMIT * 64n) / 63n + 30_000n;
-/** Most gas one batch transaction is budgeted: well below a block's gas limit. */
-const MAX_BATCH_GAS = 12_000_000n;
-/** Gas of a `settleExact` transaction: 130k measured (docs/gas.md), plus the token's ERC-1271 check of a contract payer. */
-const EXACT_GAS = 250_000n + ERC1271_ITEM_GAS;
-
-/**
- * The gas an item is budgeted in a batch: a key-signed item its measured cost with headroom, an item a contract
- * must check (or that has no compact encoding, such as a contract wallet's signature) also the most that check may
- * use on chain, so that no item can make its batch run out of gas.
- */
-function itemGas(item: DebitItem): bigint {
-  return item.signedByContract || compactDebit(item) === null ? ITEM_GAS + ERC1271_ITEM_GAS : ITEM_GAS;
-}
-/** Gas of a `recordStrike` transaction. */
-const STRIKE_GAS = 200_000n;
-
-function key(buyer: string, nonce: string): string {
-  return `${buyer.toLowerCase()}:${nonce.toLowerCase()}`;
+/** The book of one mined settlement transaction, from its receipt and the outcomes its logs gave. */
+function bookOf(receipt: TransactionReceipt, items: number, outcomes: Iterable<DebitOutcome>): BatchBook {
+  let debits = 0;
+  let treasuryUnits = 0n;
+  for (const outcome of outcomes) {
+    if (outcome.kind !== "debited") continue;
+    debits++;
+    treasuryUnits += outcome.treasuryAmount;
+  }
+  return {
+    transaction: receipt.transactionHash,
+    block: receipt.blockNumber,
+    items,
+    debits,
+    gasUsed: receipt.gasUsed,
+    gasPriceWei: receipt.effectiveGasPrice,
+    treasuryUnits,
+  };
 }

@@ -7,6 +7,7 @@ import { getJson, postJson, startFacilitator } from "../../../testkit/facilitato
 import { sleep } from "../../../testkit/sleep.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { decodeBase64Json } from "../../protocol/base64.ts";
+import { gasCostInTokenUnits } from "../../protocol/gasCostInTokenUnits.ts";
 import { receiptSchema } from "../../protocol/schemas/receipt.ts";
 
 const CAP = 50_000n;
@@ -107,6 +108,39 @@ describe("facilitator", function () {
         authorization: payload.authorization,
         signature: payload.signature,
       });
+    });
+
+    it("books every settlement transaction: its gas, its cost at the effective gas price and the treasury's income, in /metrics", async function () {
+      const books = async () => {
+        const text = await (await fetch(`${facilitator.url}/metrics`)).text();
+        const read = (name: string) =>
+          BigInt(Number(new RegExp(`^facilitator_books_${name} (\\S+)$`, "m").exec(text)?.[1] ?? "NaN"));
+        return {
+          transactions: read("transactions"),
+          debits: read("debits"),
+          gas: read("gas_used"),
+          cost: read("cost_units"),
+          treasury: read("treasury_units"),
+        };
+      };
+      const before = await books();
+      const payload = await pay();
+      expect((await verify(payload)).body.isValid).to.equal(true);
+      const settle = { idemKey: payload.authorization.nonce, resourceId, amount: "1200", response };
+      const settled = await postJson(`${facilitator.url}/settle`, settle);
+      expect(settled.body.success).to.equal(true);
+      let after = await books();
+      while (after.transactions === before.transactions) {
+        await sleep(50);
+        after = await books();
+      }
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction });
+      expect(after.transactions - before.transactions).to.equal(1n);
+      expect(after.debits - before.debits).to.equal(1n);
+      expect(after.gas - before.gas).to.equal(receipt.gasUsed);
+      expect(after.cost - before.cost).to.equal(gasCostInTokenUnits(receipt.gasUsed, receipt.effectiveGasPrice));
+      expect(after.cost - before.cost > 0n).to.equal(true);
+      expect(after.treasury - before.treasury).to.equal(60n);
     });
 
     it("holds a reservation at most an hour: a longer signed window is refused", async function () {

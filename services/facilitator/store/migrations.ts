@@ -280,4 +280,27 @@ export const MIGRATIONS: readonly string[] = [
      RETURN QUERY SELECT 'reserved'::TEXT, v_held;
    END $$;`,
   MIGRATION_9,
+  // 10: the relayer's books: one row per mined settlement transaction (what it cost at its effective gas price, in
+  // the token's base units, beside what the treasury earned), and running totals kept in the same statement so
+  // /metrics reads one row however long the history.
+  `CREATE TABLE settlement_book (
+     transaction    TEXT PRIMARY KEY,
+     block          BIGINT NOT NULL,
+     items          INTEGER NOT NULL,
+     debits         INTEGER NOT NULL,
+     gas_used       NUMERIC(78,0) NOT NULL,
+     gas_price_wei  NUMERIC(78,0) NOT NULL,
+     cost_units     NUMERIC(78,0) NOT NULL,
+     treasury_units NUMERIC(78,0) NOT NULL,
+     recorded_at    BIGINT NOT NULL
+   );
+   CREATE TABLE settlement_book_total (
+     one            BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+     transactions   BIGINT NOT NULL,
+     debits         BIGINT NOT NULL,
+     gas_used       NUMERIC(78,0) NOT NULL,
+     cost_units     NUMERIC(78,0) NOT NULL,
+     treasury_units NUMERIC(78,0) NOT NULL
+   );
+   INSERT INTO settlement_book_total VALUES (TRUE, 0, 0, 0, 0, 0);`,
 ];

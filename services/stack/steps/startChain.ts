@@ -4,31 +4,26 @@ import { rpcAnswers, setAutomine, startPart } from "../childProcess.ts";
 import type { StackRun } from "../stackRun.ts";
 
 /**
- * Starts the embedded Hardhat EDR chain on loopback (not in external mode), mining at once while the stack is set
+ * Starts the embedded EDR chain (`services/chain/main.ts`, base fee floor 20 gwei) on loopback (not in external mode), mining at once while the stack is set
  * up, and checks that the chain has the test network's id.
  * @example await startChain(run)
  */
 export async function startChain(run: StackRun): Promise<void> {
   const { env } = run;
   const rpcUrl = run.urls.rpc;
-  if (!run.external) {
+  if (run.external) run.say(`using the chain at ${rpcUrl}${env.NETWORK ? ` (${env.NETWORK})` : ""}`);
+  else {
     run.say(
-      `starting the local chain (Hardhat EDR, chain id ${CHAIN_ID}, mining ${env.CHAIN_MINING === "interval" ? "every 500 ms" : "each transaction"}) on ${rpcUrl}`,
+      `starting the local chain (EDR, chain id ${CHAIN_ID}, base fee floor 20 gwei, mining ${env.CHAIN_MINING === "interval" ? "every 500 ms" : "each transaction"}) on ${rpcUrl}`,
     );
     run.parts.push(
       await startPart({
         name: "chain",
-        command: run.bin("hardhat"),
-        // Hardhat binds 0.0.0.0 inside a container: the chain's unlocked development accounts stay on loopback.
-        args: [
-          "node",
-          "--network",
-          env.CHAIN_MINING === "interval" ? "nodeInterval" : "node",
-          "--hostname",
-          "127.0.0.1",
-          "--port",
-          String(env.CHAIN_PORT),
-        ],
+        // services/chain/main.ts: EDR with the test network's base fee floor, its unlocked development accounts on
+        // loopback only.
+        command: process.execPath,
+        args: ["services/chain/main.ts"],
+        env: { CHAIN_PORT: String(env.CHAIN_PORT), CHAIN_MINING: env.CHAIN_MINING },
         cwd: run.root,
         ready: () => rpcAnswers(rpcUrl),
         log: run.logFile("chain"),

@@ -99,6 +99,38 @@ describe("buyer settings", function () {
     expect(bad.policy.confirmAbove).to.equal(0n);
   });
 
+  it("a blank option as a launcher may pass it (nothing, spaces, \"\" or '') is unset, never a malformed setting", function () {
+    const blanks = ["", "  ", '""', "''", ' "" '];
+    for (const blank of blanks) {
+      const config = loadBuyerConfig({
+        BUYER_PRIVATE_KEY: blank,
+        RPC_URL: blank,
+        SPEND_MAX_PER_CALL: blank,
+        SPEND_HOURLY_BUDGET: blank,
+        SPEND_DAILY_BUDGET: blank,
+        SPEND_CONFIRM_ABOVE: blank,
+        SPEND_ALLOW_CREATORS: blank,
+        SPEND_ALLOW_RESOURCES: blank,
+        SERVICE_RESOURCE_IDS: blank,
+        FACILITATOR_URL: blank,
+        SERVICE_BUYER_DATA_DIR: blank,
+        HOME: "/h",
+      });
+      expect(config.problems, JSON.stringify(blank)).to.deep.equal({});
+      expect(config.mode).to.equal("demo");
+      expect(config.policy).to.deep.equal({
+        maxPerCall: undefined,
+        hourlyBudget: undefined,
+        dailyBudget: undefined,
+        allowResources: undefined,
+        allowCreators: undefined,
+        confirmAbove: undefined,
+      });
+      expect(config.dataDir).to.equal("/h/.local/share/service-buyer");
+    }
+    expect(loadBuyerConfig({ SPEND_DAILY_BUDGET: '"5"' }).problems.SPEND_DAILY_BUDGET).to.match(/base units/);
+  });
+
   it("a malformed key is named, never echoed, and the read-only settings still load", function () {
     const key = `0x${"zz".repeat(32)}`;
     const config = loadBuyerConfig({ BUYER_PRIVATE_KEY: key, RPC_URL: "http://127.0.0.1:1", ESCROW_ADDRESS: escrow });

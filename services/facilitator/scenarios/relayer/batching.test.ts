@@ -11,9 +11,10 @@ import { sleep } from "../../../../testkit/sleep.ts";
 import { signEscrowPayment } from "../../../buyer/src/sdk/signPayment.ts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import { debitAuthorization } from "../../../protocol/typedData.ts";
-import type { DebitOutcome, RelayerParameters } from "../../relayer/createRelayer.ts";
+import type { RelayerParameters } from "../../relayer/createRelayer.ts";
 import { createRelayer } from "../../relayer/createRelayer.ts";
 import type { DebitItem } from "../../relayer/debitItem.ts";
+import type { DebitOutcome } from "../../relayer/debitOutcome.ts";
 
 const CAP = 50_000n;
 

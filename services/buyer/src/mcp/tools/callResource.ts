@@ -7,10 +7,11 @@ import { readPinnedCard } from "../../sdk/readPinnedCard.ts";
 import { verifyDebit } from "../../sdk/verifyDebit.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
 import { confirmPayment } from "../confirmPayment.ts";
+import { requestBodyInput } from "../requestBodyInput.ts";
 import { checkSpend, SpendRefusedError } from "../spendPolicy.ts";
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
-import { amountView, bodyInput, common, receiptShape } from "./toolShapes.ts";
+import { amountView, common, receiptShape } from "./toolShapes.ts";
 
 /** The settings of the spend policy: a paying call is refused while one of them is malformed. */
 const SPEND_SETTINGS = [
@@ -32,7 +33,7 @@ export function registerCallResource(tool: ToolContext): void {
     {
       title: "Pay for and call an endpoint (spends money)",
       description: `Calls a paid endpoint and pays for it from the buyer's escrow balance: pins the quote against the chain, checks the spend policy, signs a payment capped at the registered max (the cap: the most the call can debit; the metered price charged is at most it, see quote), calls, and verifies the receipt and the debit on chain. The spend policy applies to the cap: SPEND_MAX_PER_CALL refuses a call whose cap is above it, the hourly and daily budgets count each cap until the chain shows what was debited, and above SPEND_CONFIRM_ABOVE the user is asked to confirm (MCP elicitation) and nothing is paid unless they accept. Returns the answer, the receipt, the amount paid and the cap (base units and USDC) and the transaction hash. An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.${tool.scoped}`,
-      inputSchema: { resourceId: tool.targetInput, body: bodyInput },
+      inputSchema: { resourceId: tool.targetInput, body: requestBodyInput(tool.config) },
       outputSchema: {
         ...common,
         resourceId: z.string(),
