@@ -126,7 +126,7 @@ describe("generated plugins against npm start", function () {
       expect(paid.isError, `${JSON.stringify(paid.content)}\n${session.stderr()}`).to.not.equal(true);
       const answer = paid.structuredContent as {
         body: unknown;
-        amount: string;
+        amount: { base: string; usdc: string };
         transaction: `0x${string}`;
         idemKey: `0x${string}`;
         receipt: { payer: string; payTo: string; amount: string; creatorAmount: string };
@@ -145,7 +145,7 @@ describe("generated plugins against npm start", function () {
       expect(debited, "no Debited event for the payment's nonce").to.not.equal(undefined);
       expect(debited!.args.resourceId).to.equal(resource.resourceId);
       expect(debited!.args.buyer.toLowerCase()).to.equal(buyer.address.toLowerCase());
-      expect(debited!.args.amount.toString()).to.equal(answer.amount).and.to.equal(answer.receipt.amount);
+      expect(debited!.args.amount.toString()).to.equal(answer.amount.base).and.to.equal(answer.receipt.amount);
     }
   });
 
