@@ -22,7 +22,7 @@ export type FundBuyerParameters = {
  */
 export async function fundBuyer(p: FundBuyerParameters): Promise<Address> {
   const address = p.buyer.account.address;
-  const tokenAbi = abiOf("TestStablecoin");
+  const tokenAbi = abiOf("IFiatToken");
   const mined = async (hash: Hex) => {
     const receipt = await p.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (receipt.status !== "success") throw new Error(`funding buyer ${address}: transaction ${hash} reverted`);

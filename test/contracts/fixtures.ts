@@ -61,7 +61,7 @@ export async function deployStack() {
 export async function deployTypedStack() {
   const { token, identity, registry, escrow, publicClient, accounts } = await deployStack();
   return {
-    token: await viem.getContractAt("TestStablecoin", token.address),
+    token: await viem.getContractAt("IFiatToken", token.address),
     identity: await viem.getContractAt("IdentityRegistry", identity.address),
     registry: await viem.getContractAt("ResourceRegistry", registry.address),
     escrow: await viem.getContractAt("PaymentEscrow", escrow.address),

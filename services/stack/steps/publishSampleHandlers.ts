@@ -43,7 +43,7 @@ async function mint(rpcUrl: string, token: Address, to: Address, amount: bigint)
   await publicClient.waitForTransactionReceipt({
     hash: await admin.writeContract({
       address: token,
-      abi: abiOf("TestStablecoin"),
+      abi: abiOf("IFiatToken"),
       functionName: "mint",
       args: [to, amount],
     }),

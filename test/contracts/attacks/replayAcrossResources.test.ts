@@ -228,7 +228,7 @@ async function deployTwinOnChain(
   });
   return {
     viem: connection.viem,
-    token: await connection.viem.getContractAt("TestStablecoin", deployed.token.address),
+    token: await connection.viem.getContractAt("IFiatToken", deployed.token.address),
     identity: await connection.viem.getContractAt("IdentityRegistry", deployed.identity.address),
     registry: await connection.viem.getContractAt("ResourceRegistry", deployed.registry.address),
     escrow: await connection.viem.getContractAt("PaymentEscrow", deployed.escrow.address),
