@@ -1,7 +1,7 @@
 import { buildModule } from "@nomicfoundation/ignition-core";
+import FiatTokenModule from "./FiatToken.ts";
 import IdentityRegistryModule from "./IdentityRegistry.ts";
 import { deployResourceRegistry } from "./parts.ts";
-import FiatTokenModule from "./FiatToken.ts";
 
 /** The resource registry on a local chain, with the local stablecoin and identity registry. */
 export default buildModule("ResourceRegistry", (m) => {

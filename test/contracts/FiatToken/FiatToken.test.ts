@@ -44,7 +44,9 @@ describe("FiatToken (the local USDC)", function () {
     expect(await stack.token.read.symbol()).to.equal("USDC");
     expect(await stack.token.read.decimals()).to.equal(6);
     expect(await stack.token.read.version()).to.equal("2");
-    expect(await stack.token.read.DOMAIN_SEPARATOR()).to.equal(domainSeparator({ domain: tokenDomain(stack.token.address) }));
+    expect(await stack.token.read.DOMAIN_SEPARATOR()).to.equal(
+      domainSeparator({ domain: tokenDomain(stack.token.address) }),
+    );
     expect(await stack.token.read.isMinter([stack.accounts.admin.account.address])).to.equal(true);
   });
 
