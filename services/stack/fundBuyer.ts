@@ -3,7 +3,7 @@ import { abiOf } from "../protocol/artifacts.ts";
 
 export type FundBuyerParameters = {
   publicClient: PublicClient;
-  /** Holds the test stablecoin's minter role (the development admin). */
+  /** A minter of the local USDC (FiatToken's `configureMinter`: the development admin). */
   minter: WalletClient<Transport, Chain, Account>;
   /** The buyer: approves the escrow and deposits from its own account. */
   buyer: WalletClient<Transport, Chain, Account>;
@@ -16,7 +16,7 @@ export type FundBuyerParameters = {
 };
 
 /**
- * Funds a buyer on a development chain: the minter mints test stablecoin to the buyer's wallet, then the buyer
+ * Funds a buyer on a development chain: the minter mints local USDC to the buyer's wallet, then the buyer
  * approves the escrow and deposits `deposit` of it, each transaction mined before the next is sent.
  * @example const buyer = await fundBuyer({ publicClient, minter, buyer: wallet, token, escrow, deposit: 1_000_000n })
  */

@@ -295,7 +295,7 @@ export function nonceOf(label: string | number | bigint): Hex {
 }
 
 /**
- * Mints `amount` of the stablecoin to `to` (the stack's admin holds MINTER_ROLE).
+ * Mints `amount` of the stablecoin to `to` (the stack's admin is the FiatToken's configured minter).
  * @example await mintTokens(stack, buyer.account.address, 10n * USDC)
  */
 export async function mintTokens(stack: Stack, to: Address, amount: bigint): Promise<void> {
