@@ -59,7 +59,7 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdown: Br
       },
     },
   });
-  const token = await viem.getContractAt("TestStablecoin", deployed.token.address);
+  const token = await viem.getContractAt("IFiatToken", deployed.token.address);
   const identity = await viem.getContractAt("IdentityRegistry", deployed.identity.address);
   const registry = await viem.getContractAt("ResourceRegistry", deployed.registry.address);
   const escrow = await viem.getContractAt("PaymentEscrow", deployed.escrow.address);

@@ -3,9 +3,10 @@ import type { Hex } from "viem";
 import { createPublicClient, createWalletClient, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { until } from "../../testkit/until.ts";
-import { abiOf, bytecodeOf } from "../protocol/artifacts.ts";
+import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { BASE_FEE_FLOOR_WEI } from "../protocol/constants.ts";
+import { deployFiatToken } from "../stack/deployFiatToken.ts";
 import { devKey } from "../stack/devAccounts.ts";
 import type { EdrChain } from "./startEdrChain.ts";
 import { startEdrChain } from "./startEdrChain.ts";
@@ -75,14 +76,8 @@ describe("the embedded chain (startEdrChain)", function () {
     const admin = clientsOf(chain, keys[0]);
     const buyer = clientsOf(chain, keys[1]);
     const payee = privateKeyToAccount(keys[2]).address;
-    const deployed = await admin.publicClient.waitForTransactionReceipt({
-      hash: await admin.wallet.deployContract({
-        abi: abiOf("TestStablecoin"),
-        bytecode: bytecodeOf("TestStablecoin"),
-        args: [admin.wallet.account.address],
-      }),
-    });
-    const token = { address: deployed.contractAddress!, abi: abiOf("TestStablecoin") } as const;
+    const address = await deployFiatToken({ publicClient: admin.publicClient, wallet: admin.wallet });
+    const token = { address, abi: abiOf("IFiatToken") } as const;
     await admin.publicClient.waitForTransactionReceipt({
       hash: await admin.wallet.writeContract({
         ...token,

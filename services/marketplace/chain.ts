@@ -59,7 +59,7 @@ export function createMarketplaceChain({
   const abis = {
     registry: abiOf("ResourceRegistry"),
     identity: abiOf("IdentityRegistry"),
-    token: abiOf("TestStablecoin"),
+    token: abiOf("IFiatToken"),
   };
   const errorSignatures = new Set<string>();
   /** Every custom error of our contracts, so that a revert deep in a call (the token's, say) is decoded by name. */

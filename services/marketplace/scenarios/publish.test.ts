@@ -350,7 +350,7 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
         const { status, body } = await stack.post(prepared.request);
         expect(status, JSON.stringify(body)).to.equal(422);
         expect(body.error.code).to.equal("index_failed");
-        expect(body.error.message).to.contain("ERC20InsufficientBalance");
+        expect(body.error.message).to.contain("ERC20: transfer amount exceeds balance");
       } finally {
         stack.marketplace.ctx.chain.transferIdentity = original;
       }

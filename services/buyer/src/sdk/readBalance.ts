@@ -44,7 +44,7 @@ export async function readBalance(chain: BuyerChain, address: Address): Promise<
     }),
     chain.publicClient.readContract({
       address: token,
-      abi: abiOf("TestStablecoin"),
+      abi: abiOf("IFiatToken"),
       functionName: "balanceOf",
       args: [address],
     }),
