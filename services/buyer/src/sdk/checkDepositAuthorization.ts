@@ -45,13 +45,13 @@ export async function checkDepositAuthorization(
   const [used, wallet] = await Promise.all([
     chain.publicClient.readContract({
       address: asset,
-      abi: abiOf("TestStablecoin"),
+      abi: abiOf("IFiatToken"),
       functionName: "authorizationState",
       args: [from, authorization.nonce],
     }),
     chain.publicClient.readContract({
       address: asset,
-      abi: abiOf("TestStablecoin"),
+      abi: abiOf("IFiatToken"),
       functionName: "balanceOf",
       args: [from],
     }),
