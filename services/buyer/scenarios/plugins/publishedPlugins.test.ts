@@ -73,6 +73,7 @@ describe("service-plugins generate --published", function () {
       cwd: buyerDir,
       env: { ...process.env, ...registry.env },
       encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
     });
     const { filename } = (JSON.parse(packed) as { filename: string }[])[0]!;
     execFileSync("npm", ["publish", join(work, filename)], {
