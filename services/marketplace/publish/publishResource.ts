@@ -14,6 +14,7 @@ import { cardUrlOf, registrationUrlOf } from "../marketplaceContext.ts";
 import { deleteListing, markPublished, savePendingListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 import { checkBond } from "./checkBond.ts";
+import { checkPrice } from "./checkPrice.ts";
 import { mintIdentity } from "./mintIdentity.ts";
 import { moderate } from "./moderation.ts";
 import { probeResource } from "./probeResource.ts";
@@ -41,7 +42,7 @@ export type PublishResourceErrorType = PublishRefusedError;
 export type PublishResult = { resourceId: Hex; agentId: string; cardUrl: string; stages: StageReport[] };
 
 /**
- * Runs the publish pipeline: moderation, bond, probe, mint, index, each timed. A refusal throws PublishRefusedError
+ * Runs the publish pipeline: moderation, price, bond, probe, mint, index, each timed. A refusal throws PublishRefusedError
  * naming its stage; nothing is listed unless every stage passed, because a resource is listed only once its
  * registration (with its bond, in the same transaction) is on chain and the listing written before it is kept.
  * @example const result = await publishResource(ctx, request)
@@ -85,6 +86,11 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         },
         ctx.moderationRules,
       );
+      return verdict.ok ? { ok: true, value: undefined } : verdict;
+    });
+
+    await stage("price", async () => {
+      const verdict = await checkPrice({ chain: ctx.chain, config: ctx.config, request });
       return verdict.ok ? { ok: true, value: undefined } : verdict;
     });
 
