@@ -4,6 +4,7 @@ import { cardHashOf } from "../../protocol/cardHash.ts";
 import { defined } from "../../protocol/defined.ts";
 import { BaseError } from "../../protocol/errors.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
+import { meteredPrice } from "../../protocol/price.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
@@ -89,9 +90,9 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
       return verdict.ok ? { ok: true, value: undefined } : verdict;
     });
 
-    await stage("price", async () => {
+    const floor = await stage("price", async () => {
       const verdict = await checkPrice({ chain: ctx.chain, config: ctx.config, request });
-      return verdict.ok ? { ok: true, value: undefined } : verdict;
+      return verdict.ok ? { ok: true, value: verdict.floor.minimumBase } : verdict;
     });
 
     const bond = await stage("bond", async () => {
@@ -126,7 +127,16 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         maxBodyBytes: ctx.config.PROBE_MAX_BODY_BYTES,
         allowPrivate: ctx.config.PROBE_ALLOW_PRIVATE,
       });
-      return probe.ok ? { ok: true, value: probe.card } : { ok: false, reason: `${probe.check}: ${probe.reason}` };
+      if (!probe.ok) return { ok: false, reason: `${probe.check}: ${probe.reason}` };
+      const [quoted] = probe.quote.accepts;
+      const least = meteredPrice({ ...quoted.pricing, cap: quoted.maxAmountRequired, responseBytes: 0 });
+      if (least < floor) {
+        return {
+          ok: false,
+          reason: `quote: computeMultiplier ${quoted.pricing.computeMultiplier} charges a successful call as little as ${least}, below the price floor ${floor}`,
+        };
+      }
+      return { ok: true, value: probe.card };
     });
 
     const minted = await stage("mint", async () => {

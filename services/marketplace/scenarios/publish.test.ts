@@ -250,6 +250,24 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       expect(onChain.pricing.base.toString()).to.equal(minimum);
     });
 
+    it("a quote whose multiplier charges a successful call below the floor is refused at the probe, though base and max pass", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const minimum = BigInt((await floor()).minimumBase);
+      const prepared = await stack.prepare({
+        slug: "discounted-below-cost",
+        base: String(minimum),
+        tamper: (state) => {
+          state.quote.computeMultiplier = 0.5;
+        },
+      });
+      const { status, body } = await stack.post(prepared.request);
+      expect(status, JSON.stringify(body)).to.equal(422);
+      expect(body.error.code).to.equal("probe_failed");
+      expect(body.error.message).to.contain(
+        `computeMultiplier 0.5 charges a successful call as little as ${minimum / 2n}, below the price floor ${minimum}`,
+      );
+    });
+
     it("a higher base fee raises the floor: a price that passed at 20 gwei is refused at 40 gwei", async function () {
       await baseFee(BASE_FEE_FLOOR_WEI);
       const low = BigInt((await floor()).minimumBase);
