@@ -2,6 +2,7 @@ export * from "./base64.ts";
 export * from "./constants.ts";
 export * from "./errors.ts";
 export * from "./price.ts";
+export * from "./priceFloor.ts";
 export * from "./reasons.ts";
 export * from "./resourceId.ts";
 export * from "./schemas/card.ts";

@@ -18,7 +18,7 @@ export async function publishSampleHandlers(run: StackRun): Promise<void> {
   const contracts = contractsOf(run);
   const creator = privateKeyToAccount(devKey(DEV_ROLE.creator));
   await mint(run.urls.rpc, contracts.token, creator.address, parseUnits("100", 6));
-  run.say("publishing the sample handlers through the pipeline (moderation, bond, probe, mint, index)");
+  run.say("publishing the sample handlers through the pipeline (moderation, price, bond, probe, mint, index)");
   run.resources = await publishSamples({
     creator,
     hostUrl: run.urls.host,
