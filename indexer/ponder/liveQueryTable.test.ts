@@ -47,7 +47,7 @@ describe("the live-query table created once per PGlite session (liveQueryTable.t
       const patched = createLiveQueryTableOnce(runtime(name));
       expect(patched.split(CREATE_ONCE)).to.have.length(2);
       expect(patched.split(MARK_AFTER_COMMIT)).to.have.length(2);
-      expect(patched).to.not.include("TRUNCATE TABLE ${getLiveQueryTempTableName()}");
+      expect(patched).to.not.include("TRUNCATE TABLE $" + "{getLiveQueryTempTableName()}");
       expect(createLiveQueryTableOnce(patched)).to.equal(patched);
     });
 
