@@ -4,8 +4,8 @@ import { replaceOnce } from "./replaceOnce.ts";
 const sessionsWithTable = new WeakSet<object>();
 
 /**
- * Whether the PGlite session behind Ponder's user query builder `qb` already holds the live-query table (created by a
- * committed realtime block, so it lasts as long as the session).
+ * Whether the PGlite session behind Ponder's user query builder `qb` already holds the live-query table (created in a
+ * realtime block that completed, so it lasts as long as the session).
  * @example if (!hasLiveQueryTable(database.userQB)) await createIt()
  */
 export function hasLiveQueryTable(qb: object): boolean {
@@ -13,45 +13,52 @@ export function hasLiveQueryTable(qb: object): boolean {
 }
 
 /**
- * Records that a realtime block's transaction, which creates the live-query table if missing, has committed on the
- * session behind `qb`.
+ * Records that a realtime block, which creates the live-query table if missing, has completed on the session behind
+ * `qb`.
  * @example markLiveQueryTable(database.userQB)
  */
 export function markLiveQueryTable(qb: object): void {
   sessionsWithTable.add(qb);
 }
 
-/** Ponder 0.16.6's PGlite branch at the start of each realtime block's transaction (omnichain and multichain). */
+/** Ponder 0.16.6's PGlite branch at the start of each realtime block (omnichain and multichain runtimes). */
 export const CREATE_EVERY_BLOCK = `                    else {
                         await tx.wrap((tx) => tx.execute(\`CREATE TEMP TABLE IF NOT EXISTS \${getLiveQueryTempTableName()} (table_name TEXT PRIMARY KEY)\`), context);
                     }`;
 
-/** Created once per session; its rows go at each commit, in place. */
+/** The same statement, once per session. */
 export const CREATE_ONCE = `                    else if (!hasLiveQueryTable(database.userQB)) {
-                        await tx.wrap((tx) => tx.execute(\`CREATE TEMP TABLE IF NOT EXISTS \${getLiveQueryTempTableName()} (table_name TEXT PRIMARY KEY) ON COMMIT DELETE ROWS\`), context);
+                        await tx.wrap((tx) => tx.execute(\`CREATE TEMP TABLE IF NOT EXISTS \${getLiveQueryTempTableName()} (table_name TEXT PRIMARY KEY)\`), context);
                     }`;
 
-/** Ponder 0.16.6's end of each realtime block's transaction on PGlite. */
+/** Ponder 0.16.6's end of each realtime block on PGlite. */
 export const TRUNCATE_EVERY_BLOCK = `                    if (database.userQB.$dialect === "pglite") {
                         await tx.wrap((tx) => tx.execute(\`TRUNCATE TABLE \${getLiveQueryTempTableName()}\`), context);
                     }
                 }, undefined, context);
                 event.blockCallback?.(true);`;
 
-export const MARK_AFTER_COMMIT = `                }, undefined, context);
+/** The same, only after a block with events (as Ponder's isolated runtime already does), then the table recorded. */
+export const TRUNCATE_AFTER_EVENTS = `                    if (event.events.length > 0 &&
+                        database.userQB.$dialect === "pglite") {
+                        await tx.wrap((tx) => tx.execute(\`TRUNCATE TABLE \${getLiveQueryTempTableName()}\`), context);
+                    }
+                }, undefined, context);
                 if (database.userQB.$dialect === "pglite")
                     markLiveQueryTable(database.userQB);
                 event.blockCallback?.(true);`;
 
 /**
  * Ponder's omnichain or multichain runtime (runtime/omnichain.js, runtime/multichain.js) without the two statements
- * it ran on PGlite for every realtime block, events or not: a `CREATE TEMP TABLE IF NOT EXISTS live_query_tables`
- * at the start, and a `TRUNCATE` of it at the end. The table collects which tables a block changed, for the
- * notification that invalidates the API's cached queries; PGlite is one session, so the table outlives each block,
- * and a `TRUNCATE` gives it and its index new files every time (created, then the old ones unlinked, and the catalog
- * updated). Here it is created once per session (after the first committed block), `ON COMMIT DELETE ROWS`:
- * PostgreSQL empties it in place at the commit of each transaction that used it, after the notification has read
- * it, as the `TRUNCATE` did. PostgreSQL servers keep Ponder's own path (`ON COMMIT DROP`). Throws on other code.
+ * it ran on PGlite for every realtime block, events or not: `CREATE TEMP TABLE IF NOT EXISTS live_query_tables` at
+ * the start and `TRUNCATE` of it at the end. Row triggers on every table record in it which tables a block wrote;
+ * the checkpoint's update notifies that list to the API, which drops its cached reads of those tables. On PGlite
+ * Ponder's block "transaction" is a series of statements, each committed on its own, in one session that the table
+ * outlives. Here it is created in the first block of a session only, and emptied only after a block with events: a
+ * block without events writes no table, so the table is still empty (Ponder's isolated runtime already skips the
+ * `TRUNCATE` for it). A `TRUNCATE` gives the table and its index new files each time (created, the old ones unlinked,
+ * the catalog updated); an empty block is left with the checkpoint's update alone. PostgreSQL servers keep Ponder's
+ * own path (a table per transaction, `ON COMMIT DROP`). Throws on other code.
  * @example const patched = createLiveQueryTableOnce(readFileSync(multichainJs, "utf8"))
  */
 export function createLiveQueryTableOnce(source: string): string {
@@ -66,6 +73,6 @@ export function createLiveQueryTableOnce(source: string): string {
     patch: "liveQueryTable.ts",
     what: "realtime live-query table truncation",
     original: TRUNCATE_EVERY_BLOCK,
-    replacement: MARK_AFTER_COMMIT,
+    replacement: TRUNCATE_AFTER_EVENTS,
   });
 }
