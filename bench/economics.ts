@@ -1,4 +1,3 @@
-import type { Hex } from "viem";
 import { formatUnits, parseGwei } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
