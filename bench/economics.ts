@@ -1,9 +1,15 @@
 import { formatUnits, parseGwei } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
-import { BASE_FEE_FLOOR_WEI, TOKEN_DECIMALS } from "../services/protocol/constants.ts";
+import {
+  BASE_FEE_FLOOR_WEI,
+  SETTLEMENT_GAS_PER_DEBIT,
+  SETTLEMENT_MARGIN_BPS,
+  TOKEN_DECIMALS,
+} from "../services/protocol/constants.ts";
 import { gasCostInTokenUnits } from "../services/protocol/gasCostInTokenUnits.ts";
 import { meteredPrice } from "../services/protocol/price.ts";
+import { priceFloor } from "../services/protocol/priceFloor.ts";
 import { stopChild } from "../services/stack/childProcess.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { suggestPrice } from "../services/studio/suggestPrice.ts";
@@ -28,16 +34,6 @@ const SHAPES = [1, 10, 100] as const;
 const RESPONSE_BYTES = 512;
 const log = (line: string) => process.stderr.write(`[economics] ${line}\n`);
 
-/** The default price: what the studio suggests for a fast handler with a small response, as a call is charged. */
-const pricing = suggestPrice({ maxResponseBytes: 1024 });
-const charge = meteredPrice({
-  base: pricing.base,
-  perKB: pricing.perKB,
-  computeMultiplier: 1,
-  cap: BigInt(pricing.max),
-  responseBytes: RESPONSE_BYTES,
-});
-
 type Books = { debits: bigint; gas: bigint; cost: bigint; treasury: bigint };
 
 async function readBooks(url: string): Promise<Books> {
@@ -54,6 +50,24 @@ log("starting the local chain");
 const chain = await startLocalChain();
 const { token, escrow } = chain.contracts;
 const feeBps = Number(await escrow.read.feeBps());
+/**
+ * The default price: what the studio suggests for a fast handler with a small response, raised to the marketplace's
+ * floor at the test network's 20 gwei with the default gas per debit and margin, as a call is charged.
+ */
+const floor = priceFloor({
+  gasPerDebit: SETTLEMENT_GAS_PER_DEBIT,
+  baseFeeWei: BASE_FEE_FLOOR_WEI,
+  feeBps,
+  marginBps: SETTLEMENT_MARGIN_BPS,
+});
+const pricing = suggestPrice({ maxResponseBytes: 1024, minimumBase: floor.minimumBase });
+const charge = meteredPrice({
+  base: pricing.base,
+  perKB: pricing.perKB,
+  computeMultiplier: 1,
+  cap: BigInt(pricing.max),
+  responseBytes: RESPONSE_BYTES,
+});
 const resourceId = await chain.registerResource({
   slug: "economics",
   cap: BigInt(pricing.max),
@@ -138,8 +152,8 @@ const table = rows.map(({ buyers, books, baseFeeWei }) => {
   const today = todayWei ?? baseFeeWei;
   const atToday = gasCostInTokenUnits(gasPerDebit, today);
   const income = books.treasury / books.debits;
-  // The least charge whose treasury share covers the settlement cost at 20 gwei.
-  const breakEven = ceilDiv(atFloor * 10_000n, BigInt(feeBps));
+  // The least charge whose treasury share covers the settlement cost at 20 gwei, with no margin.
+  const breakEven = priceFloor({ gasPerDebit, baseFeeWei: BASE_FEE_FLOOR_WEI, feeBps, marginBps: 0 }).minimumBase;
   return `| ${buyers} | ${books.debits} | ${gasPerDebit.toLocaleString("en-US")} | ${usdc(atFloor)} | ${usdc(atToday)} at ${gwei(today)} | ${usdc(income)} | ${usdc(income - atFloor)} | ${usdc(breakEven)} |`;
 });
 
@@ -147,8 +161,9 @@ const markdown = `## Economics
 
 \`npm run economics\` (${new Date().toISOString().slice(0, 10)}, ${machineLine()}): ${CALLS} paid calls per row through a
 real facilitator on the local chain (verify, committed settle, batched debits), read from the relayer's books
-(\`GET /metrics\`, \`facilitator_books_*\`). The default price is what the studio suggests for a fast handler
-(base ${pricing.base}, ${pricing.perKB} per KB, cap ${pricing.max}); each call answers ${RESPONSE_BYTES} bytes and is charged
+(\`GET /metrics\`, \`facilitator_books_*\`). The default price is what the studio suggests for a fast handler,
+raised to the marketplace's price floor at 20 gwei (${SETTLEMENT_GAS_PER_DEBIT.toLocaleString("en-US")} gas per debit expected, ${SETTLEMENT_MARGIN_BPS / 100}% margin; docs/protocol.md, "Price floor"):
+base ${pricing.base}, ${pricing.perKB} per KB, cap ${pricing.max}; each call answers ${RESPONSE_BYTES} bytes and is charged
 ${usdc(charge)}; the treasury's fee is ${feeBps / 100}%. Gas is paid in USDC on the test network (one base unit is
 10^12 wei), whose base fee never falls below 20 gwei. "Today" is ${todayWei ? `the base fee given (ECONOMICS_BASE_FEE_GWEI)` : "the local chain's own base fee after the run, which is not the test network's: pass ECONOMICS_BASE_FEE_GWEI for that"}.
 
