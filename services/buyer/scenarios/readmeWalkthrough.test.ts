@@ -131,9 +131,12 @@ describe("on one npm start stack", function () {
       const paid = seen.call_resource!.data;
       expect(paid.body).to.deep.equal({ echo: { hello: "agent" } });
       expect(paid.transaction).to.match(/^0x[0-9a-f]{64}$/);
-      expect(base(paid.amount))
-        .to.be.greaterThan(0n)
-        .and.at.most(base((seen.quote!.data.price as { cap: unknown }).cap));
+      const amount = base(paid.amount);
+      const cap = base((seen.quote!.data.price as { cap: unknown }).cap);
+      expect(amount > 0n && amount <= cap, `paid ${amount} of a cap of ${cap}`).to.equal(true);
+      const balance = seen.get_balance!.data;
+      expect(balance.address).to.equal(stack.buyers[0]?.address);
+      expect(base(balance.escrow) > 1_000_000n, "escrow above the 1 USDC to withdraw").to.equal(true);
       const payments = seen.list_payments!.data.payments as { status: string; transaction: string }[];
       expect(payments.find((p) => p.transaction === paid.transaction)?.status).to.equal("paid");
       const requested = seen.request_withdrawal!.data;
