@@ -5,6 +5,7 @@ import { pino } from "pino";
 import type { Hex } from "viem";
 import { createPublicClient, getContractAddress, http } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
+import { fiatTokenSetup } from "../../../../ignition/modules/fiatTokenSetup.ts";
 import type { Facilitator } from "../../../facilitator/createFacilitator.ts";
 import { createFacilitator } from "../../../facilitator/createFacilitator.ts";
 import { loadFacilitatorConfig } from "../../../facilitator/loadFacilitatorConfig.ts";
@@ -84,7 +85,7 @@ export async function startDemoSystem(): Promise<DemoSystem> {
   try {
     const chain: DemoChain = await startDemoChain(Object.values(keys));
     closers.push(() => chain.close());
-    // The addresses are known before deployment (the admin's nonces 0 to 3), so the facilitator, whose embedded
+    // The addresses are known before deployment (from the admin's nonces), so the facilitator, whose embedded
     // store takes most of the start, starts while the contracts are deployed.
     const expected = demoContractAddresses(keys);
     const logger = pino({ level: "silent" });
@@ -195,7 +196,10 @@ export async function startDemoSystem(): Promise<DemoSystem> {
 function demoContractAddresses(keys: DemoKeys) {
   const from = privateKeyToAddress(keys.admin);
   const at = (nonce: number) => getContractAddress({ from, nonce: BigInt(nonce) });
-  return { token: at(0), identity: at(1), registry: at(2), escrow: at(3) };
+  // deployDemoContracts' transactions, in order: the token's SignatureChecker library, the token, its setup calls,
+  // then the identity registry, the resource registry and the escrow.
+  const identity = 2 + fiatTokenSetup(from, from).length;
+  return { token: at(1), identity: at(identity), registry: at(identity + 1), escrow: at(identity + 2) };
 }
 
 /** The demo's index: one strict record per registered resource, read from the chain (display data only). */
