@@ -61,7 +61,7 @@ async function measure(): Promise<{ rows: Row[]; baseline: bigint; breakdowns: B
       },
     },
   });
-  const token = await viem.getContractAt("TestStablecoin", deployed.token.address);
+  const token = await viem.getContractAt("IFiatToken", deployed.token.address);
   const identity = await viem.getContractAt("IdentityRegistry", deployed.identity.address);
   const registry = await viem.getContractAt("ResourceRegistry", deployed.registry.address);
   const escrow = await viem.getContractAt("PaymentEscrow", deployed.escrow.address);
@@ -371,6 +371,13 @@ function render({ rows, baseline, breakdowns }: { rows: Row[]; baseline: bigint;
       const target = (baseline * BigInt(Math.round(ratio * 1000))) / 1000n;
       return `| ${shape} | ≤ ${ratio}× = ${format(target)} | ${format(perItem)} | ${ratioOf(perItem)}× | ${perItem <= target ? "yes" : "**no**"} |`;
     }),
+    "",
+    `The targets were set against the 68,347 gas of TestStablecoin's transfer, the baseline before the local chain ran ` +
+      `Circle's FiatToken; against it the two batches measure ` +
+      breakdowns
+        .map((b) => `${(Number(b.gasUsed / BigInt(b.items)) / 68_347).toFixed(3)}× (${b.shape})`)
+        .join(" and ") +
+      ", also within 0.15× and 0.25×.",
     "",
     "## Where a batched debit's gas goes",
     "",

@@ -31,7 +31,7 @@ parseCommandLine(
 What Ponder costs per Debited event and how many it indexes per second, in realtime and in backfill; writes the
 "indexer" section of docs/benchmarks.md. Environment: BENCH_REALTIME_EVENTS (8192), BENCH_WARMUP_EVENTS (8192),
 BENCH_STATUS_POLL_MS (100), BENCH_BATCH, BENCH_NORMAL_RATE (200), BENCH_REGISTRATIONS (30), BENCH_POLLING_MS (250),
-BENCH_VARIANTS (installed,patched), BENCH_POSTGRES_URL, BENCH_PGLITE_ROOT, BENCH_CPU_PROF_DIR, BENCH_METRICS_FILE.`,
+BENCH_EMPTY_BLOCKS (300), BENCH_EMPTY_GAP_MS (50), BENCH_IDLE_SECONDS (5), BENCH_VARIANTS (installed,patched), BENCH_POSTGRES_URL, BENCH_PGLITE_ROOT, BENCH_CPU_PROF_DIR, BENCH_METRICS_FILE.`,
   {},
 );
 
@@ -48,6 +48,11 @@ const BATCH = Number(process.env.BENCH_BATCH ?? BATCH_DEFAULTS.committed.maxItem
 const NORMAL_RATE = Number(process.env.BENCH_NORMAL_RATE ?? 200);
 const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 30);
 const POLLING_MS = Number(process.env.BENCH_POLLING_MS ?? 250);
+/** Empty blocks mined, one every EMPTY_GAP_MS, for the CPU Ponder spends per block regardless of its events. */
+const EMPTY_BLOCKS = Number(process.env.BENCH_EMPTY_BLOCKS ?? 300);
+const EMPTY_GAP_MS = Number(process.env.BENCH_EMPTY_GAP_MS ?? 50);
+/** How long Ponder's idle CPU (polling the chain, no new block) is measured, to subtract it from the empty blocks'. */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
 const BUYERS = 16;
 const RESOURCES = 8;
 /** A directory for V8 CPU profiles of each Ponder process (`node --cpu-prof`), when set. */
@@ -158,6 +163,29 @@ async function realtime(load: DebitLoad, indexer: Indexer, sent: number, count: 
   };
 }
 
+/**
+ * Ponder's CPU per empty block in realtime: its CPU at rest (polling a chain with no new block) over IDLE_SECONDS,
+ * then EMPTY_BLOCKS empty blocks mined one every EMPTY_GAP_MS until its `/status` has the last, less the rest rate
+ * over that time.
+ */
+async function emptyBlocks(load: DebitLoad, indexer: Indexer, sent: number) {
+  log(`empty blocks: ${IDLE_SECONDS} s at rest, then ${EMPTY_BLOCKS} empty blocks, one every ${EMPTY_GAP_MS} ms`);
+  let cpu = processCpuSeconds(indexer.pid);
+  let started = performance.now();
+  await sleep(IDLE_SECONDS * 1000);
+  const restPerSecond = (processCpuSeconds(indexer.pid) - cpu) / ((performance.now() - started) / 1000);
+  cpu = processCpuSeconds(indexer.pid);
+  started = performance.now();
+  for (let i = 0; i < EMPTY_BLOCKS; i++) {
+    await load.chain.connection.provider.request({ method: "evm_mine", params: [] });
+    await sleep(EMPTY_GAP_MS);
+  }
+  await waitForDebits(load, indexer, sent);
+  const seconds = (performance.now() - started) / 1000;
+  const used = processCpuSeconds(indexer.pid) - cpu;
+  return { restPerSecond, cpuPerBlock: (used - restPerSecond * seconds) / EMPTY_BLOCKS };
+}
+
 /** Registrations while debits flow at NORMAL_RATE: time from each registration's block to its row in the API. */
 async function blockToListing(load: DebitLoad, indexer: Indexer, sent: number) {
   log(`block to listing: ${REGISTRATIONS} registrations while debits flow at ${NORMAL_RATE}/s`);
@@ -239,6 +267,11 @@ async function measure(variant: Variant, cpus: string | undefined) {
       log(
         `  realtime: mined ${Math.round(rt.minedPerSecond)}/s, indexed ${perSecond(rt.run)}/s, ${ms(rt.run.cpu / rt.run.events)} CPU per event, lag ${rt.lagMs.toFixed(0)} ms`,
       );
+      const emptyBlock = EMPTY_BLOCKS > 0 ? await emptyBlocks(load, indexer, sent) : undefined;
+      if (emptyBlock)
+        log(
+          `  empty blocks: ${ms(emptyBlock.cpuPerBlock)} CPU per block (at rest ${ms(emptyBlock.restPerSecond)} CPU per second)`,
+        );
       if (METRICS_FILE)
         writeFileSync(
           `${METRICS_FILE}.${variant.patched ? "patched" : "installed"}`,
@@ -252,7 +285,7 @@ async function measure(variant: Variant, cpus: string | undefined) {
       await indexer.stop();
       const back = await backfill(load, variant, cpus, sent, empty);
       log(`  backfill: ${perSecond(back)} events/s, ${ms(back.cpu / back.events)} CPU per event`);
-      return { variant, empty, rt, listing, back };
+      return { variant, rt, emptyBlock, listing, back };
     } finally {
       await indexer.stop();
     }
@@ -283,6 +316,11 @@ async function main(): Promise<void> {
     `| | realtime at a normal rate (${Math.round(listing.rate)} debits/s) | ${listing.events} | | ${ms(listing.cpuPerEvent)} | ${Math.round(1 / listing.cpuPerEvent).toLocaleString("en-US")} |`,
     `| | backfill (a fresh Ponder over all of them) | ${back.events} | ${perSecond(back)} | ${ms(back.cpu / back.events)} | ${capacity(back)} |`,
   ]);
+  const emptyRows = results.flatMap(({ variant, emptyBlock }) =>
+    emptyBlock
+      ? [`| ${variant.name} | ${EMPTY_BLOCKS} | ${ms(emptyBlock.cpuPerBlock)} | ${ms(emptyBlock.restPerSecond)} |`]
+      : [],
+  );
   const listingRows = results.map(
     ({ variant, listing }) =>
       `| ${variant.name} | ${listing.samples} | ${listing.p50.toFixed(0)} ms | ${listing.p95.toFixed(0)} ms | ${listing.max.toFixed(0)} ms |`,
@@ -306,7 +344,19 @@ Ponder on the chain before any debit.
 |---|---|---:|---:|---:|---:|
 ${rows.join("\n")}
 
-Block to listing under the normal rate: a resource registered every ~${300 + POLLING_MS / 2} ms; the time from its
+${
+  emptyRows.length > 0
+    ? `Per-block overhead: what Ponder spends on a block whatever its events, from empty blocks mined one every
+${EMPTY_GAP_MS} ms after the realtime phase; its CPU at rest (polling the chain, ${IDLE_SECONDS} s with no new block) is
+subtracted.
+
+| Ponder | empty blocks | CPU per empty block | CPU per second at rest |
+|---|---:|---:|---:|
+${emptyRows.join("\n")}
+
+`
+    : ""
+}Block to listing under the normal rate: a resource registered every ~${300 + POLLING_MS / 2} ms; the time from its
 block to its row in the indexer's \`/sql\` (polled every 5 ms). The marketplace's catalog sync (every 100 ms) comes on
 top (see Discovery).
 

@@ -10,7 +10,7 @@ describe("readDeployment (the indexer's contracts, from Ignition's output)", fun
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const addresses = {
-    "TestStablecoin#TestStablecoin": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+    "FiatToken#FiatTokenV2_2": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
     "IdentityRegistry#IdentityRegistry": "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
     "ResourceRegistry#ResourceRegistry": "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0",
     "PaymentEscrow#PaymentEscrow": "0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9",
@@ -50,7 +50,7 @@ describe("readDeployment (the indexer's contracts, from Ignition's output)", fun
     expect(() => readDeployment(join(dir, "nothing.json"))).to.throw(/not found.*DEPLOYED_ADDRESSES/);
     writeFileSync(
       join(dir, "deployed_addresses.json"),
-      JSON.stringify({ "TestStablecoin#TestStablecoin": addresses["TestStablecoin#TestStablecoin"] }),
+      JSON.stringify({ "FiatToken#FiatTokenV2_2": addresses["FiatToken#FiatTokenV2_2"] }),
     );
     expect(() => readDeployment(join(dir, "deployed_addresses.json"))).to.throw(/no ResourceRegistry/);
   });

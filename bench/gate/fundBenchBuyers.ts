@@ -29,7 +29,7 @@ export async function fundBenchBuyers(p: FundBenchBuyersParameters): Promise<Loc
   const buyers = Array.from({ length: p.count }, () => privateKeyToAccount(generatePrivateKey()));
   const total = p.deposit * BigInt(p.count);
   let nonce = await publicClient.getTransactionCount({ address: admin.account.address, blockTag: "pending" });
-  const tokenAbi = abiOf("TestStablecoin");
+  const tokenAbi = abiOf("IFiatToken");
   const escrowAbi = abiOf("PaymentEscrow");
   const gas = 200_000n;
   const sent: Hex[] = [

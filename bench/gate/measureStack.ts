@@ -63,7 +63,10 @@ export type StackMeasurement = {
   /** The warm-up loads, in order (none without warm-up). */
   warmUp: StackLoad[];
   unpaid: LoadResult;
+  /** One connection, one buyer paying in sequence (its escrow state shared across its verifies). */
   latency: StackLoad;
+  /** One connection, each call from the next of every buyer in turn: many agents, each paying now and then. */
+  latencyManyBuyers: StackLoad;
   loads: StackLoad[];
 };
 
@@ -109,8 +112,8 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       });
     p.log(`ready in ${startSeconds.toFixed(1)} s; funding ${p.buyers} buyers`);
 
-    // Every paid load, in order: [connections, calls]. One connection is one agent paying in sequence (one buyer);
-    // loaded runs spread over every buyer.
+    // Every paid load, in order: [connections, calls]. One connection is one agent paying in sequence (one buyer),
+    // except the latency run over every buyer in turn; loaded runs spread over every buyer.
     const warmUps = (
       [
         [p.connections[0] ?? 1, p.warmUpCalls],
@@ -125,7 +128,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     ];
     const callsAt = (one: boolean) => plan.reduce((sum, [c, n]) => sum + ((c === 1) === one ? n : 0), 0);
     const sequential = callsAt(true);
-    const loaded = callsAt(false);
+    const loaded = callsAt(false) + p.latencyCalls;
     const buyers = await fundBenchBuyers({
       rpcUrl: stack.rpcUrl,
       token: stack.contracts.token,
@@ -143,10 +146,10 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
         count,
       });
     const [inSequence, spread] = await Promise.all([sign(buyers.slice(0, 1), sequential), sign(buyers, loaded)]);
-    // One connection takes the one buyer's payments in order, a loaded run the spread ones.
+    // One connection takes the one buyer's payments in order, a loaded run (or `manyBuyers`) the spread ones.
     const pools = [inSequence, spread].map((payments) => ({ payments, used: 0 }));
-    const take = (connections: number, count: number) => {
-      const pool = defined(pools[connections === 1 ? 0 : 1], "a payment pool");
+    const take = (connections: number, count: number, manyBuyers: boolean) => {
+      const pool = defined(pools[connections === 1 && !manyBuyers ? 0 : 1], "a payment pool");
       const slice = {
         headers: pool.payments.headers.slice(pool.used, pool.used + count),
         nonces: pool.payments.nonces.slice(pool.used, pool.used + count),
@@ -155,8 +158,8 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       return slice;
     };
 
-    const load = async (connections: number, count: number): Promise<StackLoad> => {
-      const { headers, nonces } = take(connections, count);
+    const load = async (connections: number, count: number, manyBuyers = false): Promise<StackLoad> => {
+      const { headers, nonces } = take(connections, count, manyBuyers);
       await indexed();
       const fromBlock = (await chainClient.getBlockNumber({ cacheTime: 0 })) + 1n;
       const cpuBefore = readStackCpu(stackPid);
@@ -202,6 +205,8 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     });
     p.log(`paid through the stack: ${p.latencyCalls} calls, 1 connection`);
     const latency = await load(1, p.latencyCalls);
+    p.log(`paid through the stack: ${p.latencyCalls} calls, 1 connection, ${p.buyers} buyers in turn`);
+    const latencyManyBuyers = await load(1, p.latencyCalls, true);
     const loads: StackLoad[] = [];
     for (const connections of p.connections) {
       p.log(`paid through the stack: ${p.paidCalls} calls, ${connections} connections`);
@@ -214,6 +219,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       warmUp,
       unpaid,
       latency,
+      latencyManyBuyers,
       loads,
     };
   } finally {

@@ -6,7 +6,7 @@ import { deployPaymentEscrow, deployResourceRegistry, grantServiceRoles } from "
  * parameters), and only our registry and escrow deployed.
  */
 export default buildModule("ExternalStack", (m) => {
-  const token = m.contractAt("TestStablecoin", m.getParameter<string>("tokenAddress"), { id: "ExistingToken" });
+  const token = m.contractAt("IFiatToken", m.getParameter<string>("tokenAddress"), { id: "ExistingToken" });
   const identity = m.contractAt("IdentityRegistry", m.getParameter<string>("identityAddress"), {
     id: "ExistingIdentity",
   });

@@ -1,5 +1,6 @@
 import { registerHooks } from "node:module";
 import { memoizeBloom } from "./bloomMemo.ts";
+import { createLiveQueryTableOnce } from "./liveQueryTable.ts";
 import { checkpointPonderPglite } from "./pgliteCheckpoints.ts";
 import { fixRealtimeCache } from "./realtimeCacheFix.ts";
 
@@ -13,6 +14,8 @@ export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) 
   { module: /\/ponder\/dist\/esm\/indexing\/index\.js$/, patch: fixRealtimeCache },
   { module: /\/ponder\/dist\/esm\/sync-realtime\/bloom\.js$/, patch: memoizeBloom },
   { module: /\/ponder\/dist\/esm\/utils\/pglite\.js$/, patch: checkpointPonderPglite },
+  { module: /\/ponder\/dist\/esm\/runtime\/multichain\.js$/, patch: createLiveQueryTableOnce },
+  { module: /\/ponder\/dist\/esm\/runtime\/omnichain\.js$/, patch: createLiveQueryTableOnce },
 ];
 
 registerHooks({

@@ -7,8 +7,9 @@ import { build } from "esbuild";
  * Builds the publishable package into dist/: one ESM bundle per bin and the SDK entry, with everything they import
  * compiled in (the protocol code, the facilitator and gate the demo runs, viem, zod, the MCP SDK, Koa, PGlite with
  * its WebAssembly files copied beside the bundles) and the contract artifacts (ABIs, and the bytecode the demo
- * deploys) inlined from Hardhat's build output. Only the native EVM of the demo (@nomicfoundation/edr, an optional
- * dependency) stays external, so the packed package installs with nothing else. `node build.ts` or `npm run build`.
+ * deploys) inlined from Hardhat's build output and, for Circle's FiatToken, from its package. Only the native EVM
+ * of the demo (@nomicfoundation/edr, an optional dependency) stays external, so the packed package installs with
+ * nothing else. `node build.ts` or `npm run build`.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -22,23 +23,25 @@ const bins = ["service-buyer", "service-buyer-mcp", "service-plugins"];
 const inlineArtifacts = {
   name: "inline-artifacts",
   setup(b: import("esbuild").PluginBuild) {
-    b.onLoad({ filter: /services[\\/]protocol[\\/]artifacts\.ts$/ }, () => {
-      const names = ["PaymentEscrow", "ResourceRegistry", "IdentityRegistry", "TestStablecoin"];
+    b.onLoad({ filter: /services[\\/]protocol[\\/]artifacts\.ts$/ }, async () => {
+      const { CIRCLE_SOURCES, CONTRACT_SOURCES, abiOf, bytecodeOf, circleArtifactOf } = await import(
+        "../protocol/artifacts.ts"
+      );
       const artifacts: Record<string, { abi: unknown; bytecode: string }> = {};
-      for (const name of names) {
-        const file = join(root, "artifacts", "contracts", `${name}.sol`, `${name}.json`);
-        let text: string;
-        try {
-          text = readFileSync(file, "utf8");
-        } catch {
-          throw new Error(`artifact of ${name} not found: run \`npm run compile\` first`);
-        }
-        const { abi, bytecode } = JSON.parse(text) as { abi: unknown; bytecode: string };
-        artifacts[name] = { abi, bytecode };
+      for (const name of Object.keys(CONTRACT_SOURCES) as (keyof typeof CONTRACT_SOURCES)[]) {
+        artifacts[name] = { abi: abiOf(name), bytecode: bytecodeOf(name) };
       }
+      const circle = Object.fromEntries(
+        (Object.keys(CIRCLE_SOURCES) as (keyof typeof CIRCLE_SOURCES)[]).map((name) => {
+          const { contractName, abi, bytecode, linkReferences } = circleArtifactOf(name);
+          return [name, { contractName, abi, bytecode, linkReferences }];
+        }),
+      );
       const contents = `const artifacts = ${JSON.stringify(artifacts)};
+const circle = ${JSON.stringify(circle)};
 export function abiOf(name) { return artifacts[name].abi; }
 export function bytecodeOf(name) { return artifacts[name].bytecode; }
+export function circleArtifactOf(name) { return circle[name]; }
 `;
       return { contents, loader: "js" };
     });

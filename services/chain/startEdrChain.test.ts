@@ -2,13 +2,14 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { createPublicClient, createWalletClient, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import type { SpawnedEdrChain as EdrChain } from "../../testkit/chain/spawnEdrChain.ts";
+import { spawnEdrChain } from "../../testkit/chain/spawnEdrChain.ts";
 import { until } from "../../testkit/until.ts";
-import { abiOf, bytecodeOf } from "../protocol/artifacts.ts";
+import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { BASE_FEE_FLOOR_WEI } from "../protocol/constants.ts";
+import { deployFiatToken } from "../stack/deployFiatToken.ts";
 import { devKey } from "../stack/devAccounts.ts";
-import type { EdrChain } from "./startEdrChain.ts";
-import { startEdrChain } from "./startEdrChain.ts";
 
 const keys = [devKey(0), devKey(1), devKey(2)] as const;
 /** 20 gwei as a number (chai compares numbers): exact below 2^53. */
@@ -24,7 +25,7 @@ function clientsOf(chain: EdrChain, key: Hex) {
   };
 }
 
-describe("the embedded chain (startEdrChain)", function () {
+describe("the embedded chain (startEdrChain, in a process of its own)", function () {
   let chain: EdrChain | undefined;
   afterEach(async function () {
     await chain?.close();
@@ -32,7 +33,7 @@ describe("the embedded chain (startEdrChain)", function () {
   });
 
   it("keeps the test network's 20 gwei base fee floor through 100 empty blocks, and after a busy block", async function () {
-    chain = await startEdrChain({ funded, mining: "auto" });
+    chain = await spawnEdrChain({ funded, mining: "auto" });
     const { publicClient, wallet } = clientsOf(chain, keys[0]);
     expect((await publicClient.getBlock()).baseFeePerGas, "the genesis block").to.equal(BASE_FEE_FLOOR_WEI);
     const receipt = await publicClient.waitForTransactionReceipt({
@@ -49,7 +50,7 @@ describe("the embedded chain (startEdrChain)", function () {
   });
 
   it("keeps the floor when it mines empty blocks on its own (interval mining)", async function () {
-    chain = await startEdrChain({ funded, mining: { intervalMs: 20 } });
+    chain = await spawnEdrChain({ funded, mining: { intervalMs: 20 } });
     const { publicClient } = clientsOf(chain, keys[0]);
     await until(
       async () => ((await publicClient.getBlockNumber()) >= 40n ? true : undefined),
@@ -71,18 +72,12 @@ describe("the embedded chain (startEdrChain)", function () {
    * and authorizations signed for an hour from now expired on chain within minutes.
    */
   it("stamps a burst of 300 single-transaction payments at the wall clock, not a second apart", async function () {
-    chain = await startEdrChain({ funded, mining: "auto" });
+    chain = await spawnEdrChain({ funded, mining: "auto" });
     const admin = clientsOf(chain, keys[0]);
     const buyer = clientsOf(chain, keys[1]);
     const payee = privateKeyToAccount(keys[2]).address;
-    const deployed = await admin.publicClient.waitForTransactionReceipt({
-      hash: await admin.wallet.deployContract({
-        abi: abiOf("TestStablecoin"),
-        bytecode: bytecodeOf("TestStablecoin"),
-        args: [admin.wallet.account.address],
-      }),
-    });
-    const token = { address: deployed.contractAddress!, abi: abiOf("TestStablecoin") } as const;
+    const address = await deployFiatToken({ publicClient: admin.publicClient, wallet: admin.wallet });
+    const token = { address, abi: abiOf("IFiatToken") } as const;
     await admin.publicClient.waitForTransactionReceipt({
       hash: await admin.wallet.writeContract({
         ...token,

@@ -73,7 +73,7 @@ export function createChainReader({
   }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
-  const tokenAbi = abiOf("TestStablecoin");
+  const tokenAbi = abiOf("IFiatToken");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
   let policy: { at: number; read: Promise<EscrowPolicy> } | null = null;
   return {

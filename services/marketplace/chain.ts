@@ -59,7 +59,8 @@ export function createMarketplaceChain({
   const abis = {
     registry: abiOf("ResourceRegistry"),
     identity: abiOf("IdentityRegistry"),
-    token: abiOf("TestStablecoin"),
+    token: abiOf("IFiatToken"),
+    escrow: abiOf("PaymentEscrow"),
   };
   const errorSignatures = new Set<string>();
   /** Every custom error of our contracts, so that a revert deep in a call (the token's, say) is decoded by name. */
@@ -123,6 +124,13 @@ export function createMarketplaceChain({
     abis,
     /** The registry's minimum bond (applies when above the marketplace's own). */
     minBond: () => read<bigint>(addresses.registry, abis.registry, "minBond"),
+    /** The escrow's treasury fee, in basis points of each debit. */
+    feeBps: () => read<number>(addresses.escrow, abis.escrow, "feeBps"),
+    /** The latest block's base fee (wei); a chain without one (before EIP-1559) answers its gas price. */
+    async baseFeeWei(): Promise<bigint> {
+      const block = await publicClient.getBlock({ blockTag: "latest" });
+      return block.baseFeePerGas ?? (await publicClient.getGasPrice());
+    },
     /** Whether a resource id is registered. */
     async isRegistered(resourceId: Hex): Promise<boolean> {
       const [payout] = await read<[Address, boolean]>(addresses.registry, abis.registry, "paymentTarget", [resourceId]);

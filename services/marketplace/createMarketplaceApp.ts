@@ -6,10 +6,12 @@ import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseWith } from "../http/parseWith.ts";
 import { isChainUnavailable } from "../protocol/chain.ts";
+import { PriceFloorUnreachableError } from "../protocol/priceFloor.ts";
 import { parseResourcesQuery } from "./catalog/resourcesQuery.ts";
 import type { MarketplaceContext } from "./marketplaceContext.ts";
 import { publishRequestSchema } from "./publish/publishRequest.ts";
 import { PublishRefusedError, publishResource } from "./publish/publishResource.ts";
+import { readPriceFloor } from "./publish/readPriceFloor.ts";
 import { readCard } from "./routes/readCard.ts";
 import { readiness } from "./routes/readiness.ts";
 import { registrationFile } from "./routes/registrationFile.ts";
@@ -68,6 +70,29 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     koa.set("X-Total-Count", String(total));
     koa.type = "application/json";
     koa.body = json;
+  });
+
+  router.get("/pricing/floor", async (koa) => {
+    const unknown = Object.keys(koa.query)[0];
+    if (unknown !== undefined)
+      throw new HttpError(400, "invalid_request", `unknown parameter "${unknown.slice(0, 64)}": this route takes none`);
+    let floor: Awaited<ReturnType<typeof readPriceFloor>>;
+    try {
+      floor = await readPriceFloor(ctx.chain, ctx.config);
+    } catch (error) {
+      if (error instanceof PriceFloorUnreachableError) throw new HttpError(503, "not_ready", error.shortMessage);
+      throw error;
+    }
+    koa.set("Cache-Control", "no-store");
+    koa.body = {
+      minimumBase: floor.minimumBase.toString(),
+      baseFeeWei: floor.baseFeeWei.toString(),
+      gasPerDebit: floor.gasPerDebit,
+      feeBps: floor.feeBps,
+      marginBps: floor.marginBps,
+      costPerCallUnits: floor.costPerCallUnits.toString(),
+      treasuryNeededUnits: floor.treasuryNeededUnits.toString(),
+    };
   });
 
   router.post(

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SETTLEMENT_GAS_PER_DEBIT, SETTLEMENT_MARGIN_BPS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema, amountSchema } from "../protocol/schemas/primitives.ts";
 
@@ -24,6 +25,10 @@ export const marketplaceEnvSchema = z.object({
   PUBLISH_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Least bond a listing needs (base units); the registry's own `minBond` applies when higher. */
   MIN_BOND: amountSchema.default("1000000"),
+  /** Gas one settled debit is expected to cost; with the base fee and the escrow's fee it sets the price floor. */
+  SETTLEMENT_GAS_PER_DEBIT: z.coerce.number().int().min(0).max(10_000_000).default(SETTLEMENT_GAS_PER_DEBIT),
+  /** The operator's margin over the expected settlement cost, in basis points (2000 = 20%). */
+  SETTLEMENT_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(SETTLEMENT_MARGIN_BPS),
   /** Comma-separated words moderation refuses in a name, description, category or skill. */
   MODERATION_BLOCKLIST: z.string().default("malware,phishing,ransomware,keylogger,botnet,carding,stolen credentials"),
   DATABASE_URL: z.string().optional(),

@@ -100,3 +100,13 @@ export const NATIVE_DECIMALS = 18;
 
 /** Decimals of the payment token (USDC's ERC-20: amounts on the wire are in these base units). */
 export const TOKEN_DECIMALS = 6;
+
+/**
+ * Gas one settled debit is expected to cost inside a batch: what the treasury's share of a resource's price must pay
+ * for (docs/protocol.md, "Price floor"). The marketplace's `SETTLEMENT_GAS_PER_DEBIT` setting overrides it; the
+ * measured figure per batch shape is in docs/gas.md.
+ */
+export const SETTLEMENT_GAS_PER_DEBIT = 16_000;
+
+/** The operator's margin over the expected settlement cost, in basis points (2000 = 20%), unless configured. */
+export const SETTLEMENT_MARGIN_BPS = 2_000;

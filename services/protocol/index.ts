@@ -5,6 +5,7 @@ export * from "./errors.ts";
 export * from "./findDebits.ts";
 export * from "./parseDebits.ts";
 export * from "./price.ts";
+export * from "./priceFloor.ts";
 export * from "./reasons.ts";
 export * from "./resourceId.ts";
 export * from "./schemas/card.ts";

@@ -23,7 +23,7 @@ describe("reasons", () => {
   });
 
   it("names a failed publish stage", () =>
-    expect(ERROR_CODES).to.include.members(["moderation_failed", "index_failed"]));
+    expect(ERROR_CODES).to.include.members(["moderation_failed", "price_failed", "index_failed"]));
 
   it("recognises verify reasons only", () => {
     expect(isVerifyReason("over_cap")).to.equal(true);

@@ -11,7 +11,7 @@ export const QUOTE_ERRORS = ["payment_required", "invalid_payload", ...VERIFY_RE
 export type QuoteError = (typeof QUOTE_ERRORS)[number];
 
 /** Stages of the `POST /resources` publish pipeline, in the order they run. */
-export const PUBLISH_STAGES = ["moderation", "bond", "probe", "mint", "index"] as const;
+export const PUBLISH_STAGES = ["moderation", "price", "bond", "probe", "mint", "index"] as const;
 
 /** A stage of the publish pipeline. */
 export type PublishStage = (typeof PUBLISH_STAGES)[number];

@@ -3,7 +3,7 @@ import { abiOf } from "../protocol/artifacts.ts";
 
 export type FundBuyerParameters = {
   publicClient: PublicClient;
-  /** Holds the test stablecoin's minter role (the development admin). */
+  /** A minter of the local USDC (FiatToken's `configureMinter`: the development admin). */
   minter: WalletClient<Transport, Chain, Account>;
   /** The buyer: approves the escrow and deposits from its own account. */
   buyer: WalletClient<Transport, Chain, Account>;
@@ -16,13 +16,13 @@ export type FundBuyerParameters = {
 };
 
 /**
- * Funds a buyer on a development chain: the minter mints test stablecoin to the buyer's wallet, then the buyer
+ * Funds a buyer on a development chain: the minter mints local USDC to the buyer's wallet, then the buyer
  * approves the escrow and deposits `deposit` of it, each transaction mined before the next is sent.
  * @example const buyer = await fundBuyer({ publicClient, minter, buyer: wallet, token, escrow, deposit: 1_000_000n })
  */
 export async function fundBuyer(p: FundBuyerParameters): Promise<Address> {
   const address = p.buyer.account.address;
-  const tokenAbi = abiOf("TestStablecoin");
+  const tokenAbi = abiOf("IFiatToken");
   const mined = async (hash: Hex) => {
     const receipt = await p.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     if (receipt.status !== "success") throw new Error(`funding buyer ${address}: transaction ${hash} reverted`);

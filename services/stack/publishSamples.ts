@@ -37,7 +37,7 @@ async function post(url: string, body: unknown, token: string) {
 
 /**
  * Deploys every sample handler on the host and lists it through the marketplace's real publish pipeline
- * (moderation, bond, probe, mint, index), with the creator's own signatures for registration and bond, then
+ * (moderation, price, bond, probe, mint, index), with the creator's own signatures for registration and bond, then
  * finalizes the card's agent id on the host.
  * @example const resources = await publishSamples({ creator, hostUrl, hostToken, marketplaceUrl, publishToken, contracts, bond, say })
  */

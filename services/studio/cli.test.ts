@@ -134,6 +134,9 @@ describe("npm run studio: usage, the question before publishing, and failures th
       for (const label of ["name", "does", "request", "response", "examples", "price", "written by", "verified"])
         expect(run.stdout).to.match(new RegExp(`^ {2}${label} +\\S`, "m"));
       expect(run.stdout).to.match(/written by +catalog recipe digest \(algorithm=SHA-256\)/);
+      expect(run.stdout).to.match(
+        /^ {2}price floor +unknown: http:\S+\/pricing\/floor did not answer .*checks the price when it is published$/m,
+      );
       expect(run.stdout).to.not.include(QUESTION);
       expect(run.stderr).to.match(/not published: nothing was deployed: stdin is not a terminal.*--yes/);
       expect(host.requests).to.have.length(0);

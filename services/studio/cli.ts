@@ -158,6 +158,7 @@ async function main(): Promise<number> {
     resourceId: listed.deployed.resourceId,
     agentId: listed.published.agentId,
     price: bundle.contract.price,
+    priceFloor: bundle.priceFloor,
     transactions: {
       register: listed.published.transactions.register,
       selfTestDebit: listed.selfTest.debit.transaction,
@@ -174,7 +175,9 @@ async function main(): Promise<number> {
         `  card         ${result.cardUrl}`,
         `  resource id  ${result.resourceId}`,
         `  agent id     ${result.agentId}`,
-        `  price        base ${result.price.base}, per KB ${result.price.perKB}, cap ${result.price.max} (base units)`,
+        `  price        base ${result.price.base}, per KB ${result.price.perKB}, cap ${result.price.max} (base units)${
+          bundle.priceFloor.raised ? `, raised from ${bundle.priceFloor.measured.base} to the marketplace's floor` : ""
+        }`,
         `  register tx  ${result.transactions.register ?? "(not found)"}`,
         `  self-test tx ${result.transactions.selfTestDebit} (paid ${listed.selfTest.receipt.amount})`,
         "",

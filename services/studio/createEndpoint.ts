@@ -3,6 +3,8 @@ import type { CodeWriter, EndpointContract } from "./contract.ts";
 import type { Creator } from "./creator.ts";
 import type { Deployed } from "./deploy.ts";
 import { cardOf, deploy, undeploy } from "./deploy.ts";
+import type { FetchedPriceFloor } from "./fetchPriceFloor.ts";
+import { fetchPriceFloor } from "./fetchPriceFloor.ts";
 import type { Published, PublishSignatures, PublishTerms } from "./publish.ts";
 import { publish, publishTerms, signTerms, unpublish } from "./publish.ts";
 import { writeAndVerify } from "./repair.ts";
@@ -23,13 +25,23 @@ export type StudioEvent = {
   message?: string;
 };
 
-/** A verified endpoint, ready for review or deploy: contract (with the measured price), handler, card, report. */
+/**
+ * How the suggested price met the marketplace's price floor: the floor read from `GET /pricing/floor` (or why it could
+ * not be read), the price measured from the handler, and whether the base (and the cap with it) was raised to the floor.
+ */
+export type PriceFloorNote = { floor: FetchedPriceFloor; measured: EndpointContract["price"]; raised: boolean };
+
+/**
+ * A verified endpoint, ready for review or deploy: contract (with the measured price, raised to the marketplace's
+ * floor when below it), handler, card, report, and how the price met the floor.
+ */
 export type Bundle = {
   sentence: string;
   contract: EndpointContract;
   source: string;
   card: ReturnType<typeof cardOf>;
   report: VerifyReport;
+  priceFloor: PriceFloorNote;
 };
 
 /** A listed, paid-for endpoint: the bundle, where it lives, its identity, and what the self-test paid. */
@@ -62,8 +74,9 @@ async function timed<T>(stage: StudioStage, emit: Emit, stages: Listed["stages"]
 export type DraftEndpointErrorType = StudioError;
 
 /**
- * Stages 1 to 4: sentence → contract → handler → verified (with repair), priced from the measured p95. Nothing is
- * deployed. With `bundle` given (a reviewed `--dry-run` folder), the handler is verified again instead.
+ * Stages 1 to 4: sentence → contract → handler → verified (with repair), priced from the measured p95 and raised to
+ * the floor of the marketplace it publishes to (`GET /pricing/floor`) when below it. Nothing is deployed. With
+ * `reviewed` given (a reviewed `--dry-run` folder), the handler is verified and priced again.
  * @throws {StudioError} from specify, write, verify/repair.
  * @example const { bundle } = await draftEndpoint({ sentence, writer, target })
  */
@@ -90,10 +103,11 @@ export async function draftEndpoint(p: {
     }
     return writeAndVerify({ contract, writer: p.writer, rounds: p.repairRounds });
   });
-  const priced = {
-    ...contract,
-    price: suggestPrice({ maxResponseBytes: contract.maxResponseBytes, p95Ms: verified.report.timing.p95Ms }),
-  };
+  const measurements = { maxResponseBytes: contract.maxResponseBytes, p95Ms: verified.report.timing.p95Ms };
+  const floor = await fetchPriceFloor(p.target);
+  const measured = suggestPrice(measurements);
+  const price = floor.ok ? suggestPrice({ ...measurements, minimumBase: BigInt(floor.minimumBase) }) : measured;
+  const priced = { ...contract, price };
   return {
     bundle: {
       sentence: p.sentence,
@@ -101,6 +115,7 @@ export async function draftEndpoint(p: {
       source: verified.source,
       card: cardOf(priced, p.target),
       report: verified.report,
+      priceFloor: { floor, measured, raised: price.base !== measured.base },
     },
     stages,
   };

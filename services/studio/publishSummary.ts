@@ -5,7 +5,7 @@ export type PublishSummary = ReturnType<typeof publishSummary>;
 
 /**
  * What a verified bundle would publish: its name, what it does, the request and response schemas, the examples, the
- * price, who wrote it (the catalog's recipe and parameters, or the provider and model) and how it was verified. The
+ * price and how it met the marketplace's price floor, who wrote it (the catalog's recipe and parameters, or the provider and model) and how it was verified. The
  * CLI prints it before asking to publish; the HTTP service shows it on a verified draft.
  * @example const summary = publishSummary(bundle)
  */
@@ -22,6 +22,7 @@ export function publishSummary(bundle: Bundle) {
     examples: contract.examples,
     maxResponseBytes: contract.maxResponseBytes,
     price: contract.price,
+    priceFloor: bundle.priceFloor,
     writtenBy: contract.origin,
     verified: {
       checks: report.checks.length,

@@ -34,7 +34,7 @@ const CODE_NEXT: Record<string, string> = {
   host_unreachable: STACK,
   deploy_refused: "read the host's reason above; a wrong hostToken in stack.json is the usual one",
   marketplace_unreachable: STACK,
-  publish_refused: "read the marketplace's reason above (moderation, bond, probe), fix it, then run again",
+  publish_refused: "read the marketplace's reason above (moderation, price, bond, probe), fix it, then run again",
   identity_failed: STACK,
   payment_failed:
     "check that the paying buyer (STUDIO_BUYER_KEY, or the stack's first demo buyer) has an escrow balance and that the facilitator runs, then run again",

@@ -1,3 +1,4 @@
+import { formatGwei } from "viem";
 import type { PublishSummary } from "./publishSummary.ts";
 
 const EXAMPLES_SHOWN = 5;
@@ -8,6 +9,18 @@ function writer(origin: PublishSummary["writtenBy"]): string {
     return `catalog recipe ${origin.recipe}${parameters.length ? ` (${parameters.join(", ")})` : ""}, match score ${origin.score ?? "?"}`;
   }
   return `model ${origin.model ?? "(unnamed)"} through the ${origin.provider} provider`;
+}
+
+/** How the price met the marketplace's floor, in words: raised to it and why, at or above it, or unknown. */
+function floorLine({ floor, measured, raised }: PublishSummary["priceFloor"], price: PublishSummary["price"]): string {
+  if (!floor.ok) return `unknown: ${floor.reason}; the marketplace checks the price when it is published`;
+  const why =
+    `the marketplace lists no base or cap below ${floor.minimumBase}: at a base fee of ${formatGwei(BigInt(floor.baseFeeWei))} gwei ` +
+    `a settled call (${floor.gasPerDebit} gas) costs ${floor.costPerCallUnits} base units, which its ${floor.feeBps / 100}% ` +
+    `treasury share must cover with a ${floor.marginBps / 100}% margin`;
+  return raised
+    ? `raised base ${measured.base} → ${price.base} and cap ${measured.max} → ${price.max}: ${why}`
+    : `the measured base ${measured.base} is at or above the floor; ${why}`;
 }
 
 /**
@@ -27,6 +40,7 @@ export function summaryLines(s: PublishSummary): string[] {
     `  response     ${json(s.responseSchema)} (at most ${s.maxResponseBytes} bytes)`,
     ...examples.map((line, i) => `  ${i === 0 ? "examples    " : "            "} ${line}`),
     `  price        base ${s.price.base}, per KB ${s.price.perKB}, cap ${s.price.max} (base units)`,
+    `  price floor  ${floorLine(s.priceFloor, s.price)}`,
     `  written by   ${writer(s.writtenBy)}`,
     `  verified     ${s.verified.passed}/${s.verified.checks} checks, ${s.verified.generatedInputs} generated inputs, p95 ${s.verified.p95Ms} ms`,
   ];

@@ -64,7 +64,7 @@ export async function deployStack() {
 export async function deployTypedStack() {
   const { token, identity, registry, escrow, publicClient, accounts } = await deployStack();
   return {
-    token: await viem.getContractAt("TestStablecoin", token.address),
+    token: await viem.getContractAt("IFiatToken", token.address),
     identity: await viem.getContractAt("IdentityRegistry", identity.address),
     registry: await viem.getContractAt("ResourceRegistry", registry.address),
     escrow: await viem.getContractAt("PaymentEscrow", escrow.address),
@@ -298,7 +298,7 @@ export function nonceOf(label: string | number | bigint): Hex {
 }
 
 /**
- * Mints `amount` of the stablecoin to `to` (the stack's admin holds MINTER_ROLE).
+ * Mints `amount` of the stablecoin to `to` (the stack's admin is the FiatToken's configured minter).
  * @example await mintTokens(stack, buyer.account.address, 10n * USDC)
  */
 export async function mintTokens(stack: Stack, to: Address, amount: bigint): Promise<void> {

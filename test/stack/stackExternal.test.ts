@@ -8,8 +8,8 @@ import pg from "pg";
 import type { Address, Hex } from "viem";
 import { createWalletClient, getAddress, http, parseEther, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import FiatTokenModule from "../../ignition/modules/FiatToken.ts";
 import IdentityRegistryModule from "../../ignition/modules/IdentityRegistry.ts";
-import TestStablecoinModule from "../../ignition/modules/TestStablecoin.ts";
 import { buyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
 import { payForCall } from "../../services/buyer/src/sdk/payForCall.ts";
 import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
@@ -70,14 +70,14 @@ describe("npm start in external mode, against a separately started chain and Pos
     const client = await publicClient();
     await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to, value: parseEther("10") }) });
     if (stablecoin > 0n) {
-      const token = await connection.viem.getContractAt("TestStablecoin", existing.token);
+      const token = await connection.viem.getContractAt("IFiatToken", existing.token);
       await client.waitForTransactionReceipt({ hash: await token.write.mint([to, stablecoin]) });
     }
   }
 
   before(async function () {
     connection = await network.create();
-    const { token } = await connection.ignition.deploy(TestStablecoinModule);
+    const { token } = await connection.ignition.deploy(FiatTokenModule);
     const { identity } = await connection.ignition.deploy(IdentityRegistryModule);
     existing = { token: getAddress(token.address), identity: getAddress(identity.address) };
     rpc = await serveRpc(connection.provider);
@@ -210,7 +210,7 @@ describe("npm start in external mode, against a separately started chain and Pos
       chain: serviceChain(stack.rpcUrl),
       transport: http(stack.rpcUrl),
     });
-    const token = abiOf("TestStablecoin");
+    const token = abiOf("IFiatToken");
     const escrow = abiOf("PaymentEscrow");
     await client.waitForTransactionReceipt({
       hash: await buyerWallet.writeContract({

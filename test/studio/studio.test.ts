@@ -132,6 +132,21 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
     }
   });
 
+  it("never suggests a price below the marketplace's floor: the measured price is raised to it, base and cap", async function () {
+    const { bundle } = await draftEndpoint({ sentence: CATALOG_SENTENCES[0]!, writer, target: stack });
+    const { floor, measured, raised } = bundle.priceFloor;
+    if (!floor.ok) throw new Error(`the floor was not read: ${floor.reason}`);
+    const minimum = BigInt(floor.minimumBase);
+    const now = (await (await fetch(`${stack.marketplaceUrl}/pricing/floor`)).json()) as { minimumBase: string };
+    expect(minimum > 0n && BigInt(now.minimumBase) >= minimum).to.equal(true);
+    // On the embedded chain (20 gwei) the floor is above what a fast handler measures, so the studio raises it.
+    expect(BigInt(measured.base) < minimum).to.equal(true);
+    expect(raised).to.equal(true);
+    expect(bundle.contract.price.base).to.equal(floor.minimumBase);
+    expect(BigInt(bundle.contract.price.max) - minimum).to.equal(BigInt(measured.max) - BigInt(measured.base));
+    expect(bundle.card.x402.pricing).to.deep.include(bundle.contract.price);
+  });
+
   it("answers 5 sentences outside the catalog with no_match and refuses 3 forbidden ones at specify, leaving nothing behind", async function () {
     const before = { host: await deployments(), index: (await listed()).length };
     const buyer = privateKeyToAccount(stack.buyers[0]!.privateKey);

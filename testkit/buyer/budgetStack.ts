@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { HandlerCall } from "../../services/gate/handler.ts";
 import { debitsOnChain } from "../chain/debitsOnChain.ts";
 import { ROLE } from "../chain/localChain.ts";
-import type { GateStack } from "../gate/gateStack.ts";
+import type { GateStack, TestResourceOptions } from "../gate/gateStack.ts";
 import { startGateStack, startTestResource } from "../gate/gateStack.ts";
 import type { RelayMode } from "./startCreatorRelay.ts";
 import { startCreatorRelay } from "./startCreatorRelay.ts";
@@ -32,10 +32,20 @@ export async function startBudgetStack() {
   return {
     stack,
     chain,
-    /** A gate of its own behind a creator's relay in `mode` (registered as the resource's card). */
-    async resource(mode: RelayMode = "forward") {
+    /**
+     * A gate of its own behind a creator's relay in `mode` (registered as the resource's card); `terms` overrides the
+     * price (cap, base, perKB, multiplier) and the request schema.
+     */
+    async resource(mode: RelayMode = "forward", terms: Omit<TestResourceOptions, "slug" | "handler" | "source"> = {}) {
       const slug = `budget-${++resources}`;
-      const gate = await startTestResource(stack, { slug, cap: CALL_PRICE, base: 1_000n, perKB: 200n, handler: echo });
+      const gate = await startTestResource(stack, {
+        slug,
+        cap: CALL_PRICE,
+        base: 1_000n,
+        perKB: 200n,
+        handler: echo,
+        ...terms,
+      });
       closers.push(() => gate.close());
       const relay = await startCreatorRelay(chain, { resourceId: gate.resourceId, gateUrl: gate.url, mode });
       closers.push(() => relay.close());

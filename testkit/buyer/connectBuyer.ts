@@ -1,6 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { liveEnvironment } from "../../services/buyer/src/mcp/buyerEnvironment.ts";
 import { createBuyerServer } from "../../services/buyer/src/mcp/createBuyerServer.ts";
 import { demoEnvironment } from "../../services/buyer/src/mcp/demoEnvironment.ts";
@@ -26,10 +28,14 @@ export type ToolOutcome = {
 
 /**
  * The buyer server built from `env` and the official client connected to it in memory; what the server logs is
- * kept for `stderr()`, not printed.
- * @example const { client, close } = await connectInMemory({ RPC_URL, ... })
+ * kept for `stderr()`, not printed. With `elicit`, the client declares the elicitation capability and answers each
+ * `elicitation/create` with it (as a user would); without, it declares none.
+ * @example const { client, close } = await connectInMemory({ RPC_URL, ... }, { elicit: async () => ({ action: "decline" }) })
  */
-export async function connectInMemory(env: Record<string, string | undefined>): Promise<ConnectedBuyer> {
+export async function connectInMemory(
+  env: Record<string, string | undefined>,
+  options: { elicit?: (request: ElicitRequest["params"]) => Promise<ElicitResult> } = {},
+): Promise<ConnectedBuyer> {
   const config = loadBuyerConfig(env);
   let stderr = "";
   const log = (line: string) => {
@@ -39,7 +45,12 @@ export async function connectInMemory(env: Record<string, string | undefined>): 
   const server = createBuyerServer(config, source, log);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: "buyer-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "buyer-test", version: "1.0.0" },
+    { capabilities: options.elicit ? { elicitation: {} } : {} },
+  );
+  const { elicit } = options;
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   await client.connect(clientSide);
   return {
     client,

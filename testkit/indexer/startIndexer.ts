@@ -21,7 +21,7 @@ export function writeDeployment(chain: LocalChain, directory: string): string {
     path,
     JSON.stringify(
       {
-        "TestStablecoin#TestStablecoin": chain.addresses.token,
+        "FiatToken#FiatTokenV2_2": chain.addresses.token,
         "IdentityRegistry#IdentityRegistry": chain.addresses.identity,
         "ResourceRegistry#ResourceRegistry": chain.addresses.registry,
         "PaymentEscrow#PaymentEscrow": chain.addresses.escrow,

@@ -7,7 +7,16 @@ import { buildQuote } from "../../services/protocol/schemas/quote.ts";
 /** What a fake resource serves; tests change it to make one check fail. */
 export type FakeResourceState = {
   card: Record<string, unknown>;
-  quote: { cap: string; escrow: Address; asset: Address; payTo: Hex; base: string; perKB: string };
+  quote: {
+    cap: string;
+    escrow: Address;
+    asset: Address;
+    payTo: Hex;
+    base: string;
+    perKB: string;
+    /** The quote's multiplier (1 unless a test changes it). */
+    computeMultiplier?: number;
+  };
   healthStatus: number;
   callStatus: number;
 };
@@ -39,7 +48,7 @@ export async function startFakeResource(initial: (url: string) => FakeResourceSt
             model: "metered",
             base: s.quote.base,
             perKB: s.quote.perKB,
-            computeMultiplier: 1,
+            computeMultiplier: s.quote.computeMultiplier ?? 1,
             maxResponseBytes: 65_536,
             errorPrice: "0",
           },

@@ -1,4 +1,10 @@
 #!/usr/bin/env node
-import { runBuyerCli } from "../src/runBuyerCli.ts";
+import { checkNodeVersion } from "../src/checkNodeVersion.ts";
 
+const refusal = checkNodeVersion(process.versions.node, "service-buyer-mcp");
+if (refusal) {
+  process.stderr.write(refusal);
+  process.exit(1);
+}
+const { runBuyerCli } = await import("../src/runBuyerCli.ts");
 process.exitCode = await runBuyerCli(["mcp", ...process.argv.slice(2)]);

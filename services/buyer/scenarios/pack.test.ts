@@ -84,7 +84,8 @@ describe("service-buyer, packed and installed on its own", function () {
   let files: string[] = [];
 
   before(function () {
-    execFileSync(process.execPath, [join(here, "build.ts")], { stdio: "pipe" });
+    // As in a fresh checkout: no dist/ at all. `npm pack` must build it itself (the package's prepack).
+    rmSync(join(here, "dist"), { recursive: true, force: true });
     const packed = JSON.parse(
       npm(["pack", "--json", "--pack-destination", work], here, npmEnv(join(work, "cache"))),
     ) as {
@@ -97,8 +98,15 @@ describe("service-buyer, packed and installed on its own", function () {
 
   after(() => rmSync(work, { recursive: true, force: true }));
 
-  it("packs only the built JavaScript and the README", function () {
-    expect(files).to.include.members(["package.json", "README.md", "dist/bin/service-buyer-mcp.js", "dist/index.js"]);
+  it("builds itself when packed from an unbuilt checkout, and packs only the built JavaScript and the README", function () {
+    expect(files).to.include.members([
+      "package.json",
+      "README.md",
+      "dist/bin/service-buyer.js",
+      "dist/bin/service-buyer-mcp.js",
+      "dist/bin/service-plugins.js",
+      "dist/index.js",
+    ]);
     expect(files.filter((f) => !f.startsWith("dist/") && f !== "package.json" && f !== "README.md")).to.deep.equal([]);
     expect(files.filter((f) => f.endsWith(".ts"))).to.deep.equal([]);
   });
@@ -136,7 +144,7 @@ describe("service-buyer, packed and installed on its own", function () {
         const server = await connectStdio(bin, [], { PATH: path, HOME: home, XDG_DATA_HOME: join(home, "data") }, app);
         try {
           const { tools } = await server.client.listTools();
-          expect(tools).to.have.length(6);
+          expect(tools).to.have.length(11);
           const search = await callTool(server.client, "search_resources");
           expect(search.data.mode, JSON.stringify(search.data)).to.equal("demo");
           const [echo] = search.data.resources as { resourceId: string }[];

@@ -1,7 +1,16 @@
 export type { BuyerChain } from "./sdk/buyerChain.ts";
 export { buyerChain } from "./sdk/buyerChain.ts";
 export { BuyerError } from "./sdk/buyerError.ts";
-export type { LedgerHold, LedgerView, OpenSpendLedgerParameters, SpendLedger } from "./sdk/openSpendLedger.ts";
+export { checkDepositAuthorization } from "./sdk/checkDepositAuthorization.ts";
+export type { AmountView } from "./sdk/formatAmount.ts";
+export { formatAmount } from "./sdk/formatAmount.ts";
+export type {
+  LedgerHold,
+  LedgerPayment,
+  LedgerView,
+  OpenSpendLedgerParameters,
+  SpendLedger,
+} from "./sdk/openSpendLedger.ts";
 export { ledgerFile, openSpendLedger } from "./sdk/openSpendLedger.ts";
 export { LedgerUnreadableError } from "./sdk/parseLedger.ts";
 export type { PayForCallParameters, PayForCallReturnType } from "./sdk/payForCall.ts";
@@ -21,6 +30,10 @@ export { recoverResult } from "./sdk/recoverResult.ts";
 export { requestQuote } from "./sdk/requestQuote.ts";
 export type { ResourceFilters, SearchResourcesReturnType } from "./sdk/searchResources.ts";
 export { searchResources } from "./sdk/searchResources.ts";
+export type { BuyerEscrowCall } from "./sdk/sendEscrowTransaction.ts";
+export { sendEscrowTransaction } from "./sdk/sendEscrowTransaction.ts";
+export type { DepositAuthorization } from "./sdk/signDepositAuthorization.ts";
+export { signDepositAuthorization } from "./sdk/signDepositAuthorization.ts";
 export { signEscrowPayment, signExactPayment } from "./sdk/signPayment.ts";
 export { verifyDebit } from "./sdk/verifyDebit.ts";
 export { FileLockTimeoutError, withFileLock } from "./sdk/withFileLock.ts";

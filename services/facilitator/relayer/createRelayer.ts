@@ -53,7 +53,9 @@ export function createRelayer(p: RelayerParameters) {
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
-  const errorAbis = [escrowAbi, registryAbi, abiOf("TestStablecoin")];
+  // USDC (FiatToken) reverts with strings, `Error(string)`, which viem decodes under any ABI; only our own
+  // contracts have custom errors.
+  const errorAbis = [escrowAbi, registryAbi];
   const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey);
   const fees = createFeeCache(publicClient, p.feeCacheMs ?? 1_000);
   const queue = createDebitQueue({

@@ -9,7 +9,7 @@ export type SimulateTransactionParameters = {
   to: Address;
   data: Hex;
   gas: bigint;
-  /** ABIs whose custom errors the revert may carry (the escrow's, the token's, the registry's). */
+  /** ABIs whose custom errors the revert may carry (the escrow's, the registry's); `Error(string)` decodes always. */
   abis: readonly Abi[];
 };
 

@@ -4,6 +4,7 @@ import { cardHashOf } from "../../protocol/cardHash.ts";
 import { defined } from "../../protocol/defined.ts";
 import { BaseError } from "../../protocol/errors.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
+import { meteredPrice } from "../../protocol/price.ts";
 import type { PublishStage } from "../../protocol/reasons.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
@@ -14,6 +15,7 @@ import { cardUrlOf, registrationUrlOf } from "../marketplaceContext.ts";
 import { deleteListing, markPublished, savePendingListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 import { checkBond } from "./checkBond.ts";
+import { checkPrice } from "./checkPrice.ts";
 import { mintIdentity } from "./mintIdentity.ts";
 import { moderate } from "./moderation.ts";
 import { probeResource } from "./probeResource.ts";
@@ -41,7 +43,7 @@ export type PublishResourceErrorType = PublishRefusedError;
 export type PublishResult = { resourceId: Hex; agentId: string; cardUrl: string; stages: StageReport[] };
 
 /**
- * Runs the publish pipeline: moderation, bond, probe, mint, index, each timed. A refusal throws PublishRefusedError
+ * Runs the publish pipeline: moderation, price, bond, probe, mint, index, each timed. A refusal throws PublishRefusedError
  * naming its stage; nothing is listed unless every stage passed, because a resource is listed only once its
  * registration (with its bond, in the same transaction) is on chain and the listing written before it is kept.
  * @example const result = await publishResource(ctx, request)
@@ -88,6 +90,11 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
       return verdict.ok ? { ok: true, value: undefined } : verdict;
     });
 
+    const floor = await stage("price", async () => {
+      const verdict = await checkPrice({ chain: ctx.chain, config: ctx.config, request });
+      return verdict.ok ? { ok: true, value: verdict.floor.minimumBase } : verdict;
+    });
+
     const bond = await stage("bond", async () => {
       const verdict = await checkBond({
         chain: ctx.chain,
@@ -120,7 +127,16 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         maxBodyBytes: ctx.config.PROBE_MAX_BODY_BYTES,
         allowPrivate: ctx.config.PROBE_ALLOW_PRIVATE,
       });
-      return probe.ok ? { ok: true, value: probe.card } : { ok: false, reason: `${probe.check}: ${probe.reason}` };
+      if (!probe.ok) return { ok: false, reason: `${probe.check}: ${probe.reason}` };
+      const [quoted] = probe.quote.accepts;
+      const least = meteredPrice({ ...quoted.pricing, cap: quoted.maxAmountRequired, responseBytes: 0 });
+      if (least < floor) {
+        return {
+          ok: false,
+          reason: `quote: computeMultiplier ${quoted.pricing.computeMultiplier} charges a successful call as little as ${least}, below the price floor ${floor}`,
+        };
+      }
+      return { ok: true, value: probe.card };
     });
 
     const minted = await stage("mint", async () => {

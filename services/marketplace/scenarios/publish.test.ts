@@ -6,7 +6,9 @@ import { devKey } from "../../../testkit/chain/localChain.ts";
 import type { MarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
 import { startMarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
 import { OPERATOR_INDEX, startMarketplace } from "../../../testkit/marketplace/startMarketplace.ts";
+import { BASE_FEE_FLOOR_WEI, SETTLEMENT_GAS_PER_DEBIT } from "../../protocol/constants.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
+import { priceFloor } from "../../protocol/priceFloor.ts";
 import { cardSchema } from "../../protocol/schemas/card.ts";
 import { errorBodySchema } from "../../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
@@ -51,6 +53,7 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       expect(body.cardUrl).to.equal(`${stack.marketplace.url}/${published.resourceId}/.well-known/agent-card.json`);
       expect(body.stages.map((s: { stage: string }) => s.stage)).to.deep.equal([
         "moderation",
+        "price",
         "bond",
         "probe",
         "mint",
@@ -143,6 +146,141 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       expect(status).to.equal(422);
       expect(body.error.code).to.equal("bond_failed");
       expect(body.error.message).to.contain("already registered");
+    });
+  });
+
+  describe("the price floor: no listing below cost", function () {
+    type Floor = {
+      minimumBase: string;
+      baseFeeWei: string;
+      gasPerDebit: number;
+      feeBps: number;
+      marginBps: number;
+      costPerCallUnits: string;
+      treasuryNeededUnits: string;
+    };
+
+    /** Sets the base fee of the next block and mines it, so the latest block carries `wei`. */
+    async function baseFee(wei: bigint): Promise<void> {
+      const { provider } = stack.chain.connection;
+      await provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${wei.toString(16)}`] });
+      await provider.request({ method: "evm_mine", params: [] });
+    }
+
+    let original: bigint;
+    before(async function () {
+      original = (await stack.chain.publicClient.getBlock()).baseFeePerGas!;
+    });
+    // The later tests list at the test prices, which are below the floor at 20 gwei.
+    after(async function () {
+      await baseFee(original);
+    });
+
+    async function floor(): Promise<Floor> {
+      const { status, body } = await stack.get("/pricing/floor");
+      expect(status, JSON.stringify(body)).to.equal(200);
+      return body;
+    }
+
+    it("GET /pricing/floor answers the minimum base and every number it comes from, at the chain's base fee", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const answer = await floor();
+      const expected = priceFloor({
+        gasPerDebit: SETTLEMENT_GAS_PER_DEBIT,
+        baseFeeWei: BASE_FEE_FLOOR_WEI,
+        feeBps: await stack.chain.contracts.escrow.read.feeBps(),
+        marginBps: 2_000,
+      });
+      expect(answer).to.deep.equal({
+        minimumBase: expected.minimumBase.toString(),
+        baseFeeWei: BASE_FEE_FLOOR_WEI.toString(),
+        gasPerDebit: SETTLEMENT_GAS_PER_DEBIT,
+        feeBps: 500,
+        marginBps: 2_000,
+        costPerCallUnits: expected.costPerCallUnits.toString(),
+        treasuryNeededUnits: expected.treasuryNeededUnits.toString(),
+      });
+      expect(answer.minimumBase).to.equal("7680");
+    });
+
+    it("GET /pricing/floor refuses query parameters with 400 invalid_request naming them", async function () {
+      const { status, body } = await stack.get("/pricing/floor?base=1");
+      expect(status).to.equal(400);
+      expect(errorBodySchema.parse(body).error.code).to.equal("invalid_request");
+      expect(body.error.message).to.contain('"base"');
+    });
+
+    it("publishing a base one unit below the floor is refused with price_failed and the numbers, and nothing is listed", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const minimum = BigInt((await floor()).minimumBase);
+      const prepared = await stack.prepare({ slug: "below-cost", base: String(minimum - 1n) });
+      const before = await balanceOf(prepared.creator.address);
+      const { status, body } = await stack.post(prepared.request);
+      expect(status, JSON.stringify(body)).to.equal(422);
+      expect(errorBodySchema.parse(body).error.code).to.equal("price_failed");
+      const message: string = body.error.message;
+      expect(message).to.contain(`base ${minimum - 1n} is below the minimum base ${minimum}`);
+      expect(message).to.contain("at a base fee of 20 gwei");
+      expect(message).to.contain(`(${SETTLEMENT_GAS_PER_DEBIT} gas) costs 320 base units (0.00032 USDC) per call`);
+      expect(message).to.contain("384 (0.000384 USDC) with the operator's 20% margin");
+      expect(message).to.contain(`earns the treasury 383 per call, less than 384`);
+      await expectNothingListed(prepared.resourceId, prepared.creator.address, before);
+    });
+
+    it("a max below the floor is refused too, even with the base at the floor", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const minimum = BigInt((await floor()).minimumBase);
+      const prepared = await stack.prepare({
+        slug: "cap-below-cost",
+        base: String(minimum),
+        max: String(minimum - 1n),
+      });
+      const { status, body } = await stack.post(prepared.request);
+      expect(status, JSON.stringify(body)).to.equal(422);
+      expect(body.error.code).to.equal("price_failed");
+      expect(body.error.message).to.contain(`max ${minimum - 1n} is below the minimum base ${minimum}`);
+    });
+
+    it("a base exactly at the floor is listed", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const minimum = (await floor()).minimumBase;
+      const published = await stack.publish({ slug: "at-cost", base: minimum });
+      expect(published.response.status, JSON.stringify(published.response.body)).to.equal(201);
+      const onChain = await stack.chain.contracts.registry.read.getResource([published.resourceId]);
+      expect(onChain.pricing.base.toString()).to.equal(minimum);
+    });
+
+    it("a quote whose multiplier charges a successful call below the floor is refused at the probe, though base and max pass", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const minimum = BigInt((await floor()).minimumBase);
+      const prepared = await stack.prepare({
+        slug: "discounted-below-cost",
+        base: String(minimum),
+        tamper: (state) => {
+          state.quote.computeMultiplier = 0.5;
+        },
+      });
+      const { status, body } = await stack.post(prepared.request);
+      expect(status, JSON.stringify(body)).to.equal(422);
+      expect(body.error.code).to.equal("probe_failed");
+      expect(body.error.message).to.contain(
+        `computeMultiplier 0.5 charges a successful call as little as ${minimum / 2n}, below the price floor ${minimum}`,
+      );
+    });
+
+    it("a higher base fee raises the floor: a price that passed at 20 gwei is refused at 40 gwei", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const low = BigInt((await floor()).minimumBase);
+      await baseFee(2n * BASE_FEE_FLOOR_WEI);
+      const high = await floor();
+      expect(high.baseFeeWei).to.equal((2n * BASE_FEE_FLOOR_WEI).toString());
+      expect(BigInt(high.minimumBase)).to.equal(2n * low);
+      const prepared = await stack.prepare({ slug: "cost-rose", base: String(low) });
+      const { status, body } = await stack.post(prepared.request);
+      expect(status, JSON.stringify(body)).to.equal(422);
+      expect(body.error.code).to.equal("price_failed");
+      expect(body.error.message).to.contain(`base ${low} is below the minimum base ${high.minimumBase}`);
+      expect(body.error.message).to.contain("at a base fee of 40 gwei");
     });
   });
 
@@ -350,7 +488,7 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
         const { status, body } = await stack.post(prepared.request);
         expect(status, JSON.stringify(body)).to.equal(422);
         expect(body.error.code).to.equal("index_failed");
-        expect(body.error.message).to.contain("ERC20InsufficientBalance");
+        expect(body.error.message).to.contain("ERC20: transfer amount exceeds balance");
       } finally {
         stack.marketplace.ctx.chain.transferIdentity = original;
       }

@@ -17,7 +17,8 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
   const slugsOf = (body: { slug: string }[]) => body.map((r) => r.slug);
 
   before(async function () {
-    stack = await startMarketplaceStack();
+    // The listings span the price range down to a free one (delta, base 0), which the price floor would refuse.
+    stack = await startMarketplaceStack({ env: { SETTLEMENT_GAS_PER_DEBIT: "0" } });
     const [c0, c1, c2, c3] = stack.creators;
     const plan = [
       { slug: "alpha", creator: c0, category: "tools", base: "1000", max: "50000", bondValue: 2_000_000n },

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { createPublicClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { SpawnedEdrChain as EdrChain } from "../../../testkit/chain/spawnEdrChain.ts";
+import { spawnEdrChain } from "../../../testkit/chain/spawnEdrChain.ts";
 import { runStack, stackPorts } from "../../../testkit/stack/runStack.ts";
-import type { EdrChain } from "../../chain/startEdrChain.ts";
-import { startEdrChain } from "../../chain/startEdrChain.ts";
 
 /**
  * `NETWORK=arc-testnet` against a chain that speaks JSON-RPC over a real socket (the embedded EDR chain, standing in
@@ -20,7 +20,7 @@ describe("npm start with NETWORK=arc-testnet and a relayer that holds no gas", f
   let chain: EdrChain;
 
   before(async function () {
-    chain = await startEdrChain({
+    chain = await spawnEdrChain({
       // The deployer and the publisher hold gas; the relayer does not.
       funded: [keys.deployer, keys.publisher].map((key) => ({ key, balance: parseEther("10") })),
       mining: "auto",

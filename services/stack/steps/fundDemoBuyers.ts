@@ -7,7 +7,7 @@ import type { StackRun } from "../stackRun.ts";
 import { contractsOf } from "../stackRun.ts";
 
 /**
- * On the embedded chain: mints test stablecoin to three development buyers and deposits part of it in the escrow.
+ * On the embedded chain: mints local USDC to three development buyers and deposits part of it in the escrow.
  * @example await fundDemoBuyers(run)
  */
 export async function fundDemoBuyers(run: StackRun): Promise<void> {

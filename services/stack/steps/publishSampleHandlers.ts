@@ -18,7 +18,7 @@ export async function publishSampleHandlers(run: StackRun): Promise<void> {
   const contracts = contractsOf(run);
   const creator = privateKeyToAccount(devKey(DEV_ROLE.creator));
   await mint(run.urls.rpc, contracts.token, creator.address, parseUnits("100", 6));
-  run.say("publishing the sample handlers through the pipeline (moderation, bond, probe, mint, index)");
+  run.say("publishing the sample handlers through the pipeline (moderation, price, bond, probe, mint, index)");
   run.resources = await publishSamples({
     creator,
     hostUrl: run.urls.host,
@@ -31,7 +31,7 @@ export async function publishSampleHandlers(run: StackRun): Promise<void> {
   });
 }
 
-/** Mints test stablecoin to `to` (local chain: the deployer holds the minter role). */
+/** Mints local USDC to `to` (local chain: the deployer is a FiatToken minter). */
 async function mint(rpcUrl: string, token: Address, to: Address, amount: bigint) {
   const chain = serviceChain(rpcUrl);
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
@@ -43,7 +43,7 @@ async function mint(rpcUrl: string, token: Address, to: Address, amount: bigint)
   await publicClient.waitForTransactionReceipt({
     hash: await admin.writeContract({
       address: token,
-      abi: abiOf("TestStablecoin"),
+      abi: abiOf("IFiatToken"),
       functionName: "mint",
       args: [to, amount],
     }),

@@ -225,23 +225,18 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       expect((await stack.registry.read.getResource([resourceId])).bond).to.equal(USDC);
     });
 
-    it("reverts with the token's InvalidAuthorizationSignature when the operator signed the bond, not the creator", async function () {
+    it('reverts with the token\'s "invalid signature" when the operator signed the bond, not the creator', async function () {
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.other, {
         value: 5n * USDC,
         nonce: nonceOf("forged"),
         from: creator,
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        submit({ deadline, signature, bond }),
-        stack.token,
-        "InvalidAuthorizationSignature",
-        [creator],
-      );
+      await viem.assertions.revertWith(submit({ deadline, signature, bond }), "FiatTokenV2: invalid signature");
       await expectNothingRegistered();
     });
 
-    it("reverts with the token's AuthorizationExpired for an expired bond authorization", async function () {
+    it('reverts with the token\'s "authorization is expired" for an expired bond authorization', async function () {
       const { deadline, signature } = await signed();
       const validBefore = await deadlineIn(5);
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
@@ -250,17 +245,12 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
         validBefore,
       });
       await networkHelpers.time.setNextBlockTimestamp(validBefore + 1n);
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        submit({ deadline, signature, bond }),
-        stack.token,
-        "AuthorizationExpired",
-        [validBefore, validBefore + 1n],
-      );
+      await viem.assertions.revertWith(submit({ deadline, signature, bond }), "FiatTokenV2: authorization is expired");
       await networkHelpers.mine();
       await expectNothingRegistered();
     });
 
-    it("reverts with the token's AuthorizationAlreadyUsed for a bond authorization spent before", async function () {
+    it('reverts with the token\'s "authorization is used or canceled" for a bond authorization spent before', async function () {
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: 5n * USDC,
@@ -270,27 +260,20 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       await stack.token.write.cancelAuthorization([creator, bond.nonce, cancel], {
         account: stack.accounts.creator.account,
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(
+      await viem.assertions.revertWith(
         submit({ deadline, signature, bond }),
-        stack.token,
-        "AuthorizationAlreadyUsed",
-        [creator, bond.nonce],
+        "FiatTokenV2: authorization is used or canceled",
       );
       await expectNothingRegistered();
     });
 
-    it("reverts with the token's ERC20InsufficientBalance when the creator cannot fund the bond", async function () {
+    it('reverts with the token\'s "transfer amount exceeds balance" when the creator cannot fund the bond', async function () {
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: 101n * USDC,
         nonce: nonceOf("broke"),
       });
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        submit({ deadline, signature, bond }),
-        stack.token,
-        "ERC20InsufficientBalance",
-        [creator, 100n * USDC, 101n * USDC],
-      );
+      await viem.assertions.revertWith(submit({ deadline, signature, bond }), "ERC20: transfer amount exceeds balance");
       await expectNothingRegistered();
     });
   });

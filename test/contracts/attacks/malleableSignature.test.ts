@@ -127,15 +127,13 @@ describe("malleable (high-s) signatures", function () {
   });
 
   describe("on the exact path", function () {
-    it("lets the token refuse a high-s transfer signature: InvalidAuthorizationSignature(from)", async function () {
+    it("lets the token refuse a high-s transfer signature: \"invalid signature 's' value\"", async function () {
       const stack = await setup();
       await mintTokens(stack, stack.buyer.account.address, USDC);
       const payment = await signExactPayment(stack, stack.buyer, { resourceId: stack.resourceId, value: 1_000n });
-      await viem.assertions.revertWithCustomErrorWithArgs(
+      await viem.assertions.revertWith(
         stack.escrow.write.settleExact([{ ...payment, signature: highS(payment.signature) }], stack.relayerAccount),
-        stack.token,
-        "InvalidAuthorizationSignature",
-        [stack.buyer.account.address],
+        "ECRecover: invalid signature 's' value",
       );
     });
   });

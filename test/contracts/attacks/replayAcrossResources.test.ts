@@ -3,6 +3,7 @@ import { network } from "hardhat";
 import type { Address } from "viem";
 import { getAddress, getContractAddress } from "viem";
 import StackModule from "../../../ignition/modules/Stack.ts";
+import { circleArtifactOf } from "../../../services/protocol/artifacts.ts";
 import { escrowDomain } from "../../../services/protocol/typedData.ts";
 import type { Stack } from "../fixtures.ts";
 import {
@@ -219,7 +220,7 @@ async function deployTwinOnChain(
   const connection = await network.create({ override: { chainId } });
   const [admin, relayer, facilitator, treasury, creator, buyer, other, payout] =
     await connection.viem.getWalletClients();
-  await connection.networkHelpers.setNonce(admin!.account.address, deploymentNonce(admin!.account.address, like));
+  await connection.networkHelpers.setNonce(admin!.account.address, await deploymentNonce(admin!.account.address, like));
   const deployed = await connection.ignition.deploy(StackModule, {
     parameters: {
       $global: {
@@ -232,7 +233,7 @@ async function deployTwinOnChain(
   });
   return {
     viem: connection.viem,
-    token: await connection.viem.getContractAt("TestStablecoin", deployed.token.address),
+    token: await connection.viem.getContractAt("IFiatToken", deployed.token.address),
     identity: await connection.viem.getContractAt("IdentityRegistry", deployed.identity.address),
     registry: await connection.viem.getContractAt("ResourceRegistry", deployed.registry.address),
     escrow: await connection.viem.getContractAt("PaymentEscrow", deployed.escrow.address),
@@ -251,12 +252,21 @@ async function deployTwinOnChain(
 }
 
 /**
- * The nonce with which `deployer` sent the first transaction of `stack`'s deployment (one of its four contracts).
- * The chain the fixtures share carries whatever the test files run before this one deployed, so a twin gets the
- * same addresses only when its deployer starts from that nonce.
+ * The nonce with which `deployer` sent the first transaction of `stack`'s deployment (one of its four contracts or
+ * the token's SignatureChecker library, whose address is linked into the token's code). The chain the fixtures
+ * share carries whatever the test files run before this one deployed, so a twin gets the same addresses only when
+ * its deployer starts from that nonce.
  */
-function deploymentNonce(deployer: Address, stack: Stack): number {
-  const addresses = [stack.token, stack.identity, stack.registry, stack.escrow].map((c) => getAddress(c.address));
+async function deploymentNonce(deployer: Address, stack: Stack): Promise<number> {
+  const code = (await stack.publicClient.getCode({ address: stack.token.address })) ?? "0x";
+  const [reference] = Object.values(circleArtifactOf("FiatTokenV2_2").deployedLinkReferences).flatMap((byName) =>
+    Object.values(byName).flat(),
+  );
+  if (!reference) throw new Error("FiatTokenV2_2 links no library");
+  const library = getAddress(`0x${code.slice(2 + reference.start * 2, 2 + (reference.start + reference.length) * 2)}`);
+  const addresses = [stack.token, stack.identity, stack.registry, stack.escrow]
+    .map((c) => getAddress(c.address))
+    .concat(library);
   for (let nonce = 0; nonce < 100_000; nonce++)
     if (addresses.includes(getContractAddress({ from: deployer, nonce: BigInt(nonce) }))) return nonce;
   throw new Error(`${deployer} did not deploy this stack`);

@@ -15,6 +15,7 @@ import { finalizeCard } from "../../../protocol/schemas/card.ts";
 import type { StackFile } from "../../../stack/stackFile.ts";
 import { readStackFile } from "../../../stack/stackFile.ts";
 import { registerDemoResource } from "../../src/demo/deployDemoContracts.ts";
+import { formatAmount } from "../../src/sdk/formatAmount.ts";
 
 const root = new URL("../../../../", import.meta.url).pathname;
 
@@ -75,17 +76,31 @@ describe("buyer MCP server on the npm start stack", function () {
       .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
   }
 
-  it("lists six tools with input and output schemas, and says which spend money", async function () {
+  it("lists eleven tools with input and output schemas, and says which spend money", async function () {
     const { client, close } = await connectInMemory(live);
     const { tools } = await client.listTools();
     await close();
     expect(tools.map((t) => t.name).sort()).to.deep.equal(
-      ["call_resource", "get_balance", "get_card", "quote", "recover_result", "search_resources"].sort(),
+      [
+        "call_resource",
+        "deposit",
+        "get_balance",
+        "get_card",
+        "list_payments",
+        "quote",
+        "recover_result",
+        "request_withdrawal",
+        "search_resources",
+        "set_spend_limit",
+        "withdraw",
+      ].sort(),
     );
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).to.equal("object");
       expect(tool.outputSchema?.type, tool.name).to.equal("object");
-      expect(tool.annotations?.readOnlyHint, tool.name).to.equal(tool.name !== "call_resource");
+      expect(tool.annotations?.readOnlyHint, tool.name).to.equal(
+        !["call_resource", "deposit", "request_withdrawal", "withdraw", "set_spend_limit"].includes(tool.name),
+      );
     }
     expect(tools.find((t) => t.name === "call_resource")?.annotations?.destructiveHint).to.equal(true);
   });
@@ -94,7 +109,8 @@ describe("buyer MCP server on the npm start stack", function () {
     const { client, close } = await connectInMemory({ ...live, SERVICE_RESOURCE_IDS: echo });
     try {
       const { tools } = await client.listTools();
-      for (const tool of tools.filter((t) => t.name !== "get_balance"))
+      const unscoped = ["get_balance", "deposit", "request_withdrawal", "withdraw", "set_spend_limit"];
+      for (const tool of tools.filter((t) => !unscoped.includes(t.name)))
         expect(tool.description, tool.name).to.include(echo);
       expect(tools.find((t) => t.name === "call_resource")?.inputSchema.required ?? []).not.to.include("resourceId");
       const search = await callTool(client, "search_resources");
@@ -115,6 +131,10 @@ describe("buyer MCP server on the npm start stack", function () {
       expect(search.isError).to.equal(false);
       const slugs = (search.data.resources as { slug: string }[]).map((r) => r.slug);
       expect(slugs).to.include.members(["echo", "text-stats"]);
+      const echoRow = (search.data.resources as { slug: string; usdc: Record<string, string> }[]).find(
+        (r) => r.slug === "echo",
+      );
+      expect(echoRow?.usdc.cap).to.equal("0.05 USDC");
       const card = await callTool(client, "get_card", { resourceId: echo });
       expect(card.data.mode).to.equal("live");
       expect(card.data.pinned).to.deep.include({ escrow: stack.contracts.escrow, cap: "50000" });
@@ -136,7 +156,7 @@ describe("buyer MCP server on the npm start stack", function () {
       expect(paid.data.body).to.deep.equal({ echo: { hello: "mcp" } });
       const receipt = paid.data.receipt as { amount: string; payer: string; transaction: Hex; idemKey: Hex };
       expect(receipt.payer).to.equal(privateKeyToAccount(live.BUYER_PRIVATE_KEY as Hex).address);
-      expect(paid.data.amount).to.equal(receipt.amount);
+      expect(paid.data.amount).to.deep.equal(formatAmount(receipt.amount));
       const chain = createPublicClient({ transport: http(stack.rpcUrl) });
       const tx = await chain.getTransactionReceipt({ hash: paid.data.transaction as Hex });
       // The relayer calls the escrow itself: the transaction's `to`.
@@ -201,7 +221,7 @@ describe("buyer MCP server on the npm start stack", function () {
       expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
       await first.close();
       expect(first.stderr()).not.to.include(env.BUYER_PRIVATE_KEY.slice(2));
-      const remaining = (51_000n - BigInt(paid.data.amount as string)).toString();
+      const remaining = (51_000n - BigInt((paid.data.amount as { base: string }).base)).toString();
 
       const second = await launch();
       const before = await verifies();
@@ -210,7 +230,9 @@ describe("buyer MCP server on the npm start stack", function () {
       await second.close();
       expect(refused.error).to.include({ code: "spend_refused", rule: "SPEND_DAILY_BUDGET", remaining });
       expect(await verifies()).to.equal(before);
-      expect((balance.data.policy as { daily: { remaining: string } }).daily.remaining).to.equal(remaining);
+      expect((balance.data.policy as { daily: { remaining: { base: string } } }).daily.remaining.base).to.equal(
+        remaining,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

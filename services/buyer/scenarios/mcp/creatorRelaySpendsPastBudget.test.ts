@@ -9,8 +9,13 @@ import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetSt
 import type { ToolOutcome } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
 import { buyerChain } from "../../src/sdk/buyerChain.ts";
+import { formatAmount } from "../../src/sdk/formatAmount.ts";
 import { payForCall } from "../../src/sdk/payForCall.ts";
 import { readPinnedCard } from "../../src/sdk/readPinnedCard.ts";
+
+/** A budget of get_balance, its amounts in base units. */
+const baseUnits = (budget: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(budget as Record<string, { base: string }>).map(([k, v]) => [k, v.base]));
 
 /** A budget of two calls. */
 const BUDGET = (2n * CALL_PRICE).toString();
@@ -43,7 +48,7 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
     try {
       for (let n = 0; n < 6; n++) outcomes.push(await callTool(client, "call_resource", { resourceId, body: { n } }));
       const balance = await callTool(client, "get_balance");
-      return { outcomes, hourly: (balance.data.policy as { hourly: Record<string, string> }).hourly, client, close };
+      return { outcomes, hourly: baseUnits((balance.data.policy as { hourly: unknown }).hourly), client, close };
     } catch (error) {
       await close();
       throw error;
@@ -81,10 +86,10 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
       expect(BigInt(hourly.spent ?? "") + BigInt(hourly.held ?? "")).to.equal(BigInt(BUDGET));
 
       const recovered = await callTool(client, "recover_result", { idemKey: first?.error?.idemKey });
-      expect(recovered.data).to.include({ outcome: "paid", amount: CALL_PRICE.toString() });
+      expect(recovered.data).to.deep.include({ outcome: "paid", amount: formatAmount(CALL_PRICE) });
       expect(recovered.data.body).to.deep.equal({ echo: { n: 0 } });
       const after = await callTool(client, "get_balance");
-      expect((after.data.policy as { hourly: unknown }).hourly).to.include({ spent: BUDGET, held: "0" });
+      expect(baseUnits((after.data.policy as { hourly: unknown }).hourly)).to.include({ spent: BUDGET, held: "0" });
     } finally {
       await close();
     }
@@ -144,7 +149,7 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
       const settled = await callTool(client, "recover_result", { idemKey });
       expect(settled.data).to.include({ outcome: "not_paid" });
       const balance = await callTool(client, "get_balance");
-      expect((balance.data.policy as { hourly: unknown }).hourly).to.include({
+      expect(baseUnits((balance.data.policy as { hourly: unknown }).hourly)).to.include({
         spent: "0",
         held: "0",
         remaining: CALL_PRICE.toString(),

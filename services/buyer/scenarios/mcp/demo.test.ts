@@ -17,6 +17,8 @@ describe("buyer MCP server, demo mode", function () {
   this.timeout(180_000);
   const home = mkdtempSync(join(tmpdir(), "buyer-demo-home-"));
   after(() => rmSync(home, { recursive: true, force: true }));
+  /** What the first run saw, for the next runs to compare with. */
+  let first: { resource: unknown; buyer: string; pinned: unknown } | undefined;
 
   it("with no settings at all, pays echo through the real contracts, facilitator and gate, and says it is the demo", async function () {
     const { client, close, stderr } = await connectStdio(process.execPath, [bin], { HOME: home });
@@ -29,13 +31,16 @@ describe("buyer MCP server, demo mode", function () {
       const card = await callTool(client, "get_card", { resourceId: echo?.resourceId });
       expect(card.data.mode).to.equal("demo");
       const before = await callTool(client, "get_balance");
-      expect(before.data.escrow).to.equal(DEMO_DEPOSIT.toString());
+      const { cardUrl: _, ...resource } = echo as Record<string, unknown>;
+      first = { resource, buyer: before.data.address as string, pinned: card.data.pinned };
+      expect((before.data.escrow as { base: string }).base).to.equal(DEMO_DEPOSIT.toString());
       const paid = await callTool(client, "call_resource", { resourceId: echo?.resourceId, body: { hello: "demo" } });
       expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
       expect(paid.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
       expect(paid.data.body).to.deep.equal({ echo: { hello: "demo" } });
       const after = await callTool(client, "get_balance");
-      expect(BigInt(after.data.escrow as string)).to.equal(DEMO_DEPOSIT - BigInt(paid.data.amount as string));
+      const escrowAfter = BigInt((after.data.escrow as { base: string }).base);
+      expect(escrowAfter).to.equal(DEMO_DEPOSIT - BigInt((paid.data.amount as { base: string }).base));
       const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
       expect(recovered.data.transaction).to.equal(paid.data.transaction);
       const refused = await callTool(client, "get_card", { resourceId: `0x${"00".repeat(32)}` });
@@ -44,6 +49,39 @@ describe("buyer MCP server, demo mode", function () {
       expect(stderr()).to.match(
         /service-buyer: demo started \(chain http:\/\/127\.0\.0\.1:\d+, buyer 0x[0-9a-fA-F]{40}\)/,
       );
+    } finally {
+      await close();
+    }
+  });
+
+  it("starts the same every time: a second process has the same resource ids, prices, contracts and buyer", async function () {
+    if (!first) this.skip();
+    const { client, close } = await connectStdio(process.execPath, [bin], { HOME: home });
+    try {
+      const search = await callTool(client, "search_resources");
+      const [echo] = search.data.resources as Record<string, unknown>[];
+      const { cardUrl: _, ...resource } = echo ?? {};
+      expect(resource).to.deep.equal(first?.resource);
+      const card = await callTool(client, "get_card", { resourceId: echo?.resourceId });
+      expect(card.data.pinned).to.deep.equal(first?.pinned);
+      const balance = await callTool(client, "get_balance");
+      expect(balance.data.address).to.equal(first?.buyer);
+    } finally {
+      await close();
+    }
+  });
+
+  it("an unconfigured server scoped to a resource outside the demo refuses at once, naming the settings, and starts nothing", async function () {
+    const elsewhere = `0x${"ab".repeat(32)}`;
+    const { client, close, stderr } = await connectStdio(process.execPath, [bin], {
+      HOME: home,
+      SERVICE_RESOURCE_IDS: elsewhere,
+    });
+    try {
+      const card = await callTool(client, "get_card", {});
+      expect(card.error?.code).to.equal("demo_unavailable");
+      expect(card.error?.message).to.include(elsewhere).and.to.include("BUYER_PRIVATE_KEY");
+      expect(stderr()).to.not.include("demo started");
     } finally {
       await close();
     }

@@ -103,6 +103,7 @@ describe("attack: resetting or splitting the spend ledger spends past the buyer'
       reputation: undefined,
       health: 100,
       marketplaceUrl: "http://127.0.0.1:9",
+      cardUrl: "",
       creatorWords: undefined,
     };
     writePluginTree(

@@ -179,8 +179,15 @@ describe("card text injection: a creator's card never becomes the buyer agent's 
     expect(listed.find((p: { name: string }) => p.name === "service-weather").category).to.equal("data");
   });
 
-  it("without --enrich: no file holds any of the card's or the category's words", async function () {
-    const { files } = await generate("plain", "--marketplace-url", market.url);
+  it("by default the cards are read as with --enrich: the same files", async function () {
+    const enriched = await generate("enrich-flag", "--marketplace-url", market.url, "--enrich");
+    const byDefault = await generate("enrich-flag", "--marketplace-url", market.url);
+    expect(byDefault.files).to.deep.equal(enriched.files);
+    expectSurfacesClean(byDefault.files);
+  });
+
+  it("with --no-enrich: no file holds any of the card's or the category's words", async function () {
+    const { files } = await generate("plain", "--marketplace-url", market.url, "--no-enrich");
     for (const [path, text] of files) expectNoCreatorText(path, text);
     expectSurfacesClean(files);
     const skill = files.get("plugins/service-forecast/skills/service-forecast/SKILL.md") ?? "";

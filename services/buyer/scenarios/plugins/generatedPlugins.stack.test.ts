@@ -10,7 +10,19 @@ import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import { parseDebits } from "../../../protocol/parseDebits.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
-const TOOLS = ["call_resource", "get_balance", "get_card", "quote", "recover_result", "search_resources"];
+const TOOLS = [
+  "call_resource",
+  "deposit",
+  "get_balance",
+  "get_card",
+  "list_payments",
+  "quote",
+  "recover_result",
+  "request_withdrawal",
+  "search_resources",
+  "set_spend_limit",
+  "withdraw",
+];
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown };
 
@@ -114,7 +126,7 @@ describe("generated plugins against npm start", function () {
       expect(paid.isError, `${JSON.stringify(paid.content)}\n${session.stderr()}`).to.not.equal(true);
       const answer = paid.structuredContent as {
         body: unknown;
-        amount: string;
+        amount: { base: string; usdc: string };
         transaction: `0x${string}`;
         idemKey: `0x${string}`;
         receipt: { payer: string; payTo: string; amount: string; creatorAmount: string };
@@ -130,7 +142,7 @@ describe("generated plugins against npm start", function () {
       expect(debited, "no debit logged for the payment's nonce").to.not.equal(undefined);
       expect(debited!.resourceId).to.equal(resource.resourceId);
       expect(debited!.buyer.toLowerCase()).to.equal(buyer.address.toLowerCase());
-      expect(debited!.amount.toString()).to.equal(answer.amount).and.to.equal(answer.receipt.amount);
+      expect(debited!.amount.toString()).to.equal(answer.amount.base).and.to.equal(answer.receipt.amount);
     }
   });
 

@@ -29,7 +29,8 @@ describe("service-plugins generate --published", function () {
   /** The `service-plugins` bin (its source, as node runs TypeScript) with npm pointed at the local registry. */
   const generate = (out: string) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const argv = ["generate", "--marketplace-url", market.url, "--out", out, "--published", "--json"];
+      // The card host of this fixture is unreachable: the launch path is under test here, not reading cards.
+      const argv = ["generate", "--marketplace-url", market.url, "--out", out, "--published", "--no-enrich", "--json"];
       const child = spawn(process.execPath, ["services/buyer/bin/service-plugins.ts", ...argv], {
         cwd: repo,
         env: { ...process.env, ...registry.env },
@@ -72,6 +73,7 @@ describe("service-plugins generate --published", function () {
       cwd: buyerDir,
       env: { ...process.env, ...registry.env },
       encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
     });
     const { filename } = (JSON.parse(packed) as { filename: string }[])[0]!;
     execFileSync("npm", ["publish", join(work, filename)], {
@@ -107,11 +109,16 @@ describe("service-plugins generate --published", function () {
     const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).to.deep.equal([
       "call_resource",
+      "deposit",
       "get_balance",
       "get_card",
+      "list_payments",
       "quote",
       "recover_result",
+      "request_withdrawal",
       "search_resources",
+      "set_spend_limit",
+      "withdraw",
     ]);
     const npxInstalled = execFileSync(
       "find",

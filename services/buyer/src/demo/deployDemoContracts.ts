@@ -6,6 +6,7 @@ import type { ContractName } from "../../../protocol/artifacts.ts";
 import { abiOf, bytecodeOf } from "../../../protocol/artifacts.ts";
 import { cardHashOf } from "../../../protocol/cardHash.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
+import { deployFiatToken } from "../../../stack/deployFiatToken.ts";
 import { fundBuyer } from "../../../stack/fundBuyer.ts";
 
 /** The demo's contract addresses. */
@@ -29,8 +30,9 @@ async function mined(publicClient: PublicClient, hash: Hex) {
 }
 
 /**
- * Deploys the real contracts (the compiled bytecode from Hardhat's artifacts) onto the demo chain with the same
- * constructor settings as the Ignition modules (their `DEFAULTS`), and grants the relayer its escrow and registry roles.
+ * Deploys the real contracts onto the demo chain: Circle's FiatToken as the USDC (`deployFiatToken`, the admin its
+ * minter), then ours (the compiled bytecode from Hardhat's artifacts) with the same constructor settings as the
+ * Ignition modules (their `DEFAULTS`), and grants the relayer its escrow and registry roles.
  * @example const contracts = await deployDemoContracts(rpcUrl, keys)
  */
 export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promise<DemoContracts> {
@@ -43,7 +45,7 @@ export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promi
     if (!receipt.contractAddress) throw new Error(`${name} was not deployed`);
     return getAddress(receipt.contractAddress);
   };
-  const token = await deploy("TestStablecoin", [admin]);
+  const token = await deployFiatToken({ publicClient, wallet, minter: admin });
   const identity = await deploy("IdentityRegistry", []);
   const registry = await deploy("ResourceRegistry", [
     token,

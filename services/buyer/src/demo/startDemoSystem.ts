@@ -3,8 +3,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import type { Hex } from "viem";
-import { createPublicClient, http } from "viem";
-import { generatePrivateKey } from "viem/accounts";
+import { createPublicClient, getContractAddress, http } from "viem";
+import { privateKeyToAddress } from "viem/accounts";
+import { fiatTokenSetup } from "../../../../ignition/modules/fiatTokenSetup.ts";
 import type { Facilitator } from "../../../facilitator/createFacilitator.ts";
 import { createFacilitator } from "../../../facilitator/createFacilitator.ts";
 import { loadFacilitatorConfig } from "../../../facilitator/loadFacilitatorConfig.ts";
@@ -19,6 +20,7 @@ import { serviceChain } from "../../../protocol/chain.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
 import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
 import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
+import { DEMO_KEYS } from "./demoKeys.ts";
 import type { DemoContracts, DemoKeys } from "./deployDemoContracts.ts";
 import { deployDemoContracts, fundDemoBuyer, registerDemoResource } from "./deployDemoContracts.ts";
 import type { DemoChain } from "./startDemoChain.ts";
@@ -75,12 +77,7 @@ async function closeServer(server: Server) {
  * @example const demo = await startDemoSystem(); ...; await demo.close()
  */
 export async function startDemoSystem(): Promise<DemoSystem> {
-  const keys: DemoKeys = {
-    admin: generatePrivateKey(),
-    relayer: generatePrivateKey(),
-    creator: generatePrivateKey(),
-    buyer: generatePrivateKey(),
-  };
+  const keys = DEMO_KEYS;
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) await closer().catch(() => {});
@@ -88,18 +85,20 @@ export async function startDemoSystem(): Promise<DemoSystem> {
   try {
     const chain: DemoChain = await startDemoChain(Object.values(keys));
     closers.push(() => chain.close());
-    const contracts = await deployDemoContracts(chain.rpcUrl, keys);
+    // The addresses are known before deployment (from the admin's nonces), so the facilitator, whose embedded
+    // store takes most of the start, starts while the contracts are deployed.
+    const expected = demoContractAddresses(keys);
     const logger = pino({ level: "silent" });
-    const facilitator: Facilitator = await createFacilitator(
+    const starting = createFacilitator(
       loadFacilitatorConfig({
         PORT: "0",
         HOST: "127.0.0.1",
         // Like the embedded stack: every part of the demo listens on loopback only, where caller auth may be off.
         CALLER_AUTH: "off",
         RPC_URL: chain.rpcUrl,
-        ESCROW_ADDRESS: contracts.escrow,
-        REGISTRY_ADDRESS: contracts.registry,
-        TOKEN_ADDRESS: contracts.token,
+        ESCROW_ADDRESS: expected.escrow,
+        REGISTRY_ADDRESS: expected.registry,
+        TOKEN_ADDRESS: expected.token,
         RELAYER_KEYS: keys.relayer,
         DATA_DIR: "memory://",
         BATCH_WINDOW_MS: "5",
@@ -107,7 +106,15 @@ export async function startDemoSystem(): Promise<DemoSystem> {
       }),
       { logger },
     );
-    closers.push(() => facilitator.stop());
+    closers.push(async () => (await starting).stop());
+    const contracts = await deployDemoContracts(chain.rpcUrl, keys);
+    if (
+      contracts.escrow !== expected.escrow ||
+      contracts.registry !== expected.registry ||
+      contracts.token !== expected.token
+    )
+      throw new Error("the demo contracts were not deployed at their expected addresses");
+    const facilitator: Facilitator = await starting;
 
     let gate: Gate | undefined;
     const gateServer = createServer((req, res) => {
@@ -183,6 +190,16 @@ export async function startDemoSystem(): Promise<DemoSystem> {
     await close();
     throw error;
   }
+}
+
+/** Where {@link deployDemoContracts} puts the contracts: the admin's first four deployments, in its order. */
+function demoContractAddresses(keys: DemoKeys) {
+  const from = privateKeyToAddress(keys.admin);
+  const at = (nonce: number) => getContractAddress({ from, nonce: BigInt(nonce) });
+  // deployDemoContracts' transactions, in order: the token's SignatureChecker library, the token, its setup calls,
+  // then the identity registry, the resource registry and the escrow.
+  const identity = 2 + fiatTokenSetup(from, from).length;
+  return { token: at(1), identity: at(identity), registry: at(identity + 1), escrow: at(identity + 2) };
 }
 
 /** The demo's index: one strict record per registered resource, read from the chain (display data only). */

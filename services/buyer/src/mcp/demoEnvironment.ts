@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
+import { resourceIdOf } from "../../../protocol/resourceId.ts";
+import { DEMO_KEYS } from "../demo/demoKeys.ts";
 import type { DemoSystem } from "../demo/startDemoSystem.ts";
 import { buyerChain } from "../sdk/buyerChain.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
@@ -13,11 +15,14 @@ import { writeStderr } from "./serverLog.ts";
 
 /**
  * The demo: on the first tool call, starts the in-process escrow loop (`startDemoSystem`) and points the tools at
- * it with its ephemeral funded buyer. The spend ledger lives in a temporary folder removed on close; the settings'
+ * it with its funded demo buyer (the same ids and keys every start, `DEMO_KEYS`). A scope without the demo's echo
+ * resource (a per-endpoint plugin left unconfigured) is refused at once with `demo_unavailable`, nothing started. The spend ledger lives in a temporary folder removed on close; the settings'
  * spend policy and scope still apply. `log` receives the line that says the demo started (stderr by default).
  * @example const source = demoEnvironment(loadBuyerConfig({}))
  */
 export function demoEnvironment(config: BuyerConfig, log: ServerLog = writeStderr): EnvironmentSource {
+  const echo = resourceIdOf(privateKeyToAddress(DEMO_KEYS.creator), "echo").toLowerCase();
+  const outside = config.scope && !config.scope.includes(echo as never);
   let starting: Promise<{ system: DemoSystem; environment: BuyerEnvironment; dir: string }> | undefined;
   const start = async () => {
     const { startDemoSystem } = await import("../demo/startDemoSystem.ts");
@@ -39,6 +44,11 @@ export function demoEnvironment(config: BuyerConfig, log: ServerLog = writeStder
   };
   return {
     async get() {
+      if (outside)
+        throw new BuyerError(
+          "demo_unavailable",
+          `the demo has only the echo sample (resource ${echo}), not ${config.scope?.join(", ")}: set BUYER_PRIVATE_KEY, RPC_URL, ESCROW_ADDRESS and MARKETPLACE_URL to reach it`,
+        );
       starting ??= start();
       try {
         return (await starting).environment;

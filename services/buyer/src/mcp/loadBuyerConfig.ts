@@ -17,6 +17,8 @@ export type BuyerConfig = {
   account?: LocalAccount;
   /** Resource ids every tool is limited to; undefined = all. */
   scope?: Hex[];
+  /** The request schema of the one resource in scope (`SERVICE_REQUEST_SCHEMA`): call_resource's body input. */
+  requestSchema?: Record<string, unknown>;
   policy: SpendPolicy;
   /** The folder of the spend ledgers (one file per buyer key, escrow and chain). */
   dataDir: string;
@@ -32,7 +34,9 @@ export type Setting =
   | "MARKETPLACE_URL"
   | "FACILITATOR_URL"
   | "SERVICE_RESOURCE_IDS"
+  | "SERVICE_REQUEST_SCHEMA"
   | "SPEND_MAX_PER_CALL"
+  | "SPEND_CONFIRM_ABOVE"
   | "SPEND_HOURLY_BUDGET"
   | "SPEND_DAILY_BUDGET"
   | "SPEND_ALLOW_RESOURCES"
@@ -40,6 +44,18 @@ export type Setting =
   | "SERVICE_BUYER_DATA_DIR";
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+
+/** What a launcher may pass for an option left blank: nothing, blanks, or a pair of empty quotes (`""`, `''`). */
+const BLANK = /^\s*(""|'')?\s*$/;
+
+/**
+ * A setting's value with the blanks around it trimmed, or undefined when it is blank: an empty optional setting is
+ * unset, whatever the launcher passed for it (nothing, spaces, or a pair of empty quotes).
+ * @example settingValue('""') // undefined
+ */
+export function settingValue(value: string | undefined): string | undefined {
+  return value === undefined || BLANK.test(value) ? undefined : value.trim();
+}
 const DIGITS = /^[0-9]{1,78}$/;
 
 function list(value: string | undefined): string[] | undefined {
@@ -73,13 +89,13 @@ export function defaultDataDir(env: Record<string, string | undefined>): string 
 
 /**
  * Reads the settings from the environment. An empty value means unset (what a plugin passes for an optional user
- * setting left blank). Nothing here throws: a malformed setting is recorded in `problems` and the tools that need
+ * setting left blank: nothing, blanks or `""`, see {@link settingValue}). Nothing here throws: a malformed setting is recorded in `problems` and the tools that need
  * it refuse with its name, fail-closed (a malformed budget refuses every payment, never lifts the limit).
  * @example const config = loadBuyerConfig(process.env)
  */
 export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): BuyerConfig {
   const env: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(rawEnv)) env[key] = value?.trim() === "" ? undefined : value?.trim();
+  for (const [key, value] of Object.entries(rawEnv)) env[key] = settingValue(value);
   const problems: BuyerConfig["problems"] = {};
   const mode = env.BUYER_PRIVATE_KEY === undefined && env.RPC_URL === undefined ? "demo" : "live";
 
@@ -136,7 +152,9 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     allowCreators = [];
   } else allowCreators = creators?.map((item) => getAddress(item));
 
-  const amount = (name: "SPEND_MAX_PER_CALL" | "SPEND_HOURLY_BUDGET" | "SPEND_DAILY_BUDGET") => {
+  const amount = (
+    name: "SPEND_MAX_PER_CALL" | "SPEND_CONFIRM_ABOVE" | "SPEND_HOURLY_BUDGET" | "SPEND_DAILY_BUDGET",
+  ) => {
     const value = env[name];
     if (value === undefined) return undefined;
     if (!DIGITS.test(value)) {
@@ -147,11 +165,34 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
   };
   const policy: SpendPolicy = {
     maxPerCall: amount("SPEND_MAX_PER_CALL"),
+    confirmAbove: amount("SPEND_CONFIRM_ABOVE"),
     hourlyBudget: amount("SPEND_HOURLY_BUDGET"),
     dailyBudget: amount("SPEND_DAILY_BUDGET"),
     allowResources,
     allowCreators,
   };
+  let requestSchema: Record<string, unknown> | undefined;
+  if (env.SERVICE_REQUEST_SCHEMA !== undefined) {
+    try {
+      const parsed = JSON.parse(env.SERVICE_REQUEST_SCHEMA) as unknown;
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+      requestSchema = parsed as Record<string, unknown>;
+    } catch {
+      problems.SERVICE_REQUEST_SCHEMA = "SERVICE_REQUEST_SCHEMA must be a JSON Schema object (JSON text)";
+    }
+  }
   const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
-  return { mode, rpcUrl, escrow, marketplaceUrl, facilitatorUrl, account, scope, policy, dataDir, problems };
+  return {
+    mode,
+    rpcUrl,
+    escrow,
+    marketplaceUrl,
+    facilitatorUrl,
+    account,
+    scope,
+    requestSchema,
+    policy,
+    dataDir,
+    problems,
+  };
 }

@@ -18,6 +18,7 @@ function view(debits: { amount: bigint; at: number }[], held = 0n): LedgerView {
     debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + d.amount, 0n),
     held,
     payment: () => ({ released: false }),
+    payments: () => [],
     chainTime: now,
   };
 }
@@ -26,6 +27,9 @@ describe("spend policy", function () {
   it("refuses a cap above SPEND_MAX_PER_CALL and lets one at the limit through", function () {
     const refusal = checkSpend({ maxPerCall: 40_000n }, view([]), { resourceId: echo, cap: 50_000n, now });
     expect(refusal).to.include({ rule: "SPEND_MAX_PER_CALL", limit: "40000" });
+    expect(refusal?.message).to.equal(
+      "the call's cap, the most it can debit, is 50000 base units (0.05 USDC): above SPEND_MAX_PER_CALL 40000 base units (0.04 USDC)",
+    );
     expect(checkSpend({ maxPerCall: 50_000n }, view([]), { resourceId: echo, cap: 50_000n, now })).to.equal(undefined);
   });
 
@@ -48,10 +52,10 @@ describe("spend policy", function () {
       remaining: "30000",
     });
     expect(remainingBudgets(policy, view([{ amount: 1_000n, at: now }], 50_000n), now).daily).to.deep.equal({
-      budget: "80000",
-      spent: "1000",
-      held: "50000",
-      remaining: "29000",
+      budget: { base: "80000", usdc: "0.08 USDC" },
+      spent: { base: "1000", usdc: "0.001 USDC" },
+      held: { base: "50000", usdc: "0.05 USDC" },
+      remaining: { base: "29000", usdc: "0.029 USDC" },
     });
   });
 
@@ -85,6 +89,46 @@ describe("buyer settings", function () {
     expect(config.mode).to.equal("demo");
     expect(config.policy.dailyBudget).to.equal(undefined);
     expect(config.problems).to.deep.equal({});
+  });
+
+  it("SPEND_CONFIRM_ABOVE is an amount in base units; empty is unset, malformed asks for every call", function () {
+    expect(loadBuyerConfig({ SPEND_CONFIRM_ABOVE: "10000" }).policy.confirmAbove).to.equal(10_000n);
+    expect(loadBuyerConfig({ SPEND_CONFIRM_ABOVE: "" }).policy.confirmAbove).to.equal(undefined);
+    const bad = loadBuyerConfig({ SPEND_CONFIRM_ABOVE: "0.01" });
+    expect(bad.problems.SPEND_CONFIRM_ABOVE).to.match(/base units/);
+    expect(bad.policy.confirmAbove).to.equal(0n);
+  });
+
+  it("a blank option as a launcher may pass it (nothing, spaces, \"\" or '') is unset, never a malformed setting", function () {
+    const blanks = ["", "  ", '""', "''", ' "" '];
+    for (const blank of blanks) {
+      const config = loadBuyerConfig({
+        BUYER_PRIVATE_KEY: blank,
+        RPC_URL: blank,
+        SPEND_MAX_PER_CALL: blank,
+        SPEND_HOURLY_BUDGET: blank,
+        SPEND_DAILY_BUDGET: blank,
+        SPEND_CONFIRM_ABOVE: blank,
+        SPEND_ALLOW_CREATORS: blank,
+        SPEND_ALLOW_RESOURCES: blank,
+        SERVICE_RESOURCE_IDS: blank,
+        FACILITATOR_URL: blank,
+        SERVICE_BUYER_DATA_DIR: blank,
+        HOME: "/h",
+      });
+      expect(config.problems, JSON.stringify(blank)).to.deep.equal({});
+      expect(config.mode).to.equal("demo");
+      expect(config.policy).to.deep.equal({
+        maxPerCall: undefined,
+        hourlyBudget: undefined,
+        dailyBudget: undefined,
+        allowResources: undefined,
+        allowCreators: undefined,
+        confirmAbove: undefined,
+      });
+      expect(config.dataDir).to.equal("/h/.local/share/service-buyer");
+    }
+    expect(loadBuyerConfig({ SPEND_DAILY_BUDGET: '"5"' }).problems.SPEND_DAILY_BUDGET).to.match(/base units/);
   });
 
   it("a malformed key is named, never echoed, and the read-only settings still load", function () {

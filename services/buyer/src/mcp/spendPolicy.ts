@@ -1,10 +1,14 @@
 import type { Address, Hex } from "viem";
 import { BuyerError } from "../sdk/buyerError.ts";
+import { formatAmount } from "../sdk/formatAmount.ts";
 import type { LedgerView } from "../sdk/openSpendLedger.ts";
 
 /** Limits on what the server may sign, from the environment; an unset rule does not limit. */
 export type SpendPolicy = {
+  /** The most one call's cap (what it can debit) may be. */
   maxPerCall?: bigint;
+  /** A call whose cap is above this is paid only once the user confirms it (MCP elicitation). */
+  confirmAbove?: bigint;
   hourlyBudget?: bigint;
   dailyBudget?: bigint;
   /** Lowercase resource ids a payment may go to. */
@@ -50,7 +54,7 @@ export function checkSpend(
   if (policy.maxPerCall !== undefined && payment.cap > policy.maxPerCall)
     return {
       rule: "SPEND_MAX_PER_CALL",
-      message: `the call's cap ${payment.cap} exceeds SPEND_MAX_PER_CALL ${policy.maxPerCall}`,
+      message: `the call's cap, the most it can debit, is ${formatAmount.text(payment.cap)}: above SPEND_MAX_PER_CALL ${formatAmount.text(policy.maxPerCall)}`,
       limit: policy.maxPerCall.toString(),
     };
   const windows = [
@@ -65,7 +69,7 @@ export function checkSpend(
     if (payment.cap > remaining)
       return {
         rule,
-        message: `the call's cap ${payment.cap} exceeds what is left of the ${name} budget (${remaining} of ${budget})`,
+        message: `the call's cap, the most it can debit, is ${formatAmount.text(payment.cap)}: above what is left of the ${name} budget (${formatAmount.text(remaining)} of ${formatAmount.text(budget)})`,
         limit: budget.toString(),
         remaining: remaining.toString(),
       };
@@ -75,7 +79,8 @@ export function checkSpend(
 
 /**
  * What is left of each budget now (for `get_balance`): `spent` is what the chain debited in the window, `held` the
- * caps of payments signed and not yet proven debited or void, `remaining` the budget less both.
+ * caps of payments signed and not yet proven debited or void, `remaining` the budget less both; amounts in base units
+ * and USDC.
  * @example const left = remainingBudgets(policy, view, Date.now())
  */
 export function remainingBudgets(policy: SpendPolicy, ledger: LedgerView, now: number) {
@@ -84,14 +89,15 @@ export function remainingBudgets(policy: SpendPolicy, ledger: LedgerView, now: n
     const spent = ledger.debitedSince(now - span);
     const used = spent + ledger.held;
     return {
-      budget: budget.toString(),
-      spent: spent.toString(),
-      held: ledger.held.toString(),
-      remaining: (budget > used ? budget - used : 0n).toString(),
+      budget: formatAmount(budget),
+      spent: formatAmount(spent),
+      held: formatAmount(ledger.held),
+      remaining: formatAmount(budget > used ? budget - used : 0n),
     };
   };
   return {
-    maxPerCall: policy.maxPerCall?.toString(),
+    maxPerCall: policy.maxPerCall === undefined ? undefined : formatAmount(policy.maxPerCall),
+    confirmAbove: policy.confirmAbove === undefined ? undefined : formatAmount(policy.confirmAbove),
     hourly: left(policy.hourlyBudget, HOUR_MS),
     daily: left(policy.dailyBudget, 24 * HOUR_MS),
     allowResources: policy.allowResources,

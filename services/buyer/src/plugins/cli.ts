@@ -5,7 +5,7 @@ import { generatePlugins } from "./generatePlugins.ts";
 
 /** Usage of `service-plugins`. */
 export const PLUGINS_USAGE = `usage: service-plugins generate [--marketplace-url <url>] [--card <url>]... --out <dir>
-                                [--local | --published] [--prune] [--no-base] [--enrich] [--json]
+                                [--local | --published] [--prune] [--no-base] [--no-enrich] [--json]
 
   --marketplace-url <url>  read the live GET /resources index (every page)
   --card <url>             read one endpoint's agent card; repeatable; combinable with the index
@@ -15,7 +15,8 @@ export const PLUGINS_USAGE = `usage: service-plugins generate [--marketplace-url
                            default); refused unless that version is on the configured npm registry
   --prune                  remove plugins/ before writing, so stale plugins are dropped
   --no-base                omit the base plugin service-buyer
-  --enrich                 read each endpoint's agent card and quote its creator's words, sanitised, in its skill
+  --no-enrich              do not read the endpoints' agent cards (by default each card is read: its plain
+                           keyword tags go into the skill's description, its words, sanitised, quoted in its body)
   --json                   print a summary as JSON on stdout (progress always goes to stderr)
 `;
 
@@ -69,6 +70,7 @@ function parseFlags(args: string[]) {
   } catch (error) {
     throw new PluginsUsageError(error instanceof Error ? error.message : String(error));
   }
+  if (values.enrich && values["no-enrich"]) throw new PluginsUsageError("--enrich and --no-enrich exclude each other.");
   if (values.local && values.published) throw new PluginsUsageError("--local and --published exclude each other.");
   if (!values.help && !values.out) throw new PluginsUsageError("--out <dir> is required.");
   return {
@@ -78,7 +80,7 @@ function parseFlags(args: string[]) {
     launch: values.local ? ("local" as const) : ("published" as const),
     prune: values.prune ?? false,
     base: !values["no-base"],
-    enrich: values.enrich ?? false,
+    enrich: values["no-enrich"] ? false : values.enrich,
     json: values.json ?? false,
     help: values.help ?? false,
   };
@@ -98,6 +100,7 @@ function parse(args: string[]) {
       prune: { type: "boolean" },
       "no-base": { type: "boolean" },
       enrich: { type: "boolean" },
+      "no-enrich": { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

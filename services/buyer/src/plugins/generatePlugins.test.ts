@@ -100,7 +100,10 @@ describe("service-plugins generate", function () {
     expect((await cli("generate", "--marketplace-url", market.url, "--out", dir, "--local")).code).to.equal(0);
     const plugin = join(dir, "plugins/service-weather");
     const manifest = readJson(join(plugin, ".claude-plugin/plugin.json"));
-    expect(manifest).to.include({ name: "service-weather", version: "0.1.0" });
+    expect(manifest).to.include({ name: "service-weather", version: "0.1.0", license: "MIT" });
+    expect(manifest.network.hosts).to.deep.equal([new URL(market.url).host, "127.0.0.1"]);
+    const readme = readFileSync(join(plugin, "README.md"), "utf8");
+    expect(readme).to.include("/plugin install service-weather@service-marketplace");
     expect(manifest.author.name).to.be.a("string");
     expect(manifest.userConfig.buyer_private_key).to.include({ type: "string", sensitive: true, required: false });
     for (const limit of ["spend_max_per_call", "spend_hourly_budget", "spend_daily_budget"])
@@ -192,7 +195,8 @@ describe("service-plugins generate", function () {
     });
     try {
       const dir = out("collide");
-      expect((await cli("generate", "--marketplace-url", market.url, "--out", dir, "--local")).code).to.equal(0);
+      const flags = ["--local", "--no-enrich"];
+      expect((await cli("generate", "--marketplace-url", market.url, "--out", dir, ...flags)).code).to.equal(0);
       const suffix = (resourceId: Hex) => resourceId.slice(2, 10);
       expect(pluginNames(dir)).to.deep.equal(
         [
@@ -299,19 +303,24 @@ describe("service-plugins generate", function () {
     expect(pluginNames(withBase)).to.include("service-buyer");
   });
 
-  it("--enrich takes each description from the endpoint's card; without it the index alone is read", async function () {
+  it("reads each endpoint's card by default (its plain tags in the skill's description, its words quoted); --no-enrich reads the index alone", async function () {
     const plain = out("plain");
     const before = market.requests.length;
-    await cli("generate", "--marketplace-url", market.url, "--out", plain, "--local");
+    await cli("generate", "--marketplace-url", market.url, "--out", plain, "--local", "--no-enrich");
     expect(market.requests.slice(before).some((r) => r.includes("agent-card"))).to.equal(false);
     const skillOf = (dir: string) =>
       readFileSync(join(dir, "plugins/service-weather/skills/service-weather/SKILL.md"), "utf8");
     expect(skillOf(plain)).to.not.include("from its card");
 
     const enriched = out("enriched");
-    await cli("generate", "--marketplace-url", market.url, "--out", enriched, "--local", "--enrich");
+    await cli("generate", "--marketplace-url", market.url, "--out", enriched, "--local");
     expect(skillOf(enriched)).to.include("Current weather for a city, from its card.");
     expect(market.requests).to.include(`/${id("weather")}/.well-known/agent-card.json`);
+    const tags = validCard().skills.flatMap((skill) => skill.tags);
+    expect(tags.length, "the fixture card has tags").to.be.greaterThan(0);
+    const description = /^description: (.*)$/m.exec(skillOf(enriched))?.[1] ?? "";
+    expect(description).to.include(`Its creator tags it: ${tags.slice(0, 6).join(", ")}.`);
+    expect(skillOf(plain)).to.not.include("Its creator tags it");
   });
 
   it("--enrich skips an endpoint whose card pays another resource, naming the card (fails with the payTo check removed)", async function () {
@@ -352,7 +361,8 @@ describe("service-plugins generate", function () {
     });
     try {
       const dir = out("pages");
-      const { code, stdout } = await cli("generate", "--marketplace-url", many.url, "--out", dir, "--local", "--json");
+      const flags = ["--local", "--no-enrich", "--json"];
+      const { code, stdout } = await cli("generate", "--marketplace-url", many.url, "--out", dir, ...flags);
       expect(code).to.equal(0);
       expect(many.requests).to.deep.equal([
         "/resources?active=true&limit=1000&offset=0",

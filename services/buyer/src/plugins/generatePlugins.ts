@@ -10,6 +10,7 @@ import { DEFAULT_NPM_REGISTRY, type McpLaunch } from "./mcpLaunch.ts";
 import { type CardInput, projectEndpoints } from "./projectEndpoints.ts";
 import { readCard } from "./readCard.ts";
 import { readIndex } from "./readIndex.ts";
+import { readRequestSchema } from "./readRequestSchema.ts";
 import { renderPlugins } from "./renderPlugins.ts";
 import type { Skipped } from "./skipped.ts";
 import { writePluginTree } from "./writePluginTree.ts";
@@ -22,7 +23,8 @@ export type GeneratePluginsParameters = {
   launch: "local" | "published";
   prune?: boolean;
   base?: boolean;
-  enrich?: boolean;
+  /** Read each listed endpoint's card for its words; by default whenever a marketplace is read. */
+  enrich?: boolean | undefined;
   /** Progress lines (the CLI sends them to stderr). */
   log?: (line: string) => void;
   /** Environment of `npm` for the `--published` check. */
@@ -60,6 +62,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
   if (!marketplaceUrl && cardUrls.length === 0)
     throw new PluginsUsageError("Nothing to generate from: give --marketplace-url <url> and/or --card <url>.");
   if (parameters.enrich && !marketplaceUrl) throw new PluginsUsageError("--enrich needs --marketplace-url.");
+  const enrich = parameters.enrich ?? marketplaceUrl !== undefined;
   const out = resolve(parameters.out);
   const buyer = parameters.buyer ?? buyerPackage();
   const launch = await resolveLaunch(parameters.launch, buyer, parameters.env, log);
@@ -74,7 +77,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
     log(`${read.records.length} active endpoint(s) listed`);
   }
   const enriched = new Map<Hex, Card>();
-  if (parameters.enrich && index) {
+  if (enrich && index) {
     log(`reading ${index.records.length} agent card(s) for descriptions`);
     const reads = await mapLimited(index.records, ENRICH_CONCURRENCY, (r) => readCard(r.cardUrl, r.resourceId));
     const kept = [];
@@ -97,7 +100,14 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
   }
   for (const { source, reason } of skipped) log(`warning: skipped ${source}: ${reason}`);
 
-  const endpoints = projectEndpoints({ index, enriched, cards });
+  const projected = projectEndpoints({ index, enriched, cards });
+  const cardOf = (id: Hex) => enriched.get(id) ?? cards.find((c) => c.resourceId === id)?.card;
+  if (projected.some((e) => cardOf(e.resourceId))) log("reading each endpoint's request schema from its 402 quote");
+  const schemas = await mapLimited(projected, ENRICH_CONCURRENCY, async (e) => {
+    const card = cardOf(e.resourceId);
+    return card ? readRequestSchema(card) : undefined;
+  });
+  const endpoints = projected.map((endpoint, i) => ({ ...endpoint, requestSchema: schemas[i] }));
   const names = assignPluginNames(endpoints);
   const named = endpoints.map((endpoint) => ({ name: names.get(endpoint.resourceId) ?? "", endpoint }));
   const base = parameters.base ?? true;

@@ -40,6 +40,7 @@ export function projectEndpoints(parameters: ProjectEndpointsParameters): Endpoi
       reputation: record.reputation,
       health: record.health.score,
       marketplaceUrl,
+      cardUrl: record.cardUrl,
       creatorWords: card && creatorWordsOf(card),
     });
   }
@@ -57,6 +58,7 @@ export function projectEndpoints(parameters: ProjectEndpointsParameters): Endpoi
             reputation: undefined,
             health: card.health.score,
             marketplaceUrl: marketplaceOfCard(url, resourceId),
+            cardUrl: url,
             creatorWords: creatorWordsOf(card),
           },
     );

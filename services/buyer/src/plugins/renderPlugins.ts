@@ -11,6 +11,9 @@ export const MARKETPLACE_NAME = "service-marketplace";
 /** Name of the buyer MCP server inside every generated plugin. */
 export const MCP_SERVER_NAME = "buyer";
 
+/** The license of every generated plugin: the buyer package's own. */
+export const PLUGIN_LICENSE = "MIT";
+
 /** Marketplace category of the base plugin, and of an endpoint without a category of its own. */
 export const DEFAULT_CATEGORY = "development";
 
@@ -48,6 +51,8 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
     category: string | undefined,
     skill: string,
     readme: string,
+    hosts: string[],
+    requestSchema?: Record<string, unknown>,
   ) => {
     const dir = `plugins/${name}`;
     const marketplaceUrl = scopeMarketplace(parameters, name);
@@ -60,12 +65,18 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
         version: parameters.version,
         description,
         author: { name: "service-plugins" },
+        license: PLUGIN_LICENSE,
         keywords,
+        network: { hosts },
         userConfig: config.options,
       }),
     );
     const { command, args } = mcpCommand(parameters.launch, join(parameters.outDir, dir));
-    const env = { ...config.env, ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}) };
+    const env = {
+      ...config.env,
+      ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}),
+      ...(requestSchema ? { SERVICE_REQUEST_SCHEMA: JSON.stringify(requestSchema) } : {}),
+    };
     files.set(`${dir}/.mcp.json`, json({ mcpServers: { [MCP_SERVER_NAME]: { type: "stdio", command, args, env } } }));
     files.set(`${dir}/skills/${name}/SKILL.md`, skill);
     files.set(`${dir}/README.md`, readme);
@@ -80,6 +91,7 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       undefined,
       renderBaseSkill(BASE_PLUGIN_NAME, parameters.marketplaceUrl),
       baseReadme(parameters.marketplaceUrl),
+      hostsOf([parameters.marketplaceUrl], DEMO_HOSTS),
     );
   }
   for (const { name, endpoint } of [...parameters.endpoints].sort((a, b) => compare(a.name, b.name))) {
@@ -91,6 +103,8 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       endpoint.category,
       renderEndpointSkill(name, endpoint),
       endpointReadme(name, endpoint),
+      hostsOf([endpoint.marketplaceUrl, endpoint.cardUrl], DEMO_HOSTS),
+      endpoint.requestSchema,
     );
   }
   files.set(
@@ -118,6 +132,35 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
 function scopeMarketplace(parameters: RenderPluginsParameters, name: string): string {
   return parameters.endpoints.find((e) => e.name === name)?.endpoint.marketplaceUrl ?? parameters.marketplaceUrl;
 }
+
+/** Where the demo (no key, no RPC URL) listens: its whole system runs in the server process, on loopback. */
+const DEMO_HOSTS = ["127.0.0.1"];
+
+/** The hosts (`host:port`) of the URLs a plugin reaches, for `network.hosts`, in order and without repeats. */
+function hostsOf(urls: readonly string[], extra: readonly string[]): string[] {
+  const hosts = urls.flatMap((url) => {
+    try {
+      return url ? [new URL(url).host] : [];
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set([...hosts, ...extra])];
+}
+
+const installing = (name: string) => `## Install
+
+In Claude Code, add the generated marketplace (the folder that holds \`.claude-plugin/marketplace.json\`, or the
+\`owner/repo\` you publish it in) and install the plugin:
+
+\`\`\`
+/plugin marketplace add <marketplace folder or owner/repo>
+/plugin install ${name}@${MARKETPLACE_NAME}
+\`\`\`
+
+The plugin reaches the marketplace and the endpoint's card (\`network.hosts\` in its plugin.json) and, once set, the
+RPC URL and facilitator you configure.
+`;
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -151,6 +194,7 @@ the end of the skill, quoted as data.
 - Price: ${priceText(endpoint)}
 - Reputation: ${reputationText(endpoint)}
 
+${installing(name)}
 ${configuring()}`;
 }
 
@@ -161,5 +205,6 @@ A Claude Code plugin to discover the paid endpoints of the agent marketplace${ma
 for any of them per call from escrow, through the buyer MCP server. With no configuration it runs in demo mode, so
 the whole escrow loop can be tried without paying anything real.
 
+${installing(BASE_PLUGIN_NAME)}
 ${configuring("| allowed resources | comma-separated resource ids the buyer may pay; empty means any |\n")}`;
 }

@@ -1,3 +1,4 @@
+import { creatorKeywords } from "./creatorKeywords.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { renderCreatorWords } from "./renderCreatorWords.ts";
 
@@ -25,12 +26,15 @@ export function endpointLabel(endpoint: Endpoint): string {
 /**
  * `skills/<name>/SKILL.md` of a per-endpoint plugin: when to use the endpoint and how to pay for it through the
  * plugin's buyer MCP server, with its price and reputation. Its front matter, headings and instructions are in our
- * words, built from slug, category, resource id, price and reputation; the card's own words come last, quoted as
- * data under a heading that says so ({@link renderCreatorWords}).
+ * words, built from slug, category, resource id, price and reputation, plus the card's tags that are plain keywords
+ * ({@link creatorKeywords}); the card's own words come last, quoted as data under a heading that says so
+ * ({@link renderCreatorWords}).
  * @example renderEndpointSkill("service-echo", endpoint)
  */
 export function renderEndpointSkill(name: string, endpoint: Endpoint): string {
-  const description = `Use when a task needs what the paid ${endpointLabel(endpoint)} sells: read its card with get_card, check the price with quote, then pay per call from escrow through this plugin's buyer MCP server. Indicative price ${priceText(endpoint)}; reputation ${reputationText(endpoint)}.`;
+  const keywords = creatorKeywords(endpoint.creatorWords);
+  const tagged = keywords.length ? ` Its creator tags it: ${keywords.join(", ")}.` : "";
+  const description = `Use when a task needs what the paid ${endpointLabel(endpoint)} sells: read its card with get_card, check the price with quote, then pay per call from escrow through this plugin's buyer MCP server.${tagged} Indicative price ${priceText(endpoint)}; reputation ${reputationText(endpoint)}.`;
   return `---
 name: ${name}
 description: ${JSON.stringify(description)}

@@ -1,4 +1,5 @@
 import { privateKeyToAccount } from "viem/accounts";
+import type { Card } from "../../../protocol/schemas/card.ts";
 import { cardSchema } from "../../../protocol/schemas/card.ts";
 import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
 import type { StackFile } from "../../../stack/stackFile.ts";
@@ -7,26 +8,41 @@ import { buyerChain } from "./buyerChain.ts";
 import { payForCall } from "./payForCall.ts";
 
 /**
- * `npm run demo`: a small buyer against the running stack (`npm start`). It discovers `echo` through
- * GET /resources, reads its card, gets the 402 quote, re-pins escrow, asset, payTo and cap against the chain
- * (never from the index row), signs, pays, and prints the quote, the receipt and the resource's revenue.
+ * `npm run demo [-- <slug>]`: a small buyer against the running stack (`npm start`). It discovers the resource
+ * (`echo` by default) through GET /resources, reads its card, takes the request of the card's first example call
+ * (`skills[].examples`), gets the 402 quote, re-pins escrow, asset, payTo and cap against the chain (never from the
+ * index row), signs, pays, and prints the quote, the receipt and the resource's revenue. A stack that is not
+ * answering (stopped, with its stack.json left behind) is told apart from a missing one; both say to start it.
  */
+const stackDir = process.env.STACK_DIR || ".stack";
+const startFirst = "start the system first with `npm start` (in another terminal)";
 let stack: StackFile;
 try {
-  stack = readStackFile(process.env.STACK_DIR ?? ".stack");
+  stack = readStackFile(stackDir);
 } catch (error) {
   if (!(error instanceof StackFileError)) throw error;
-  process.stderr.write(`${error.shortMessage}: start the system first with \`npm start\` (in another terminal)\n`);
+  process.stderr.write(`${error.shortMessage}: ${startFirst}\n`);
   process.exit(2);
 }
 const slug = process.argv[2] ?? "echo";
 const show = (title: string, value: unknown) =>
   process.stdout.write(`\n== ${title}\n${JSON.stringify(value, null, 2)}\n`);
 
-const index = (await (await fetch(`${stack.marketplaceUrl}/resources`)).json()) as unknown[];
-const record = index.map((row) => indexRecordSchema.parse(row)).find((row) => row.slug === slug);
+let listed: Response;
+try {
+  listed = await fetch(`${stack.marketplaceUrl}/resources`);
+} catch (error) {
+  process.stderr.write(
+    `the stack of ${stackFilePath(stackDir)} is not running (its marketplace ${stack.marketplaceUrl} does not answer: ${causeOf(error)}): ${startFirst}\n`,
+  );
+  process.exit(2);
+}
+const index = (await listed.json()) as unknown[];
+const records = index.map((row) => indexRecordSchema.parse(row));
+const record = records.find((row) => row.slug === slug);
 if (!record) {
-  process.stderr.write(`no resource "${slug}" in ${stack.marketplaceUrl}/resources\n`);
+  const slugs = records.map((row) => row.slug).join(", ");
+  process.stderr.write(`no resource "${slug}" in ${stack.marketplaceUrl}/resources (listed: ${slugs || "none"})\n`);
   process.exit(1);
 }
 show(`index record of ${slug} (display only: nothing is signed against it)`, record);
@@ -35,14 +51,14 @@ show("agent card", { name: card.name, url: card.url, x402: card.x402 });
 
 const buyer = stack.buyers[0];
 if (!buyer) {
-  process.stderr.write(`no demo buyer in ${stackFilePath(process.env.STACK_DIR)}\n`);
+  process.stderr.write(`no demo buyer in ${stackFilePath(stackDir)}\n`);
   process.exit(2);
 }
 const result = await payForCall({
   chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
   account: privateKeyToAccount(buyer.privateKey),
   callUrl: card.url,
-  body: { hello: "from the demo buyer", at: new Date().toISOString() },
+  body: exampleRequest(card) ?? { hello: "from the demo buyer", at: new Date().toISOString() },
 });
 show("402 quote", result.quote);
 show("pinned against the chain", { ...result.terms, cap: result.terms.cap.toString() });
@@ -56,3 +72,22 @@ for (let i = 0; i < 50; i++) {
   await new Promise((r) => setTimeout(r, 200));
 }
 show(`revenue of ${slug} (from the indexer's chain-derived projections)`, revenue);
+
+/** The request of the card's first example call (`{"request":…,"response":…}`), if it has one. */
+function exampleRequest(card: Card): Record<string, unknown> | undefined {
+  for (const example of card.skills.flatMap((skill) => skill.examples ?? [])) {
+    try {
+      const call = JSON.parse(example) as { request?: unknown };
+      if (call.request && typeof call.request === "object" && !Array.isArray(call.request))
+        return call.request as Record<string, unknown>;
+    } catch {}
+  }
+  return undefined;
+}
+
+/** The innermost cause of a failed fetch, on one line (`ECONNREFUSED …`). */
+function causeOf(error: unknown): string {
+  let inner = error as { cause?: unknown; message?: string; code?: string };
+  while (inner.cause) inner = inner.cause as typeof inner;
+  return (inner.code ?? inner.message ?? String(inner)).split("\n")[0] ?? "";
+}

@@ -20,8 +20,24 @@ export type LedgerView = {
   held: bigint;
   /** What the ledger knows of one payment. */
   payment(idemKey: Hex): { hold?: HoldRecord; debit?: DebitRecord; released: boolean };
+  /** Every payment the ledger knows (signed here, or debited on chain by any process of the key), newest first. */
+  payments(): LedgerPayment[];
   /** The timestamp (unix ms) of the latest block read. */
   chainTime: number;
+};
+
+/**
+ * One payment as the ledger knows it: `paid` (the chain debited it), `not_paid` (void: past its validBefore, never
+ * debited), or `pending` (signed; the chain may still debit it until validBefore).
+ */
+export type LedgerPayment = {
+  idemKey: Hex;
+  resourceId: Hex;
+  status: "paid" | "not_paid" | "pending";
+  hold?: HoldRecord;
+  debit?: DebitRecord;
+  /** Unix ms: when the chain debited it, else when it was signed. */
+  at: number;
 };
 
 /**
@@ -222,6 +238,18 @@ function viewOf(state: LedgerState, chainTime: number): LedgerView {
     payment: (idemKey) => {
       const key = idemKey.toLowerCase() as Hex;
       return { hold: state.holds.get(key), debit: state.debits.get(key), released: state.released.has(key) };
+    },
+    payments: () => {
+      const keys = new Set<Hex>([...state.holds.keys(), ...state.debits.keys()]);
+      return [...keys]
+        .map((idemKey): LedgerPayment => {
+          const hold = state.holds.get(idemKey);
+          const debit = state.debits.get(idemKey);
+          const status = debit ? "paid" : state.released.has(idemKey) ? "not_paid" : "pending";
+          const resourceId = (debit?.resourceId ?? hold?.resourceId) as Hex;
+          return { idemKey, resourceId, status, hold, debit, at: debit?.at ?? hold?.signedAt ?? 0 };
+        })
+        .sort((a, b) => b.at - a.at);
     },
     chainTime,
   };

@@ -9,8 +9,12 @@ export type ReadBalanceReturnType = {
   wallet: bigint;
   /** Deposited in the escrow and spendable by calls. */
   escrow: bigint;
-  /** Requested for withdrawal (no longer spendable), and when it unlocks. */
+  /** Requested for withdrawal (no longer spendable). */
   pendingWithdrawal: bigint;
+  /** Unix seconds from which `withdraw` pays the pending withdrawal out (0: none requested). */
+  withdrawalUnlocksAt: bigint;
+  /** The wallet's native coin, which pays the gas of the transactions the buyer sends itself. */
+  gas: bigint;
   /**
    * The buyer's own on-chain spend limit in force (0 = none) per `periodSeconds`, and what the window has spent;
    * `pending` is a requested tightening, which anyone may apply (`applySpendLimit`) from `effectiveAt` (unix seconds).
@@ -31,7 +35,7 @@ export type ReadBalanceReturnType = {
 export async function readBalance(chain: BuyerChain, address: Address): Promise<ReadBalanceReturnType> {
   const escrowAbi = abiOf("PaymentEscrow");
   const token = await chain.publicClient.readContract({ address: chain.escrow, abi: escrowAbi, functionName: "token" });
-  const [state, wallet] = await Promise.all([
+  const [state, wallet, [, withdrawalUnlocksAt], gas] = await Promise.all([
     chain.publicClient.readContract({
       address: chain.escrow,
       abi: escrowAbi,
@@ -40,16 +44,25 @@ export async function readBalance(chain: BuyerChain, address: Address): Promise<
     }),
     chain.publicClient.readContract({
       address: token,
-      abi: abiOf("TestStablecoin"),
+      abi: abiOf("IFiatToken"),
       functionName: "balanceOf",
       args: [address],
     }),
+    chain.publicClient.readContract({
+      address: chain.escrow,
+      abi: escrowAbi,
+      functionName: "pendingWithdrawal",
+      args: [address],
+    }),
+    chain.publicClient.getBalance({ address }),
   ]);
   return {
     address,
     wallet,
     escrow: state.balance,
     pendingWithdrawal: state.pendingWithdrawal,
+    withdrawalUnlocksAt: BigInt(withdrawalUnlocksAt),
+    gas,
     spendLimit: {
       limit: state.spendLimit,
       periodSeconds: state.period,

@@ -18,7 +18,8 @@ export type RequestQuoteParameters = {
 
 /**
  * Asks a resource for its 402 quote (a `POST /call` without payment) and pins its money fields against the chain.
- * Nothing is signed.
+ * Nothing is signed. A body the resource refuses (400 `invalid_request`, the request schema's message) throws
+ * `invalid_body` with that message; any other answer but 402 throws `no_quote`.
  * @example const { quote, terms } = await requestQuote({ chain, callUrl: card.url, body: { hello: "world" } })
  */
 export async function requestQuote(p: RequestQuoteParameters): Promise<{ quote: Quote; terms: PinnedTerms }> {
@@ -34,6 +35,11 @@ export async function requestQuote(p: RequestQuoteParameters): Promise<{ quote: 
   );
   if (response.status !== 402) {
     const error = errorOf(json, response.status);
+    if (response.status === 400 && error.code === "invalid_request")
+      throw new BuyerError(
+        "invalid_body",
+        `the resource refuses this body: ${error.message}; nothing was quoted or paid`,
+      );
     throw new BuyerError("no_quote", `expected a 402 quote, got ${response.status} ${error.code}: ${error.message}`);
   }
   const parsed = quoteSchema.safeParse(json);

@@ -1,11 +1,12 @@
 import type { Hex } from "viem";
 import { z } from "zod";
 import { BuyerError } from "../../sdk/buyerError.ts";
+import { formatAmount } from "../../sdk/formatAmount.ts";
 import { recoverResult } from "../../sdk/recoverResult.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
-import { amount, common, receiptShape } from "./toolShapes.ts";
+import { amountView, common, receiptShape } from "./toolShapes.ts";
 
 /**
  * Registers `recover_result`: what became of a payment by its idemKey, from the chain, the ledger and the facilitator.
@@ -28,7 +29,7 @@ export function registerRecoverResult(tool: ToolContext): void {
         outcome: z.enum(["paid", "not_paid", "pending"]),
         message: z.string(),
         resourceId: z.string(),
-        amount: amount.optional(),
+        amount: amountView.optional(),
         transaction: z.string().optional(),
         debitedAt: z.string().optional(),
         validBefore: z.string().optional(),
@@ -75,7 +76,7 @@ export function registerRecoverResult(tool: ToolContext): void {
               ? "debited on chain; the answer is the one the facilitator kept"
               : "debited on chain; the facilitator keeps no answer that agrees with the debit",
             resourceId,
-            amount: debit.amount,
+            amount: formatAmount(debit.amount),
             transaction: debit.transaction,
             debitedAt: new Date(debit.at).toISOString(),
             ...answer,

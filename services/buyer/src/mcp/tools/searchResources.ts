@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BuyerError } from "../../sdk/buyerError.ts";
+import { formatAmount } from "../../sdk/formatAmount.ts";
 import { searchResources } from "../../sdk/searchResources.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
 import { toolAnswer } from "../toolResult.ts";
@@ -15,7 +16,7 @@ export function registerSearchResources(tool: ToolContext): void {
     "search_resources",
     {
       title: "Search paid endpoints",
-      description: `Searches the marketplace index of paid endpoints. Rows are display data: prices and addresses are re-checked against the chain before any payment.${tool.scoped}`,
+      description: `Searches the marketplace index of paid endpoints. Rows are display data: prices and addresses are re-checked against the chain before any payment. Amounts are in base units (1000000 = 1 USDC); each row's usdc shows its base price, per-KB price, cap (pricing.max, the most one call can debit) and bond in USDC.${tool.scoped}`,
       inputSchema: {
         category: z.string().optional(),
         active: z.boolean().optional(),
@@ -40,7 +41,17 @@ export function registerSearchResources(tool: ToolContext): void {
         requireSettings(env, ["MARKETPLACE_URL"]);
         if (!env.marketplaceUrl) throw new BuyerError("bad_setting", "MARKETPLACE_URL is not set");
         const found = await searchResources(env.marketplaceUrl, filters);
-        const resources = found.resources.filter((record) => tool.inScope(record.resourceId));
+        const resources = found.resources
+          .filter((record) => tool.inScope(record.resourceId))
+          .map((record) => ({
+            ...record,
+            usdc: {
+              base: formatAmount(record.pricing.base).usdc,
+              perKB: formatAmount(record.pricing.perKB).usdc,
+              cap: formatAmount(record.pricing.max).usdc,
+              bond: formatAmount(record.bond).usdc,
+            },
+          }));
         return toolAnswer(env.mode, {
           resources,
           total: tool.config.scope ? resources.length : found.total,

@@ -1,9 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Address, Hex } from "viem";
+import type { Address, Hex, LocalAccount } from "viem";
 import { isChainUnavailable } from "../../../../protocol/chain.ts";
 import type { BuyerChain } from "../../sdk/buyerChain.ts";
 import { BuyerError } from "../../sdk/buyerError.ts";
+import type { SpendLedger } from "../../sdk/openSpendLedger.ts";
 import type { PinnedCard } from "../../sdk/readPinnedCard.ts";
 import type { BuyerEnvironment, EnvironmentSource } from "../buyerEnvironment.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
@@ -28,6 +29,8 @@ export type ToolContext = {
   /** The resource id argument: optional when the scope has exactly one resource. */
   targetInput: typeof resourceIdInput | ReturnType<typeof resourceIdInput.optional>;
   chainOf(env: BuyerEnvironment): BuyerChain;
+  /** The chain, the buyer's key and its spend ledger; refused with the setting's name when one is missing. */
+  buyerOf(env: BuyerEnvironment): { chain: BuyerChain; account: LocalAccount; ledger: SpendLedger };
   /** Runs a tool's work against the environment; an expected failure comes back as a tool error, never a throw. */
   run(work: (env: BuyerEnvironment) => Promise<CallToolResult>): Promise<CallToolResult>;
   pinnedView(pinned: PinnedCard): PinnedView;
@@ -67,6 +70,12 @@ export function createToolContext(p: {
       requireSettings(env, ["RPC_URL", "ESCROW_ADDRESS"]);
       if (!env.chain) throw new BuyerError("bad_setting", "RPC_URL and ESCROW_ADDRESS are required");
       return env.chain;
+    },
+    buyerOf(env) {
+      requireSettings(env, ["BUYER_PRIVATE_KEY"]);
+      const chain = this.chainOf(env);
+      if (!env.account || !env.ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
+      return { chain, account: env.account, ledger: env.ledger };
     },
     async run(work) {
       let env: BuyerEnvironment | undefined;

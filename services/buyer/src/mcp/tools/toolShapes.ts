@@ -38,3 +38,29 @@ export const pinnedShape = z.object({
   cap: amount,
   creator: z.string(),
 });
+
+/** An amount as shown to an agent or a person: base units and its USDC reading (`formatAmount`). */
+export const amountView = z.object({
+  base: amount,
+  usdc: z.string().describe('The same amount in USDC (6 decimals), e.g. "0.0012 USDC"'),
+});
+
+/** A call's price (`describePrice`). */
+export const priceShape = z.object({
+  formula: z.string(),
+  base: amountView,
+  perKB: amountView,
+  computeMultiplier: z.number(),
+  maxResponseBytes: z.number().optional(),
+  byResponseSize: z.array(z.object({ responseKB: z.number(), cost: amountView })),
+  cap: amountView,
+});
+
+/** A positive amount argument, in base units. */
+export const amountInput = z
+  .string()
+  .regex(/^[1-9][0-9]{0,77}$/, "an amount is a positive whole number of base units (1000000 = 1 USDC)")
+  .describe("Base units of the stablecoin (6 decimals: 1000000 = 1 USDC)");
+
+/** A transaction the buyer's key sent, and the block it was mined in. */
+export const sentShape = { transaction: z.string(), block: z.string() };

@@ -1,0 +1,19 @@
+/**
+ * The settings of the buyer MCP server as `service-buyer-mcp --help` prints them: every environment variable it reads,
+ * what it means and what happens when it is unset (an empty value is unset).
+ */
+export const SETTINGS_HELP = `settings (environment variables, read once at launch; an empty value is unset):
+  BUYER_PRIVATE_KEY       the buyer's key, 0x + 64 hex (never logged or shown). Unset with RPC_URL unset: demo mode
+  RPC_URL                 JSON-RPC of chain 5042002 (live mode)
+  ESCROW_ADDRESS          the PaymentEscrow you trust; every quote is pinned against it (live mode)
+  MARKETPLACE_URL         the marketplace, for search_resources (live mode)
+  FACILITATOR_URL         where recover_result finds a lost answer. Unset: the outcome from the chain only
+  SERVICE_RESOURCE_IDS    comma-separated resource ids every tool is limited to. Unset: all
+  SPEND_MAX_PER_CALL      the most one call may be signed for, base units (1000000 = 1 USDC). Unset: no limit
+  SPEND_HOURLY_BUDGET     rolling 1 h budget, base units. Unset: no limit
+  SPEND_DAILY_BUDGET      rolling 24 h budget, base units. Unset: no limit
+  SPEND_ALLOW_RESOURCES   comma-separated resource ids payments may go to. Unset: any
+  SPEND_ALLOW_CREATORS    comma-separated creator addresses payments may go to. Unset: any
+  SERVICE_REQUEST_SCHEMA  with one resource in scope: its request schema (JSON), call_resource's body input
+  SERVICE_BUYER_DATA_DIR  the spend ledgers' folder. Unset: $XDG_DATA_HOME/service-buyer, else ~/.local/share/service-buyer
+`;
