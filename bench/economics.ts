@@ -1,6 +1,7 @@
 import { formatUnits, parseGwei } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
+import { bitmapNonce } from "../services/protocol/bitmapNonce.ts";
 import {
   BASE_FEE_FLOOR_WEI,
   SETTLEMENT_GAS_PER_DEBIT,
@@ -24,7 +25,7 @@ parseCommandLine(
 What settling a paid call costs its relayer and earns its treasury, for 1, 10 and 100 buyers at the default price:
 paid calls go through a real facilitator (verify, settle, batched debits on the local chain) and the relayer's own
 books (GET /metrics) give the gas and the treasury's income. Prints a table and writes the "Economics" section of
-docs/benchmarks.md. Environment: ECONOMICS_CALLS (100 paid calls per row), ECONOMICS_BASE_FEE_GWEI (the base fee
+docs/benchmarks.md. Every buyer signs bitmap nonces, as the buyer SDK does. Environment: ECONOMICS_CALLS (100 paid calls per row), ECONOMICS_BASE_FEE_GWEI (the base fee
 to price "today" at; default: the local chain's own, which is not the test network's).`,
   {},
 );
@@ -92,6 +93,7 @@ try {
     await token.write.approve([escrow.address, perBuyer * BigInt(buyers)]);
     for (const account of accounts) await escrow.write.depositFor([account.address, perBuyer]);
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600);
+    // Each buyer's calls take the next bits of its nonce word, as the buyer SDK allocates them.
     const payments = await Promise.all(
       Array.from({ length: CALLS }, (_, i) =>
         signEscrowPayment({
@@ -100,6 +102,7 @@ try {
           resourceId,
           maxAmount: BigInt(pricing.max),
           validBefore,
+          nonce: bitmapNonce(Math.floor(i / buyers)),
         }),
       ),
     );
@@ -112,6 +115,8 @@ try {
       payments.map(async (p) => {
         const r = await postJson(`${facilitator.url}/settle`, {
           idemKey: p.authorization.nonce,
+          // Bitmap nonces repeat across buyers, so an idemKey is named with its payer.
+          payer: p.authorization.buyer,
           resourceId,
           amount: charge.toString(),
           response: { status: 200, contentType: "application/json", body: { ok: true } },
