@@ -2,10 +2,11 @@ import { replaceOnce } from "./replaceOnce.ts";
 
 /**
  * Ponder 0.16's `processRealtimeEvents`, unlike `processHistoricalEvents`, never tells the indexing cache which event
- * is running. The cache learns from sampled events which rows each handler reads (here the new `debit` row's key,
- * which an insert on PGlite looks up to detect a conflict) and prefetches them for a whole block in one query; in
- * realtime it kept sampling against the last backfilled event, learned nothing, and its predictions faded out, so
- * every `Debited` cost one lookup query of its own (about 1.4 ms of CPU on PGlite). This adds the missing line.
+ * is running. The cache learns from sampled events which rows each handler reads (keys it can derive from the
+ * event: its id, an argument, the block) and prefetches them for a whole block in one query; in realtime it kept
+ * sampling against the last backfilled event, learned nothing, and its predictions faded out, so every such row cost
+ * a lookup query of its own (about 1.4 ms of CPU on PGlite). This adds the missing line. The rows of a packed
+ * `BatchDebited` log (`<log id>-<index>`) are keys the cache cannot derive, so each still costs its insert a lookup.
  */
 export const REALTIME_LOOP = `                const event = events[i];
                 client.event = event;
