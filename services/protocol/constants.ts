@@ -95,6 +95,9 @@ export const FEE_BPS_LIMIT = 5000;
 /** Basis points in a whole. */
 export const BPS = 10_000;
 
+/** The test network's block time (ms): a block every ~0.5 s; the embedded chain's `CHAIN_MINING=interval` mines at it. */
+export const BLOCK_TIME_MS = 500;
+
 /** Decimals of the chain's native currency (Arc testnet pays gas in USDC with 18 decimals natively). */
 export const NATIVE_DECIMALS = 18;
 
