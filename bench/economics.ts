@@ -15,6 +15,8 @@ import { stopChild } from "../services/stack/childProcess.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { suggestPrice } from "../services/studio/suggestPrice.ts";
 import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
+import type { Books } from "../testkit/facilitator/readBooks.ts";
+import { readBooks } from "../testkit/facilitator/readBooks.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
 import { sleep } from "../testkit/sleep.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
@@ -34,18 +36,6 @@ const CALLS = Number(process.env.ECONOMICS_CALLS ?? 100);
 const SHAPES = [1, 10, 100] as const;
 const RESPONSE_BYTES = 512;
 const log = (line: string) => process.stderr.write(`[economics] ${line}\n`);
-
-type Books = { debits: bigint; gas: bigint; cost: bigint; treasury: bigint };
-
-async function readBooks(url: string): Promise<Books> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const read = (name: string) => {
-    const value = new RegExp(`^facilitator_books_${name} (\\S+)$`, "m").exec(text)?.[1];
-    if (value === undefined) throw new Error(`/metrics has no facilitator_books_${name}`);
-    return BigInt(Math.round(Number(value)));
-  };
-  return { debits: read("debits"), gas: read("gas_used"), cost: read("cost_units"), treasury: read("treasury_units") };
-}
 
 log("starting the local chain");
 const chain = await startLocalChain();
@@ -135,6 +125,7 @@ try {
       buyers,
       baseFeeWei: block.baseFeePerGas ?? 0n,
       books: {
+        transactions: after.transactions - before.transactions,
         debits: after.debits - before.debits,
         gas: after.gas - before.gas,
         cost: after.cost - before.cost,

@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
+import { readBooks } from "../../../testkit/facilitator/readBooks.ts";
 import { getJson, postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { sleep } from "../../../testkit/sleep.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
@@ -111,28 +112,16 @@ describe("facilitator", function () {
     });
 
     it("books every settlement transaction: its gas, its cost at the effective gas price and the treasury's income, in /metrics", async function () {
-      const books = async () => {
-        const text = await (await fetch(`${facilitator.url}/metrics`)).text();
-        const read = (name: string) =>
-          BigInt(Number(new RegExp(`^facilitator_books_${name} (\\S+)$`, "m").exec(text)?.[1] ?? "NaN"));
-        return {
-          transactions: read("transactions"),
-          debits: read("debits"),
-          gas: read("gas_used"),
-          cost: read("cost_units"),
-          treasury: read("treasury_units"),
-        };
-      };
-      const before = await books();
+      const before = await readBooks(facilitator.url);
       const payload = await pay();
       expect((await verify(payload)).body.isValid).to.equal(true);
       const settle = { idemKey: payload.authorization.nonce, resourceId, amount: "1200", response };
       const settled = await postJson(`${facilitator.url}/settle`, settle);
       expect(settled.body.success).to.equal(true);
-      let after = await books();
+      let after = await readBooks(facilitator.url);
       while (after.transactions === before.transactions) {
         await sleep(50);
-        after = await books();
+        after = await readBooks(facilitator.url);
       }
       const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction });
       expect(after.transactions - before.transactions).to.equal(1n);
