@@ -184,9 +184,9 @@ spread over ${p.buyers} buyers funded on the stack's chain before the load; requ
 gate in the bench process whose facilitator is a stub (the gate's own work: no chain, no store). The load generator
 (autocannon, latencies timed per request, calls/s counted from the first request to the last answer) runs in its own
 process. Added latency is the paid call at one connection minus an unpaid call of the same handler (the echo source
-in workerd behind a plain Node server, no gate), each percentile taken separately. A buyer's verify shares the
-escrow state read on chain by that buyer's verifies of the last second (\`BUYER_STATE_TTL_MS\`); a buyer's first
-call in a second also waits for that read (about 3 ms here), which the loaded runs' buyers mostly do.
+in workerd behind a plain Node server, no gate), each percentile taken separately. A verify reads no chain
+state: it reserves against the escrow book the facilitator keeps in its store from the escrow's events
+(docs/protocol.md, "The escrow book"), so a buyer's first call and its hundredth cost the same.
 
 ${table("| scenario | connections | answers | calls/s | p50 | p95 | p99 |", callRows)}
 

@@ -98,13 +98,14 @@ export function createChainReader({
       return policy.read;
     },
 
-    /** The buyer's escrow state, whether `nonce` is spent and the block read, in one eth_call. */
-    async buyerState(buyer: Address, nonce: Hex): Promise<BuyerState> {
+    /** The buyer's escrow state, whether `nonce` is spent and the block read, in one eth_call (at `blockNumber`). */
+    async buyerState(buyer: Address, nonce: Hex, blockNumber?: bigint): Promise<BuyerState> {
       const state = await publicClient.readContract({
         address: escrow,
         abi: escrowAbi,
         functionName: "buyerState",
         args: [buyer, nonce],
+        ...(blockNumber === undefined ? {} : { blockNumber }),
       });
       return {
         balance: state.balance,

@@ -2,12 +2,13 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
+import { BLOCK_TIME_MS } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import { gasCostInTokenUnits } from "../protocol/gasCostInTokenUnits.ts";
 import { RECLAIM_INTERVAL_SECONDS, reclaimStoreSpace, runBackgroundPass } from "./backgroundWork.ts";
-import { createBuyerSnapshots } from "./buyerSnapshots.ts";
 import { createChainReader } from "./chain.ts";
 import { createFacilitatorApp, listen } from "./createFacilitatorApp.ts";
+import { createEscrowBook } from "./escrowBook/createEscrowBook.ts";
 import type { Clock, FacilitatorContext } from "./facilitatorContext.ts";
 import { systemClock } from "./facilitatorContext.ts";
 import type { FacilitatorConfig } from "./loadFacilitatorConfig.ts";
@@ -17,7 +18,6 @@ import { createFacilitatorMetrics } from "./metrics.ts";
 import { createRelayer } from "./relayer/createRelayer.ts";
 import { createReservedTerms } from "./reservedTerms.ts";
 import { createStore } from "./store/createStore.ts";
-import { nonceBookComplete } from "./store/nonceBook.ts";
 import { readBookTotals, recordSettlementBook } from "./store/settlementBooks.ts";
 
 export type CreateFacilitatorOptions = { clock?: Clock; logger?: Logger; backgroundIntervalMs?: number };
@@ -40,13 +40,6 @@ export async function createFacilitator(
     dataDir: config.DATA_DIR,
     schema: config.DATABASE_SCHEMA,
   });
-  // A shared buyer snapshot does not read the verified nonce on chain; only a complete book of spent nonces may stand
-  // in for that read, so a store that may have purged debits it has no tombstone of reads every nonce.
-  const sharedSnapshots = await nonceBookComplete(store);
-  if (!sharedSnapshots)
-    logger.warn(
-      "this store predates its spent-nonce tombstones (migration 9): buyer snapshots are not shared, every verify reads its nonce on chain",
-    );
   const chain = createChainReader({
     rpcUrl: config.RPC_URL,
     escrow: config.ESCROW_ADDRESS,
@@ -54,6 +47,7 @@ export async function createFacilitator(
     token: config.TOKEN_ADDRESS,
     logRangeBlocks: config.LOG_RANGE_BLOCKS,
   });
+  const clock = options.clock ?? systemClock;
   const batching = batchSettings(config);
   let metrics: FacilitatorContext["metrics"];
   const relayer = createRelayer({
@@ -72,7 +66,7 @@ export async function createFacilitator(
       if (book.debits > 0)
         metrics.debitCost.observe(Number(gasCostInTokenUnits(book.gasUsed, book.gasPriceWei)) / book.debits);
       store
-        .transaction((tx) => recordSettlementBook(tx, book, (options.clock ?? systemClock).now()))
+        .transaction((tx) => recordSettlementBook(tx, book, clock.now()))
         .catch((error) =>
           logger.error(
             { err: (error as Error).message, transaction: book.transaction },
@@ -89,7 +83,7 @@ export async function createFacilitator(
     store,
     chain,
     relayer,
-    clock: options.clock ?? systemClock,
+    clock,
     logger,
     metrics,
     escrow: config.ESCROW_ADDRESS,
@@ -99,10 +93,19 @@ export async function createFacilitator(
     settleLeaseSeconds: config.SETTLE_LEASE_SECONDS,
     driving: new Set(),
     reservedTerms: createReservedTerms(),
-    buyerSnapshots: createBuyerSnapshots(
-      (buyer, nonce) => chain.buyerState(buyer, nonce),
-      sharedSnapshots ? config.BUYER_STATE_TTL_MS : 0,
-    ),
+    escrowBook: createEscrowBook({
+      store,
+      chain,
+      clock,
+      logger,
+      startBlock: config.ESCROW_START_BLOCK,
+      maxLagSeconds: config.ESCROW_BOOK_MAX_LAG_SECONDS,
+      logRangeBlocks: config.LOG_RANGE_BLOCKS,
+      pollMs: BLOCK_TIME_MS,
+      auditMs: 30_000,
+      auditSize: 8,
+      onCorrection: () => metrics.bookCorrections.inc(),
+    }),
     projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };
 
@@ -122,6 +125,7 @@ export async function createFacilitator(
     readiness,
   );
   const server = await listen(app, config.PORT, config.HOST);
+  ctx.escrowBook.start();
   const { port } = server.address() as AddressInfo;
 
   let stopped = false;
@@ -155,6 +159,7 @@ export async function createFacilitator(
     async stop() {
       stopped = true;
       clearInterval(interval);
+      await ctx.escrowBook.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await pass;

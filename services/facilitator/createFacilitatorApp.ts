@@ -24,14 +24,19 @@ import { settlePayment } from "./settlePayment.ts";
 import { payersOf } from "./store/payersOf.ts";
 import { findReservation } from "./store/reservations.ts";
 import { findResult } from "./store/results.ts";
-import { verifyPayment } from "./verifyPayment.ts";
+import { EscrowBookBehindError, verifyPayment } from "./verifyPayment.ts";
 
 export type CallerAuth = { enabled: false } | { enabled: true; secret: string | undefined };
 
 export { HttpError, listen };
 
-/** The facilitator's own expected failure beyond the shared ones: an unreachable chain is 503 with Retry-After. */
+/**
+ * The facilitator's own expected failures beyond the shared ones: an unreachable chain, or an escrow book that is not
+ * current yet, is 503 with Retry-After.
+ */
 function chainUnavailable(error: unknown): HttpError | undefined {
+  if (error instanceof EscrowBookBehindError)
+    return new HttpError(503, "chain_unavailable", error.message, { "Retry-After": "2" });
   if (!isChainUnavailable(error)) return undefined;
   return new HttpError(503, "chain_unavailable", "the chain cannot be reached; retry shortly", { "Retry-After": "2" });
 }

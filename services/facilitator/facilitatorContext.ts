@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import type { Address } from "viem";
 import type { ProjectionsClient } from "../projections/createProjectionsClient.ts";
-import type { BuyerSnapshots } from "./buyerSnapshots.ts";
 import type { ChainReader } from "./chain.ts";
+import type { EscrowBook } from "./escrowBook/createEscrowBook.ts";
 import type { FacilitatorMetrics } from "./metrics.ts";
 import type { Relayer } from "./relayer/createRelayer.ts";
 import type { ReservedTermsBook } from "./reservedTerms.ts";
@@ -32,8 +32,8 @@ export type FacilitatorContext = {
   settlement: "committed" | "confirmed";
   /** Seconds a settle leases the right to drive its debit (SETTLE_LEASE_SECONDS). */
   settleLeaseSeconds: number;
-  /** Recent escrow state per buyer, shared by a buyer's verifies (BUYER_STATE_TTL_MS). */
-  buyerSnapshots: BuyerSnapshots;
+  /** Every buyer's escrow state, kept in the store from the escrow's events; what verify reserves against. */
+  escrowBook: EscrowBook;
   /** The terms of escrow reservations verified here and not settled yet, for a one-statement commit. */
   reservedTerms: ReservedTermsBook;
   /** Debits answered committed whose mining this process is still driving; stop waits for them. */

@@ -52,11 +52,13 @@ export const facilitatorEnvSchema = z.object({
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
   SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** The escrow's first block: the escrow book (escrowBook/) replays the escrow's events from there. */
+  ESCROW_START_BLOCK: z.coerce.bigint().min(0n).default(0n),
   /**
-   * How long a buyer's escrow state read on chain serves that buyer's later verifies (ms; 0: every verify reads the
-   * chain). Safe at any age the delays allow (buyerSnapshots.ts); a snapshot that would refuse is read afresh.
+   * Seconds the escrow book may go without reaching the chain's head before verify refuses (503) rather than trust
+   * it; far below the escrow's one-day withdrawal delay, which is what makes a slightly old book safe.
    */
-  BUYER_STATE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  ESCROW_BOOK_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   LOW_GAS_WEI: z.coerce.bigint().default(10n ** 16n),
   /** Most blocks one `eth_getLogs` request spans; public RPCs cap the range, so longer searches are paged. */
   LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(1_000),

@@ -64,6 +64,11 @@ export function createFacilitatorMetrics(
       labelNames: ["strike"],
       registers: [registry],
     }),
+    bookCorrections: new Counter({
+      name: "facilitator_escrow_book_corrections_total",
+      help: "Buyers the escrow book's audit found booked differently from the chain, and corrected",
+      registers: [registry],
+    }),
     strikes: new Counter({
       name: "facilitator_strikes_recorded_total",
       help: "Strikes recorded on chain",

@@ -2,14 +2,13 @@ import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
 import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
-import { defined } from "../protocol/defined.ts";
 import { exactNonceAllows } from "../protocol/exactNonce.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
-import { spendLimitRoom } from "./spendLimitRoom.ts";
+import type { ReserveOutcome } from "./store/reservations.ts";
 import { reserve } from "./store/reservations.ts";
 
 export type VerifyPaymentParameters = {
@@ -38,10 +37,21 @@ const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage:
 });
 
 /**
- * Reserve-before-run: checks a payment's binding, window, signature, nonce and cap, reads the buyer's state on
- * chain, then — in one statement, under a per-buyer lock that holds across instances — its un-reserved balance and
- * spend limit, and reserves the resource's cap until the authorization expires. A handler may run only after this
- * returns `isValid: true`.
+ * Verify cannot trust the escrow book: it has not reached the chain's head for its allowed lag, and catching up
+ * failed or is still under way. Answered 503 `chain_unavailable`, to be retried: verify refuses rather than guesses.
+ */
+export class EscrowBookBehindError extends Error {
+  constructor(cause?: unknown) {
+    super("the facilitator's escrow book is catching up with the chain; retry shortly", { cause });
+    this.name = "EscrowBookBehindError";
+  }
+}
+
+/**
+ * Reserve-before-run: checks a payment's binding, window, signature and cap, then — in one statement, under a
+ * per-buyer lock that holds across instances — the nonce, the buyer's un-reserved balance and spend limit, from the
+ * escrow book the store keeps (escrowBook/; an `exact` payment's token state is read on chain), and reserves the
+ * resource's cap until the authorization expires. A handler may run only after this returns `isValid: true`.
  * @example const result = await verifyPayment(ctx, { payload, resourceId, maxTimeoutSeconds: 60 })
  */
 export async function verifyPayment(
@@ -85,8 +95,6 @@ export async function verifyPayment(
   });
   if (!signedBy) return refuse("bad_signature", "the signature is not the payer's over this authorization");
 
-  // The chain is read first, outside any lock, at a block it names; reserving then counts as held every debit
-  // mined at or after that block, so a debit landing in between is counted twice (safe), never missed.
   const scheme = p.payload.scheme;
   const reserved = scheme === "exact" ? a.maxAmount : terms.cap;
   const expiresAt = Number(a.validBefore);
@@ -105,36 +113,47 @@ export async function verifyPayment(
     validBefore: expiresAt,
     requestHash: p.requestHash,
   };
-  const reserveAgainst = async (chain: ChainView) => ({
-    chain,
-    outcome: await reserve(ctx.store, reservation, { now, ...chain }),
-  });
-  let reserving: Awaited<ReturnType<typeof reserveAgainst>> | undefined;
-  if (p.payload.scheme === "service-escrow") {
-    // A snapshot shared with this buyer's recent verifies (buyerSnapshots.ts); one that would refuse is read afresh.
-    for (const fresh of [false, true]) {
-      const state = await ctx.buyerSnapshots.get(a.payer, a.nonce, { fresh });
-      if (state.nonceSpent) return refuse("nonce_used", "this nonce was already spent on chain");
-      reserving = await reserveAgainst({
-        available: state.balance - state.pendingWithdrawal,
-        room: spendLimitRoom(state.spendLimit, BigInt(now), a.validBefore),
-        atBlock: state.atBlock,
+  let outcome: ReserveOutcome;
+  if (scheme === "service-escrow") {
+    // Against the escrow book (escrowBook/): one statement, no chain read. A refusal the book may owe to being a
+    // block or two behind (a deposit just mined) is tried once more after the book has caught up with the head.
+    const against = { now, book: { maxLagSeconds: ctx.escrowBook.maxLagSeconds } };
+    outcome = await reserve(ctx.store, reservation, against);
+    if (outcome.outcome === "book_behind") {
+      await ctx.escrowBook.catchUp().catch((cause: unknown) => {
+        throw new EscrowBookBehindError(cause);
       });
-      const outcome = reserving.outcome.outcome;
-      if (state.nonceSpent === false || outcome === "reserved" || outcome === "nonce_used") break;
+      outcome = await reserve(ctx.store, reservation, against);
+    } else if (outcome.outcome === "insufficient_balance" || outcome.outcome === "over_cap") {
+      // The refusal stands as the book's if the chain cannot be reached to check it.
+      if (
+        await ctx.escrowBook.catchUp().then(
+          () => true,
+          () => false,
+        )
+      )
+        outcome = await reserve(ctx.store, reservation, against);
     }
   } else {
+    // The token's state is not in the book: read on chain at a block it names, outside any lock; reserving then
+    // counts as held every debit mined at or after that block, so one landing in between is counted twice (safe).
     const state = await ctx.chain.exactPayerState(a.payer, a.nonce);
     if (state.authorizationUsed || state.nonceSpent)
       return refuse("nonce_used", "this authorization was already used or cancelled");
-    reserving = await reserveAgainst({ available: state.tokenBalance, room: null, atBlock: state.atBlock });
+    outcome = await reserve(ctx.store, reservation, {
+      now,
+      available: state.tokenBalance,
+      room: null,
+      atBlock: state.atBlock,
+    });
   }
-  const { chain, outcome } = defined(reserving, "a reservation attempt");
   switch (outcome.outcome) {
     case "nonce_used":
       return refuse("nonce_used", "this nonce was already used");
+    case "book_behind":
+      throw new EscrowBookBehindError();
     case "insufficient_balance": {
-      const left = chain.available - outcome.held;
+      const left = outcome.available - outcome.held;
       return scheme === "exact"
         ? refuse("insufficient_balance", `token balance is below ${reserved}`)
         : refuse("insufficient_balance", `un-reserved escrow balance ${left < 0n ? 0n : left} is below ${reserved}`);
@@ -159,9 +178,6 @@ export async function verifyPayment(
       };
   }
 }
-
-/** What the chain says a payment may reserve: the available balance, the spend limit's room, and the block read. */
-type ChainView = { available: bigint; room: bigint | null; atBlock: bigint };
 
 type Terms = {
   payer: Address;

@@ -193,6 +193,73 @@ const MIGRATION_9 = `ALTER TABLE reservation DROP CONSTRAINT reservation_pkey;
    END $$;`;
 
 /**
+ * 11: the escrow book (escrowBook/). `escrow_book` is the follower's cursor: every escrow event up to and including
+ * `synced_block` is applied to `buyer_book`, and `current_at` is when that block was last seen to be the chain's head.
+ * `reserve_call` reserves a payment in one statement: when it is given no chain state (`p_at_block` null), it reads
+ * the buyer's state from the book (balance less pending withdrawal, the spend limit's room as spendLimitRoom.ts
+ * computes it), and refuses with `book_behind` when the book has not been current for `p_max_lag` seconds; then it
+ * is reserve_payment (migration 9), counting as held the debits mined after the book's block.
+ */
+const MIGRATION_11 = `CREATE TABLE escrow_book (
+     one          BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+     escrow       TEXT NOT NULL,
+     synced_block BIGINT NOT NULL,
+     current_at   BIGINT NOT NULL
+   );
+   CREATE TABLE buyer_book (
+     buyer                TEXT PRIMARY KEY,
+     balance              NUMERIC(78,0) NOT NULL,
+     pending_withdrawal   NUMERIC(78,0) NOT NULL,
+     spend_limit          NUMERIC(78,0) NOT NULL,
+     period               NUMERIC(78,0) NOT NULL,
+     window_start         NUMERIC(78,0) NOT NULL,
+     spent                NUMERIC(78,0) NOT NULL,
+     pending_limit        NUMERIC(78,0),
+     pending_period       NUMERIC(78,0),
+     pending_effective_at NUMERIC(78,0),
+     changed_block        BIGINT NOT NULL
+   );
+   CREATE FUNCTION reserve_call(
+     p_idem_key TEXT, p_scheme TEXT, p_buyer TEXT, p_resource_id TEXT, p_cap NUMERIC, p_payload JSONB,
+     p_valid_before BIGINT, p_now BIGINT, p_available NUMERIC, p_room NUMERIC, p_at_block BIGINT, p_request_hash TEXT,
+     p_max_lag BIGINT
+   ) RETURNS TABLE (outcome TEXT, held NUMERIC, available NUMERIC) LANGUAGE plpgsql VOLATILE
+     SET search_path FROM CURRENT AS $$
+   DECLARE
+     v_book RECORD;
+     v_available NUMERIC := p_available;
+     v_room NUMERIC := p_room;
+     v_at_block BIGINT := p_at_block;
+     v_due NUMERIC;
+   BEGIN
+     IF p_at_block IS NULL THEN
+       -- One snapshot of the cursor and the buyer's row: the follower changes both in one transaction.
+       SELECT e.synced_block, e.current_at, b.balance, b.pending_withdrawal, b.spend_limit, b.period, b.window_start,
+              b.spent, b.pending_limit, b.pending_period, b.pending_effective_at
+         INTO v_book FROM escrow_book e LEFT JOIN buyer_book b ON b.buyer = p_buyer;
+       IF NOT FOUND OR v_book.current_at < p_now - p_max_lag THEN
+         RETURN QUERY SELECT 'book_behind'::TEXT, NULL::NUMERIC, NULL::NUMERIC;
+         RETURN;
+       END IF;
+       v_at_block := v_book.synced_block + 1;
+       v_available := COALESCE(v_book.balance, 0) - COALESCE(v_book.pending_withdrawal, 0);
+       v_room := NULL;
+       IF COALESCE(v_book.spend_limit, 0) <> 0 THEN
+         v_room := v_book.spend_limit
+                   - CASE WHEN p_now >= v_book.window_start + v_book.period THEN 0 ELSE v_book.spent END;
+       END IF;
+       IF v_book.pending_effective_at IS NOT NULL AND v_book.pending_effective_at < p_valid_before
+          AND v_book.pending_limit <> 0 THEN
+         v_due := v_book.pending_limit
+                  - CASE WHEN p_now >= v_book.window_start + v_book.pending_period THEN 0 ELSE v_book.spent END;
+         IF v_room IS NULL OR v_due < v_room THEN v_room := v_due; END IF;
+       END IF;
+     END IF;
+     RETURN QUERY SELECT r.outcome, r.held, v_available FROM reserve_payment(p_idem_key, p_scheme, p_buyer,
+       p_resource_id, p_cap, p_payload, p_valid_before, p_now, v_available, v_room, v_at_block, p_request_hash) r;
+   END $$;`;
+
+/**
  * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
  * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
  */
@@ -303,4 +370,5 @@ export const MIGRATIONS: readonly string[] = [
      treasury_units NUMERIC(78,0) NOT NULL
    );
    INSERT INTO settlement_book_total VALUES (TRUE, 0, 0, 0, 0, 0);`,
+  MIGRATION_11,
 ];

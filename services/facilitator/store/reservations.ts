@@ -90,98 +90,117 @@ function toReservation(row: Row): Reservation {
   };
 }
 
-/** What `reserve` decided: the reservation was made, or why not (`held` is what the buyer already has held). */
+/**
+ * What `reserve` decided: the reservation was made, or why not (`held` is what the buyer already has held, `available`
+ * what its state allowed: the chain's figure, or the escrow book's), or `book_behind` when the escrow book it was told
+ * to read has not been current for its allowed lag.
+ */
 export type ReserveOutcome =
-  | { outcome: "reserved" | "insufficient_balance" | "over_cap"; held: bigint }
-  | { outcome: "nonce_used" };
+  | { outcome: "reserved" | "insufficient_balance" | "over_cap"; held: bigint; available: bigint }
+  | { outcome: "nonce_used" | "book_behind" };
+
+/**
+ * The buyer's state a reservation is checked against: read on chain at `atBlock` (`available` is the balance less any
+ * pending withdrawal, `room` what the spend limit leaves, null for none), or taken from the store's escrow book
+ * (escrowBook/), which must have been current within `maxLagSeconds`.
+ */
+export type ReserveAgainst =
+  | { now: number; available: bigint; room: bigint | null; atBlock: bigint }
+  | { now: number; book: { maxLagSeconds: number } };
 
 type ReserveItem = {
   r: Pick<Reservation, "idemKey" | "scheme" | "buyer" | "resourceId" | "cap" | "payload" | "validBefore"> & {
     requestHash?: Hex | undefined;
   };
-  chain: { now: number; available: bigint; room: bigint | null; atBlock: bigint };
+  chain: ReserveAgainst;
 };
 
+type ReserveRow = { outcome: ReserveOutcome["outcome"]; held: string | null; available: string | null };
+
 /**
- * Reserves `cap` for a payment with the `reserve_payment` function (migrations 2, 8 and 9): under the buyer's lock,
- * which holds across instances sharing a database, it refuses a nonce this buyer holds or a debit of this store spent
- * (`spent_nonce`), sums what is held — live reservations at their cap, debits settling
- * and debits mined at or after `atBlock` at their amount — and inserts the reservation only if `available` (the chain's balance as of
- * `atBlock`, less any pending withdrawal) covers it and `room` (what the spend limit leaves, null for none) allows
- * it. Concurrent reservations go to the store together, one statement per group (coalesce).
+ * Reserves `cap` for a payment with the `reserve_call` function (migrations 9 and 11): under the buyer's lock, which
+ * holds across instances sharing a database, it refuses a nonce this buyer holds or a debit of this store or the
+ * chain spent (`spent_nonce`), sums what is held — live reservations at their cap, debits settling and debits mined
+ * after the state's block at their amount — and inserts the reservation only if the buyer's available balance covers
+ * it and its spend limit's room allows it. Concurrent reservations go to the store together, one statement per group
+ * (coalesce).
  */
-export function reserve(store: Store, r: ReserveItem["r"], chain: ReserveItem["chain"]): Promise<ReserveOutcome> {
+export function reserve(store: Store, r: ReserveItem["r"], chain: ReserveAgainst): Promise<ReserveOutcome> {
   return coalescedFor(store, reserveMany, (items: ReserveItem[]) => reserveMany(store, items))({ r, chain });
 }
 
+/** `reserve_call`'s arguments for one item, by name. */
+function callArguments({ r, chain }: ReserveItem) {
+  const onChain = "atBlock" in chain;
+  return {
+    idem_key: r.idemKey,
+    scheme: r.scheme,
+    buyer: r.buyer.toLowerCase(),
+    resource_id: r.resourceId,
+    cap: r.cap.toString(),
+    payload: r.payload,
+    valid_before: r.validBefore,
+    now: chain.now,
+    available: onChain ? chain.available.toString() : null,
+    room: onChain ? (chain.room?.toString() ?? null) : null,
+    at_block: onChain ? chain.atBlock.toString() : null,
+    request_hash: r.requestHash ?? null,
+    max_lag: onChain ? null : chain.book.maxLagSeconds,
+  };
+}
+
+function toOutcome(row: ReserveRow | undefined): ReserveOutcome {
+  if (!row) return { outcome: "nonce_used" };
+  if (row.outcome === "nonce_used" || row.outcome === "book_behind") return { outcome: row.outcome };
+  return { outcome: row.outcome, held: BigInt(row.held ?? "0"), available: BigInt(row.available ?? "0") };
+}
+
 /**
- * One statement for many reservations: `reserve_payment` per item, in buyer order (so that instances sharing a
- * database take buyers' locks in one order and never deadlock); each call sees the ones before it. A lone
- * reservation takes the plain call (a set-returning scan is slower for one row).
+ * One statement for many reservations: `reserve_call` per item, in buyer order (so that instances sharing a database
+ * take buyers' locks in one order and never deadlock); each call sees the ones before it. A lone reservation takes
+ * the plain call (a set-returning scan is slower for one row).
  */
 async function reserveMany(sql: Sql, items: ReserveItem[]): Promise<ReserveOutcome[]> {
   const [only] = items;
   if (only && items.length === 1) return [await reserveOne(sql, only)];
   const order = items.map((_, i) => i).sort((a, b) => compare(buyerOf(items[a]), buyerOf(items[b])) || a - b);
-  const rows = await sql.query<{ i: number; outcome: ReserveOutcome["outcome"]; held: string | null }>(
-    `SELECT x.i, r.outcome, r.held::text AS held
+  const rows = await sql.query<ReserveRow & { i: number }>(
+    `SELECT x.i, r.outcome, r.held::text AS held, r.available::text AS available
        FROM jsonb_to_recordset($1::jsonb) AS x(i int, idem_key text, scheme text, buyer text,
               resource_id text, cap numeric, payload jsonb, valid_before bigint, now bigint, available numeric,
-              room numeric, at_block bigint, request_hash text, n bigint)
-       CROSS JOIN LATERAL reserve_payment(x.idem_key, x.scheme, x.buyer, x.resource_id, x.cap, x.payload,
-              x.valid_before, x.now, x.available, x.room, x.at_block, x.request_hash) AS r
+              room numeric, at_block bigint, request_hash text, max_lag bigint, n bigint)
+       CROSS JOIN LATERAL reserve_call(x.idem_key, x.scheme, x.buyer, x.resource_id, x.cap, x.payload,
+              x.valid_before, x.now, x.available, x.room, x.at_block, x.request_hash, x.max_lag) AS r
       ORDER BY x.n`,
-    [
-      JSON.stringify(
-        order.map((i, n) => {
-          const { r, chain } = items[i] as ReserveItem;
-          return {
-            i,
-            n,
-            idem_key: r.idemKey,
-            scheme: r.scheme,
-            buyer: r.buyer.toLowerCase(),
-            resource_id: r.resourceId,
-            cap: r.cap.toString(),
-            payload: r.payload,
-            valid_before: r.validBefore,
-            now: chain.now,
-            available: chain.available.toString(),
-            room: chain.room?.toString() ?? null,
-            at_block: chain.atBlock.toString(),
-            request_hash: r.requestHash ?? null,
-          };
-        }),
-      ),
-    ],
+    [JSON.stringify(order.map((i, n) => ({ i, n, ...callArguments(items[i] as ReserveItem) })))],
   );
   const outcomes: ReserveOutcome[] = items.map(() => ({ outcome: "nonce_used" }));
-  for (const row of rows) {
-    if (row.outcome !== "nonce_used") outcomes[row.i] = { outcome: row.outcome, held: BigInt(row.held ?? "0") };
-  }
+  for (const row of rows) outcomes[row.i] = toOutcome(row);
   return outcomes;
 }
 
-async function reserveOne(sql: Sql, { r, chain }: ReserveItem): Promise<ReserveOutcome> {
-  const [row] = await sql.query<{ outcome: ReserveOutcome["outcome"]; held: string | null }>(
-    "SELECT outcome, held::text AS held FROM reserve_payment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+async function reserveOne(sql: Sql, item: ReserveItem): Promise<ReserveOutcome> {
+  const a = callArguments(item);
+  const [row] = await sql.query<ReserveRow>(
+    `SELECT outcome, held::text AS held, available::text AS available
+       FROM reserve_call($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
-      r.idemKey,
-      r.scheme,
-      r.buyer.toLowerCase(),
-      r.resourceId,
-      r.cap.toString(),
-      JSON.stringify(r.payload),
-      r.validBefore,
-      chain.now,
-      chain.available.toString(),
-      chain.room?.toString() ?? null,
-      chain.atBlock.toString(),
-      r.requestHash ?? null,
+      a.idem_key,
+      a.scheme,
+      a.buyer,
+      a.resource_id,
+      a.cap,
+      JSON.stringify(a.payload),
+      a.valid_before,
+      a.now,
+      a.available,
+      a.room,
+      a.at_block,
+      a.request_hash,
+      a.max_lag,
     ],
   );
-  if (!row || row.outcome === "nonce_used") return { outcome: "nonce_used" };
-  return { outcome: row.outcome, held: BigInt(row.held ?? "0") };
+  return toOutcome(row);
 }
 
 const buyerOf = (item: ReserveItem | undefined) => item?.r.buyer.toLowerCase() ?? "";

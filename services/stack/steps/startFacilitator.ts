@@ -1,10 +1,12 @@
 import { join } from "node:path";
+import { readDeployment } from "../../../indexer/deployment.ts";
 import { answers, startPart } from "../childProcess.ts";
+import { deploymentDir } from "../deployContracts.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf, keysOf } from "../stackRun.ts";
 
 /**
- * Starts the facilitator with its relayer pool, its store in the data folder (or PostgreSQL) and caller auth as
+ * Starts the facilitator with its relayer pool, its escrow book replayed from the escrow's deployment block, its store in the data folder (or PostgreSQL) and caller auth as
  * configured (refusing to start with caller auth on but no secret).
  * @example await startFacilitator(run)
  */
@@ -25,6 +27,9 @@ export async function startFacilitator(run: StackRun): Promise<void> {
         PORT: String(env.FACILITATOR_PORT),
         RPC_URL: run.urls.rpc,
         ESCROW_ADDRESS: contracts.escrow,
+        ESCROW_START_BLOCK: String(
+          readDeployment(join(deploymentDir(run.deploymentId), "deployed_addresses.json")).PaymentEscrow.startBlock,
+        ),
         REGISTRY_ADDRESS: contracts.registry,
         TOKEN_ADDRESS: contracts.token,
         INDEXER_URL: run.urls.indexer,

@@ -70,7 +70,11 @@ for (const [kind, open] of stores) {
       const [first, second, third, fourth] = [hex(next++), hex(next++), hex(next++), hex(next++)];
       const capped = (idemKey: Hex) => ({ ...reservation(idemKey), cap: 50_000n });
       const at = (available: bigint, atBlock: bigint) => ({ now: 1, available, room: null, atBlock });
-      expect(await reserve(store, capped(first), at(60_000n, 1n))).to.deep.equal({ outcome: "reserved", held: 0n });
+      expect(await reserve(store, capped(first), at(60_000n, 1n))).to.deep.equal({
+        outcome: "reserved",
+        held: 0n,
+        available: 60_000n,
+      });
       const committed = await claimAndCommit(
         store,
         {
@@ -92,6 +96,7 @@ for (const [kind, open] of stores) {
       expect(await reserve(store, capped(second), at(60_000n, 1n))).to.deep.equal({
         outcome: "reserved",
         held: 1_200n,
+        available: 60_000n,
       });
       const result = {
         idemKey: first,
@@ -108,10 +113,12 @@ for (const [kind, open] of stores) {
       expect(await reserve(store, capped(third), at(101_199n, 5n))).to.deep.equal({
         outcome: "insufficient_balance",
         held: 51_200n,
+        available: 101_199n,
       });
       expect(await reserve(store, capped(fourth), at(101_200n, 5n))).to.deep.equal({
         outcome: "reserved",
         held: 51_200n,
+        available: 101_200n,
       });
     });
 

@@ -1,0 +1,163 @@
+import { expect } from "chai";
+import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { LocalChain } from "../../../testkit/chain/localChain.ts";
+import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
+import type { RequestProvider, RpcServer } from "../../../testkit/chain/rpcServer.ts";
+import { serveRpc } from "../../../testkit/chain/rpcServer.ts";
+import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
+
+const CAP = 50_000n;
+const RESPONSE = { status: 200, contentType: "application/json", body: { ok: 1 } };
+
+/**
+ * Verify reserves against the escrow book the store keeps from the escrow's events (escrowBook/), never reading a
+ * buyer's state on chain. These try to make it reserve money that is gone or a nonce that is spent, and check that a
+ * book it cannot trust is refused, not guessed from.
+ */
+describe("verify against the escrow book", function () {
+  let chain: LocalChain;
+  let resourceId: Hex;
+  let facilitator: Awaited<ReturnType<typeof startFacilitator>>;
+  /** The `to` of every eth_call the facilitator made, through an RPC endpoint of its own that can be stopped. */
+  const calls: string[] = [];
+  let rpc: RpcServer;
+
+  before(async function () {
+    chain = await startLocalChain();
+    resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
+    // A buyer who deposited before the facilitator ever ran: the book replays the escrow's history.
+    await chain.fundBuyer(12, CAP * 3n);
+    const upstream = chain.connection.provider as RequestProvider;
+    rpc = await serveRpc({
+      request(call) {
+        if (call.method === "eth_call") calls.push(String((call.params as [{ to: string }])[0].to).toLowerCase());
+        return upstream.request(call);
+      },
+    });
+    facilitator = await startFacilitator({ ...chain, rpcUrl: rpc.url }, { env: { SETTLEMENT: "confirmed" } });
+  });
+
+  after(async function () {
+    await facilitator?.stop();
+    await rpc?.stop();
+    await chain?.close();
+  });
+
+  const payer = (index: number) => privateKeyToAccount(devKey(index));
+  const sign = (index: number, nonce?: Hex, validForSeconds = 600) =>
+    signEscrowPayment({
+      account: payer(index),
+      escrow: chain.addresses.escrow,
+      resourceId,
+      maxAmount: CAP,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + validForSeconds),
+      ...(nonce ? { nonce } : {}),
+    });
+  const verify = async (payload: Awaited<ReturnType<typeof sign>>) =>
+    await postJson(`${facilitator.url}/verify`, { paymentPayload: payload, resourceId, maxTimeoutSeconds: 60 });
+  const escrowCalls = () => calls.filter((to) => to === chain.addresses.escrow.toLowerCase()).length;
+
+  it("reserves for a buyer who deposited before the facilitator started, without reading the escrow", async function () {
+    const before = escrowCalls();
+    const answer = await verify(await sign(12));
+    expect(answer.body).to.include({ isValid: true });
+    expect(escrowCalls(), "no eth_call to the escrow").to.equal(before);
+  });
+
+  it("bookDoubleSpend: a debit mined after the book's block is held, so its funds are not reserved again", async function () {
+    await chain.fundBuyer(9, CAP + CAP / 2n);
+    const first = await sign(9);
+    expect((await verify(first)).body.isValid).to.equal(true);
+    const settled = await postJson(`${facilitator.url}/settle`, {
+      idemKey: first.authorization.nonce,
+      resourceId,
+      amount: CAP.toString(),
+      response: RESPONSE,
+    });
+    expect(settled.status).to.equal(200);
+    expect(await chain.contracts.escrow.read.balanceOf([payer(9).address])).to.equal(CAP / 2n);
+    // Half a cap is left, whether or not the book has seen the debit yet.
+    expect((await verify(await sign(9))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
+    await facilitator.ctx.escrowBook.catchUp();
+    expect((await verify(await sign(9))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
+  });
+
+  it("bookNonceReuse: a nonce signed again is refused, by the store alone", async function () {
+    await chain.fundBuyer(10, CAP * 4n);
+    const first = await sign(10);
+    expect((await verify(first)).body.isValid).to.equal(true);
+    const before = escrowCalls();
+    const again = await verify(await sign(10, first.authorization.nonce, 900));
+    expect(again.body).to.include({ isValid: false, invalidReason: "nonce_used" });
+    expect(escrowCalls()).to.equal(before);
+  });
+
+  it("bookNonceSpentOnChain: a nonce some other relayer's debit spent is refused once the book has seen that debit", async function () {
+    await chain.fundBuyer(13, CAP * 4n);
+    const payload = await sign(13);
+    // Debited straight on the escrow by a relayer that is not this facilitator: only the chain knows.
+    const a = payload.authorization;
+    const hash = await chain.contracts.escrow.write.debit(
+      [
+        {
+          authorization: {
+            buyer: a.buyer,
+            resourceId: a.resourceId,
+            maxAmount: BigInt(a.maxAmount),
+            validAfter: BigInt(a.validAfter),
+            validBefore: BigInt(a.validBefore),
+            nonce: a.nonce,
+          },
+          amount: CAP,
+          signature: payload.signature,
+        },
+      ],
+      { account: chain.wallets[ROLE.relayer2]?.account },
+    );
+    await chain.publicClient.waitForTransactionReceipt({ hash });
+    await facilitator.ctx.escrowBook.catchUp();
+    expect((await verify(payload)).body).to.include({ isValid: false, invalidReason: "nonce_used" });
+  });
+
+  it("sees a deposit mined a moment ago: a refusal is tried again once the book has caught up", async function () {
+    await chain.fundBuyer(11, CAP / 2n);
+    expect((await verify(await sign(11))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
+    await chain.fundBuyer(11, CAP * 2n);
+    expect((await verify(await sign(11))).body.isValid, "reserved right after the deposit").to.equal(true);
+  });
+
+  it("bookBehindRefused: a book that has not reached the head for its allowed lag is refused (503), not guessed from", async function () {
+    await chain.fundBuyer(14, CAP * 3n);
+    // Resource terms are cached for a while: this verify leaves them there, so only the book can fail the next one.
+    expect((await verify(await sign(14))).body.isValid).to.equal(true);
+    await rpc.stop();
+    await facilitator.ctx.store.query("UPDATE escrow_book SET current_at = 0");
+    try {
+      const answer = await verify(await sign(14));
+      expect(answer.status).to.equal(503);
+      expect(answer.body.error).to.deep.include({ code: "chain_unavailable" });
+      expect(answer.body.error.message).to.match(/escrow book/);
+      expect(answer.headers.get("retry-after")).to.equal("2");
+    } finally {
+      await rpc.resume();
+    }
+    expect((await verify(await sign(14))).body.isValid, "once it has caught up").to.equal(true);
+  });
+
+  it("bookMissedLog: an audit finds a buyer booked richer than the chain, corrects it, and verify then refuses", async function () {
+    await chain.fundBuyer(15, CAP / 2n);
+    await facilitator.ctx.escrowBook.catchUp();
+    // As if the Deposited log that made this buyer rich had been missed the other way round.
+    await facilitator.ctx.store.query("UPDATE buyer_book SET balance = balance * 100 WHERE buyer = $1", [
+      payer(15).address.toLowerCase(),
+    ]);
+    let corrected = 0;
+    for (let round = 0; round < 10 && corrected === 0; round++) corrected += await facilitator.ctx.escrowBook.audit();
+    expect(corrected).to.equal(1);
+    expect((await verify(await sign(15))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
+    const metrics = await (await fetch(`${facilitator.url}/metrics`)).text();
+    expect(metrics).to.match(/facilitator_escrow_book_corrections_total 1/);
+  });
+});
