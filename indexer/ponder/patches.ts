@@ -1,5 +1,6 @@
 import { registerHooks } from "node:module";
 import { memoizeBloom } from "./bloomMemo.ts";
+import { addLoadKeys, loadKeysBeforeBulkInsert } from "./bulkInsertLookup.ts";
 import { createLiveQueryTableOnce } from "./liveQueryTable.ts";
 import { checkpointPonderPglite } from "./pgliteCheckpoints.ts";
 import { fixRealtimeCache } from "./realtimeCacheFix.ts";
@@ -12,6 +13,8 @@ import { fixRealtimeCache } from "./realtimeCacheFix.ts";
  */
 export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) => string }[] = [
   { module: /\/ponder\/dist\/esm\/indexing\/index\.js$/, patch: fixRealtimeCache },
+  { module: /\/ponder\/dist\/esm\/indexing-store\/cache\.js$/, patch: addLoadKeys },
+  { module: /\/ponder\/dist\/esm\/indexing-store\/index\.js$/, patch: loadKeysBeforeBulkInsert },
   { module: /\/ponder\/dist\/esm\/sync-realtime\/bloom\.js$/, patch: memoizeBloom },
   { module: /\/ponder\/dist\/esm\/utils\/pglite\.js$/, patch: checkpointPonderPglite },
   { module: /\/ponder\/dist\/esm\/runtime\/multichain\.js$/, patch: createLiveQueryTableOnce },

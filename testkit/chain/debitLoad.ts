@@ -1,8 +1,10 @@
 import type { Hex, LocalAccount } from "viem";
+import { numberToHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
 import type { CompactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
 import { compactDebit } from "../../services/facilitator/relayer/compactDebit.ts";
+import { byDebitRun } from "../../services/facilitator/relayer/encodeDebitBatch.ts";
 import { defined } from "../../services/protocol/defined.ts";
 import { debitAuthorization } from "../../services/protocol/typedData.ts";
 import { sleep } from "../sleep.ts";
@@ -61,9 +63,17 @@ export async function signDebits(load: DebitLoad, total: number): Promise<Compac
   );
 }
 
+/** The fields of a compact debit that order it in a batch (its buyer is the low 160 bits of `buyerWindow`). */
+const runFields = (d: CompactDebit) => ({
+  resourceId: d.resourceId,
+  buyer: numberToHex(d.buyerWindow & ((1n << 160n) - 1n), { size: 20 }),
+  nonce: d.nonce,
+});
+
 /**
  * Sends `debits` as the relayer does, in `debitBatchCompact` transactions of `batch` items (one block each under
- * automine), starting one every `gapMs` at most.
+ * automine) ordered in runs by resource (byDebitRun: one `BatchDebited` log per resource), starting one every `gapMs`
+ * at most.
  */
 export async function sendDebitBatches(
   load: DebitLoad,
@@ -73,7 +83,8 @@ export async function sendDebitBatches(
   const account = defined(load.chain.wallets[ROLE.relayer], "the relayer's wallet").account;
   for (let i = 0; i < debits.length; i += batch) {
     const started = performance.now();
-    await load.chain.contracts.escrow.write.debitBatchCompact([debits.slice(i, i + batch)], {
+    const items = debits.slice(i, i + batch).sort((x, y) => byDebitRun(runFields(x), runFields(y)));
+    await load.chain.contracts.escrow.write.debitBatchCompact([items], {
       account,
       gas: BigInt(Math.min(30_000_000, 60_000 * batch)),
     });

@@ -15,19 +15,23 @@ const escrowAbi = abiOf("PaymentEscrow");
  * @example const data = encodeDebitBatch(batch.map((b) => b.item))
  */
 export function encodeDebitBatch(unordered: DebitItem[]): Hex {
-  const items = [...unordered].sort((x, y) => compareKeys(runKey(x), runKey(y)));
+  const items = [...unordered].sort((x, y) => byDebitRun(x.authorization, y.authorization));
   const compact = items.map(compactDebit);
   if (compact.every((c) => c !== null))
     return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatchCompact", args: [compact] });
   return encodeFunctionData({ abi: escrowAbi, functionName: "debitBatch", args: [items] });
 }
 
-/** An item's place in a batch: resource, buyer, nonce (lowercase hex of fixed widths, so they compare as text). */
-function runKey(item: DebitItem): string {
-  const a = item.authorization;
-  return `${a.resourceId}${a.buyer}${a.nonce}`.toLowerCase();
-}
-
-function compareKeys(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0;
+/**
+ * The order of debits in a batch: by resource, then buyer, then nonce (lowercase hex of fixed widths, so they compare
+ * as text), so that each resource's debits form one run and one `BatchDebited` log.
+ * @example items.sort((x, y) => byDebitRun(x.authorization, y.authorization))
+ */
+export function byDebitRun(
+  x: { resourceId: Hex; buyer: Hex; nonce: Hex },
+  y: { resourceId: Hex; buyer: Hex; nonce: Hex },
+): number {
+  const a = `${x.resourceId}${x.buyer}${x.nonce}`.toLowerCase();
+  const b = `${y.resourceId}${y.buyer}${y.nonce}`.toLowerCase();
+  return a < b ? -1 : a > b ? 1 : 0;
 }
