@@ -12,14 +12,15 @@ import {
   purgeReservations,
   updateReservation,
 } from "./store/reservations.ts";
-import { failCommitment, purgeResults } from "./store/results.ts";
+import { failCommitment } from "./store/results.ts";
 import { claimStrikes, finishStrike } from "./store/strikes.ts";
 
 /** Seconds past `validBefore` after which an unconfirmed debit is given up: the contract refuses it by then. */
 export const GIVE_UP_MARGIN_SECONDS = 30;
 /**
  * How long a finished reservation is kept after its signed window closed: as long as results are served, so that a
- * late settle or release of it still finds it while its result is there.
+ * late settle or release of it still finds it while its result is there. Its row, which holds its result, is kept
+ * until the result has expired too (purgeReservations).
  */
 export const RESERVATION_RETENTION_SECONDS = RESULT_TTL_SECONDS;
 const STRIKE_ATTEMPTS = 10;
@@ -30,19 +31,22 @@ export const RECLAIM_INTERVAL_SECONDS = 60;
 
 /**
  * Reclaims, on PGlite, the space of the facilitator's purged rows and of the row versions each paid call leaves
- * behind, and checkpoints its write-ahead log (maintainEmbedded): a paid call writes about 7 KB of rows (a
- * reservation's three versions, a result's two) and as much log, and without this the store's files kept every byte
- * of both, purged or not, until a restart. Run every RECLAIM_INTERVAL_SECONDS; returns the milliseconds it held the
- * store (0 on PostgreSQL, whose autovacuum and checkpointer do it).
+ * behind, and checkpoints its write-ahead log (maintainEmbedded): a paid call writes about 5.7 KB of rows and index
+ * entries (the three versions of its one row) and 6.6 KB of log (docs/benchmarks.md, "Store"), and without this the
+ * store's files kept every byte of both, purged or not, until a restart; so does the escrow book, whose cursor row is
+ * rewritten every block and whose buyers' rows every block that debits them. Run every RECLAIM_INTERVAL_SECONDS;
+ * returns the milliseconds it held the store (0 on PostgreSQL, whose autovacuum and checkpointer do it).
  */
 export async function reclaimStoreSpace(store: Store): Promise<number> {
   const started = performance.now();
-  return (await maintainEmbedded(store, ["reservation", "result", "strike"])) ? performance.now() - started : 0;
+  return (await maintainEmbedded(store, ["reservation", "strike", "buyer_book", "escrow_book"]))
+    ? performance.now() - started
+    : 0;
 }
 
 /**
  * One pass of the facilitator's background work: expire unsettled reservations (no strike), retry settlements
- * the chain did not confirm, send queued strikes, drop results and finished reservations past retention. Safe on
+ * the chain did not confirm, send queued strikes, drop finished reservations and their results past retention. Safe on
  * many instances at once.
  * Settlement retries and strikes run side by side, each item on its own, so one payment the chain keeps failing
  * holds up neither the other settlements nor the strikes.
@@ -50,7 +54,6 @@ export async function reclaimStoreSpace(store: Store): Promise<number> {
 export async function runBackgroundPass(ctx: FacilitatorContext): Promise<void> {
   const now = ctx.clock.now();
   await ctx.store.transaction((tx) => expireReservations(tx, now));
-  await ctx.store.transaction((tx) => purgeResults(tx, now));
   await purgeReservations(ctx.store, now, RESERVATION_RETENTION_SECONDS);
   await Promise.all([retrySettlements(ctx, now), sendStrikes(ctx, now)]);
 }

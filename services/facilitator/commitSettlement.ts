@@ -84,8 +84,8 @@ function driveInBackground(ctx: FacilitatorContext, r: Reservation, drive: (r: R
 }
 
 /**
- * Answers a settling escrow reservation at once: stores its committed result (the response, and a receipt that
- * names the settlement and the split at the escrow's current fee) and hands the debit to the relayer in the
+ * Answers a settling escrow reservation at once: stores its committed result (a receipt that names the settlement and
+ * the split at the escrow's current fee, beside the response the reservation holds) and hands the debit to the relayer in the
  * background, where `drive` mines it and replaces the result by the confirmed one. The reservation stays settling,
  * and held, until then; after a crash the background pass of any instance drives it.
  */
@@ -102,14 +102,12 @@ export async function commitSettlement(
     idemKey: r.idemKey,
     buyer: r.buyer,
     resourceId: r.resourceId,
-    response: defined(r.response, "the settled response"),
     receipt: encodeBase64Json(receipt),
-    body: settleBody(receipt),
     settledAt: now,
     expiresAt: now + RESULT_TTL_SECONDS,
   });
   driveInBackground(ctx, { ...r, committedAt: now }, drive);
-  return stored;
+  return stored ?? settleBody(receipt);
 }
 
 /**
@@ -129,7 +127,6 @@ export async function commitVerified(
   // biome-ignore lint/complexity/useMathMinMax: bigint amounts, which Math.min does not take
   const amount = p.amount < terms.cap ? p.amount : terms.cap;
   const receipt = await committedReceipt(ctx, { ...terms, amount, idemKey: p.idemKey, now });
-  const body = settleBody(receipt);
   const claimed = await claimAndCommit(
     ctx.store,
     {
@@ -141,17 +138,19 @@ export async function commitVerified(
       response: p.response,
       leaseUntil: now + ctx.settleLeaseSeconds,
       receipt: encodeBase64Json(receipt),
-      body,
       expiresAt: now + RESULT_TTL_SECONDS,
     },
     now,
   );
   if (!claimed) return null;
   driveInBackground(ctx, claimed, drive);
-  return body;
+  return settleBody(receipt);
 }
 
-/** The `POST /settle` answer for a receipt: its fields, and the receipt itself in base64. */
+/**
+ * The `POST /settle` answer for a receipt: its fields, and the receipt itself in base64. The store reads a stored
+ * answer the same way from the receipt it keeps (settle_answer in store/migrations.ts).
+ */
 export function settleBody(receipt: Receipt): Record<string, unknown> {
   const { scheme: _scheme, payTo: _payTo, settledAt: _settledAt, success, ...fields } = receipt;
   return { success, ...fields, receipt: encodeBase64Json(receipt) };

@@ -22,7 +22,6 @@ import {
 } from "./routes/schemas.ts";
 import { settlePayment } from "./settlePayment.ts";
 import { payersOf } from "./store/payersOf.ts";
-import { findReservation } from "./store/reservations.ts";
 import { findResult } from "./store/results.ts";
 import { EscrowBookBehindError, verifyPayment } from "./verifyPayment.ts";
 
@@ -163,8 +162,7 @@ export function createFacilitatorApp(
     if (auth.enabled) authorize(koa, auth, result?.resourceId ?? "unknown", now);
     if (!result)
       throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
-    const reservation = await findReservation(ctx.store, result);
-    const payment = reservation?.payload;
+    const payment = result.payment ?? undefined;
     koa.body = {
       idemKey: result.idemKey,
       resourceId: result.resourceId,
@@ -175,7 +173,7 @@ export function createFacilitatorApp(
       },
       // The request the payment was reserved for (absent when its gate sent none): a gate replays the result only to
       // that same request.
-      ...(reservation?.requestHash ? { requestHash: reservation.requestHash } : {}),
+      ...(result.requestHash ? { requestHash: result.requestHash } : {}),
       response: result.response,
       receipt: result.receipt,
       // committed (answered, debit not mined yet), confirmed (mined: the receipt names the transaction) or failed

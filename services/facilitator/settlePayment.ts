@@ -218,16 +218,14 @@ export async function finalize(
       idemKey: r.idemKey,
       buyer: r.buyer,
       resourceId: r.resourceId,
-      response: defined(r.response, "the settled response"),
       receipt: encodeBase64Json(receipt),
-      body: settleBody(receipt),
       settledAt,
       expiresAt: settledAt + RESULT_TTL_SECONDS,
     },
     { transaction: d.transaction, block: d.block },
   );
   ctx.metrics.settle.inc({ outcome: "settled" });
-  return { kind: "settled", body: stored };
+  return { kind: "settled", body: stored ?? settleBody(receipt) };
 }
 
 /** Waits (bounded) for a result driven by another request or instance. */

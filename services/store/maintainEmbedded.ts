@@ -8,7 +8,7 @@ import type { Store } from "./store.ts";
  *   until then, and a crash replays all of it at the next start.
  * On PostgreSQL it does nothing and returns false. It holds PGlite, and so the service's event loop, for as long as it
  * takes, which grows with what was written since the last time: run it as often as keeps that short.
- * @example await maintainEmbedded(store, ["reservation", "result"])
+ * @example await maintainEmbedded(store, ["reservation", "strike"])
  */
 export async function maintainEmbedded(store: Store, tables: readonly string[]): Promise<boolean> {
   if (store.kind !== "pglite") return false;

@@ -196,8 +196,9 @@ const MIGRATION_9 = `ALTER TABLE reservation DROP CONSTRAINT reservation_pkey;
  * 11: the escrow book (escrowBook/). `escrow_book` is the follower's cursor: every escrow event up to and including
  * `synced_block` is applied to `buyer_book`, and `current_at` is when that block was last seen to be the chain's head.
  * `reserve_call` reserves a payment in one statement: when it is given no chain state (`p_at_block` null), it reads
- * the buyer's state from the book (balance less pending withdrawal, the spend limit's room as spendLimitRoom.ts
- * computes it), and refuses with `book_behind` when the book has not been current for `p_max_lag` seconds; then it
+ * the buyer's state from the book (balance less pending withdrawal; the spend limit's room: the limit less what its
+ * window spent unless the period has passed, or a pending tightening's if it may be applied before `p_valid_before`
+ * and leaves less), and refuses with `book_behind` when the book has not been current for `p_max_lag` seconds; then it
  * is reserve_payment (migration 9), counting as held the debits mined after the book's block.
  */
 const MIGRATION_11 = `CREATE TABLE escrow_book (
@@ -257,6 +258,60 @@ const MIGRATION_11 = `CREATE TABLE escrow_book (
      END IF;
      RETURN QUERY SELECT r.outcome, r.held, v_available FROM reserve_payment(p_idem_key, p_scheme, p_buyer,
        p_resource_id, p_cap, p_payload, p_valid_before, p_now, v_available, v_room, v_at_block, p_request_hash) r;
+   END $$;`;
+
+/**
+ * 12: one row per paid call, its response and receipt stored once. A paid call had two rows, a reservation and a result,
+ * which held the response twice (reservation.response, result.response) and the receipt three times (result.receipt,
+ * `receipt` inside result.body, and the receipt's own fields, decoded, beside it in result.body).
+ * - The result is the reservation's: `receipt` (base64, as sent), `settled_at` and `expires_at` (null: none yet), and
+ *   its response is the reservation's `response`.
+ * - The settle answer is derived from the receipt on reading (`settle_answer`), as jsonb, as it was stored: the
+ *   receipt's fields but `scheme`, `payTo` and `settledAt`, and the receipt itself (settleBody in
+ *   commitSettlement.ts, which a test holds it to); a committed receipt of a reservation given up with a `failure`
+ *   reads `status: "failed"` and the failure (failCommitment).
+ * - A row is kept until both its reservation and its result are past retention (purgeReservations).
+ * - A result whose reservation was purged before this migration is kept in a row of its own, with no payload: no
+ *   route finds it as a reservation (findReservation, payersOf), as before.
+ * - commit_settlement as in migration 9, storing the committed receipt in the claimed row.
+ */
+export const ONE_ROW_PER_CALL = `ALTER TABLE reservation ADD COLUMN receipt TEXT;
+   ALTER TABLE reservation ADD COLUMN settled_at BIGINT;
+   ALTER TABLE reservation ADD COLUMN expires_at BIGINT;
+   ALTER TABLE reservation ALTER COLUMN payload DROP NOT NULL;
+   UPDATE reservation r SET receipt = x.receipt, settled_at = x.settled_at, expires_at = x.expires_at,
+          response = x.response,
+          failure = CASE WHEN x.body->>'status' = 'failed' THEN x.body->>'failure' ELSE r.failure END
+     FROM result x WHERE r.idem_key = x.idem_key AND r.buyer = x.buyer;
+   INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, amount, response,
+                            failure, created_at, updated_at, receipt, settled_at, expires_at)
+   SELECT x.idem_key, convert_from(decode(x.receipt, 'base64'), 'UTF8')::jsonb->>'scheme', x.buyer, x.resource_id,
+          (x.body->>'amount')::numeric, NULL, 0,
+          CASE WHEN x.body->>'status' = 'failed' THEN 'released' ELSE 'settled' END, (x.body->>'amount')::numeric,
+          x.response, x.body->>'failure', x.settled_at, x.settled_at, x.receipt, x.settled_at, x.expires_at
+     FROM result x
+    WHERE NOT EXISTS (SELECT 1 FROM reservation r WHERE r.idem_key = x.idem_key AND r.buyer = x.buyer);
+   DROP TABLE result;
+   CREATE FUNCTION settle_answer(p_receipt TEXT, p_failure TEXT) RETURNS JSONB LANGUAGE sql IMMUTABLE AS $$
+     SELECT CASE WHEN p_failure IS NOT NULL AND d.receipt->>'status' = 'committed'
+                 THEN d.answer || jsonb_build_object('status', 'failed', 'failure', p_failure)
+                 ELSE d.answer END
+       FROM (SELECT r.receipt, (r.receipt - 'scheme' - 'payTo' - 'settledAt') || jsonb_build_object('receipt', p_receipt)
+                    AS answer
+               FROM (SELECT convert_from(decode(p_receipt, 'base64'), 'UTF8')::jsonb AS receipt) r) d
+   $$;
+   DROP FUNCTION commit_settlement(TEXT, TEXT, TEXT, NUMERIC, NUMERIC, JSONB, BIGINT, BIGINT, TEXT, JSONB, BIGINT);
+   CREATE FUNCTION commit_settlement(
+     p_idem_key TEXT, p_resource_id TEXT, p_buyer TEXT, p_cap NUMERIC, p_amount NUMERIC, p_response JSONB,
+     p_lease_until BIGINT, p_now BIGINT, p_receipt TEXT, p_expires_at BIGINT
+   ) RETURNS SETOF reservation LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+   BEGIN
+     RETURN QUERY UPDATE reservation r SET status = 'settling', amount = p_amount, response = p_response,
+            lease_until = p_lease_until, updated_at = p_now, committed_at = p_now, receipt = p_receipt,
+            settled_at = p_now, expires_at = p_expires_at
+      WHERE r.idem_key = p_idem_key AND r.buyer = p_buyer AND r.resource_id = p_resource_id
+        AND r.status = 'reserved' AND r.valid_before > p_now AND r.cap = p_cap AND r.scheme = 'service-escrow'
+     RETURNING r.*;
    END $$;`;
 
 /**
@@ -371,4 +426,5 @@ export const MIGRATIONS: readonly string[] = [
    );
    INSERT INTO settlement_book_total VALUES (TRUE, 0, 0, 0, 0, 0);`,
   MIGRATION_11,
+  ONE_ROW_PER_CALL,
 ];

@@ -1,8 +1,9 @@
 import type { Sql } from "./createStore.ts";
 
 /**
- * The payers (lowercase) holding `idemKey`: in `reservation` for `resourceId`, or in `result` while retained at `now`.
- * At most two are read: a route that names no payer acts only when exactly one holds the nonce.
+ * The payers (lowercase) holding `idemKey`: as a reservation for `resourceId` (a row with a payload: see
+ * findReservation), or as a result while retained at `now`. At most two are read: a route that names no payer acts
+ * only when exactly one holds the nonce.
  * @example const payers = await payersOf(store, { table: "reservation", idemKey, resourceId })
  */
 export async function payersOf(
@@ -12,12 +13,12 @@ export async function payersOf(
   const rows =
     p.table === "reservation"
       ? await sql.query<{ buyer: string }>(
-          "SELECT buyer FROM reservation WHERE idem_key = $1 AND resource_id = $2 LIMIT 2",
+          "SELECT buyer FROM reservation WHERE idem_key = $1 AND resource_id = $2 AND payload IS NOT NULL LIMIT 2",
           [p.idemKey, p.resourceId],
         )
-      : await sql.query<{ buyer: string }>("SELECT buyer FROM result WHERE idem_key = $1 AND expires_at > $2 LIMIT 2", [
-          p.idemKey,
-          p.now,
-        ]);
+      : await sql.query<{ buyer: string }>(
+          "SELECT buyer FROM reservation WHERE idem_key = $1 AND expires_at > $2 LIMIT 2",
+          [p.idemKey, p.now],
+        );
   return rows.map((row) => row.buyer);
 }

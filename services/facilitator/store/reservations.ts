@@ -206,10 +206,14 @@ async function reserveOne(sql: Sql, item: ReserveItem): Promise<ReserveOutcome> 
 const buyerOf = (item: ReserveItem | undefined) => item?.r.buyer.toLowerCase() ?? "";
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The reservation of `key`, optionally locked until the transaction ends. */
+/**
+ * The reservation of `key`, optionally locked until the transaction ends. A row with no payload holds only a result
+ * whose reservation was purged before results moved into reservations (ONE_ROW_PER_CALL): not a reservation.
+ */
 export async function findReservation(tx: Sql, key: ReservationKey, forUpdate = false): Promise<Reservation | null> {
   const rows = await tx.query<Row>(
-    `SELECT ${columns} FROM reservation WHERE idem_key = $1 AND buyer = $2${forUpdate ? " FOR UPDATE" : ""}`,
+    `SELECT ${columns} FROM reservation
+      WHERE idem_key = $1 AND buyer = $2 AND payload IS NOT NULL${forUpdate ? " FOR UPDATE" : ""}`,
     [key.idemKey, key.buyer.toLowerCase()],
   );
   return rows[0] ? toReservation(rows[0]) : null;
@@ -313,11 +317,11 @@ type CommitItem = {
     cap: bigint;
     /** min(requested, cap). */
     amount: bigint;
+    /** The response, stored once: the reservation's is its result's. */
     response: StoredResponse;
     leaseUntil: number;
-    /** The committed result: the receipt (base64) and the settle answer, kept 24 h. */
+    /** The committed result: its receipt (base64), from which its settle answer is read (settle_answer), kept until `expiresAt`. */
     receipt: string;
-    body: Record<string, unknown>;
     expiresAt: number;
   };
   now: number;
@@ -326,7 +330,7 @@ type CommitItem = {
 /**
  * A committed settle in one statement, for a reservation whose terms the settling instance still holds from its
  * verify: a live escrow reservation of `resourceId` with that cap becomes settling with the amount, the response, a
- * lease and `committed_at`, and the committed result is stored. Null when the row is not that (absent, another
+ * lease and `committed_at`, and the committed result (its receipt) is stored in the same row. Null when the row is not that (absent, another
  * resource, expired, already settling or done, another buyer or cap): nothing is changed and the caller takes the general
  * path. Concurrent commits go to the store together, one statement per group (coalesce).
  */
@@ -335,16 +339,16 @@ export function claimAndCommit(store: Store, c: CommitItem["c"], now: number): P
 }
 
 /**
- * One statement for many commits: `commit_settlement` (migration 6) per item, in the items' order, each seeing the
+ * One statement for many commits: `commit_settlement` (ONE_ROW_PER_CALL) per item, in the items' order, each seeing the
  * ones before it (an idemKey twice in a group is claimed by its first only).
  */
 async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reservation | null)[]> {
   const rows = await sql.query<Row>(
     `SELECT ${committedColumns}
        FROM jsonb_to_recordset($1::jsonb) AS x(idem_key text, resource_id text, buyer text, cap numeric,
-              amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, body jsonb, expires_at bigint)
+              amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, expires_at bigint)
        CROSS JOIN LATERAL commit_settlement(x.idem_key, x.resource_id, x.buyer, x.cap, x.amount, x.response,
-              x.lease_until, x.now, x.receipt, x.body, x.expires_at) AS c`,
+              x.lease_until, x.now, x.receipt, x.expires_at) AS c`,
     [
       JSON.stringify(
         items.map(({ c, now }) => ({
@@ -357,7 +361,6 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
           lease_until: c.leaseUntil,
           now,
           receipt: c.receipt,
-          body: c.body,
           expires_at: c.expiresAt,
         })),
       ),
@@ -420,11 +423,12 @@ export async function backOffSettlement(sql: Sql, key: ReservationKey, now: numb
 
 /**
  * Deletes finished reservations (settled, released or expired) whose signed window closed at least
- * `retentionSeconds` before `now`, oldest window first, at most `maxRows` in statements of PURGE_BATCH rows that
- * each commit on their own (pass the store, not a transaction: on PGlite other requests run between them); returns
- * how many. A nonce one of them spent stays refused: its `spent_nonce` tombstone, written when its debit was
- * recorded, is never purged (a buyer may sign a new authorization with an old nonce). Without this, every paid call
- * would leave a row (its payload and response) in the store for good.
+ * `retentionSeconds` before `now` and whose result, if any, has expired (a row holds both, and is kept for the
+ * longer), oldest window first, at most `maxRows` in statements of PURGE_BATCH rows that each commit on their own
+ * (pass the store, not a transaction: on PGlite other requests run between them); returns how many. A nonce one of
+ * them spent stays refused: its `spent_nonce` tombstone, written when its debit was recorded, is never purged (a
+ * buyer may sign a new authorization with an old nonce). Without this, every paid call would leave a row (its
+ * payload, response and receipt) in the store for good.
  */
 export async function purgeReservations(
   sql: Sql,
@@ -439,11 +443,12 @@ export async function purgeReservations(
          DELETE FROM reservation WHERE (idem_key, buyer) IN (
            SELECT idem_key, buyer FROM reservation
             WHERE status IN ('settled', 'released', 'expired') AND valid_before <= $1
+              AND (expires_at IS NULL OR expires_at <= $3)
             ORDER BY valid_before LIMIT $2)
          RETURNING 1
        )
        SELECT count(*)::int AS n FROM purged`,
-      [now - retentionSeconds, PURGE_BATCH],
+      [now - retentionSeconds, PURGE_BATCH, now],
     );
     const n = row?.n ?? 0;
     purged += n;

@@ -1,21 +1,32 @@
-import { defined } from "../../protocol/defined.ts";
 import { coalescedFor } from "../../store/coalesce.ts";
 import type { Sql, Store } from "./createStore.ts";
-import type { ReservationKey, StoredResponse } from "./reservations.ts";
+import type { ReservationKey, StoredPayload, StoredResponse } from "./reservations.ts";
 import { keyOf } from "./reservations.ts";
 
-/** A settled call as served by `GET /results/:idemKey` and replayed to a repeated settle. */
-export type StoredResult = {
+/**
+ * A settled call's result as the facilitator records it, in its reservation's row: the receipt (base64, as sent),
+ * from which its settle answer is read (settle_answer), and how long it is served.
+ */
+export type ResultRecord = {
   idemKey: string;
   /** The payer, lowercase: a result is a buyer's and a nonce's, like its reservation. */
   buyer: string;
   resourceId: string;
-  response: StoredResponse;
   receipt: string;
-  /** The exact `POST /settle` answer, returned again to a repeated settle. */
-  body: Record<string, unknown>;
   settledAt: number;
   expiresAt: number;
+};
+
+/** A settled call as served by `GET /results/:idemKey` and replayed to a repeated settle. */
+export type StoredResult = ResultRecord & {
+  /** The reservation's response, which the result shares. */
+  response: StoredResponse;
+  /** The exact `POST /settle` answer, returned again to a repeated settle. */
+  body: Record<string, unknown>;
+  /** The payment as reserved; null for a result whose reservation was purged before results moved into reservations. */
+  payment: StoredPayload | null;
+  /** The hash of the request the payment was reserved for (requestHash.ts); null when the gate sent none. */
+  requestHash: string | null;
 };
 
 type Row = {
@@ -27,18 +38,20 @@ type Row = {
   body: Record<string, unknown> | string;
   settled_at: string | number;
   expires_at: string | number;
+  payload: StoredPayload | string | null;
+  request_hash: string | null;
 };
 
 const parse = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
-/** The columns of stored results, as `jsonb_to_recordset` reads a group of them. */
+/** The results of a group, as `jsonb_to_recordset` reads them. */
 const RESULT_RECORD =
-  "x(idem_key text, buyer text, resource_id text, response jsonb, receipt text, body jsonb, settled_at bigint, expires_at bigint, tx_hash text, mined_block bigint)";
+  "x(idem_key text, buyer text, receipt text, settled_at bigint, expires_at bigint, tx_hash text, mined_block bigint)";
 
 type Mined = { transaction: string; block: bigint };
-type ResultItem = { result: StoredResult; mined?: Mined };
+type ResultItem = { result: ResultRecord; mined?: Mined };
 
-/** A group's rows, one per key (its first): a statement that inserts or updates a row twice would fail. */
+/** A group's results, one per key (its first): a statement that updates a row twice would fail. */
 function recordsOf(items: ResultItem[]): string {
   const seen = new Set<string>();
   const records = [];
@@ -48,10 +61,7 @@ function recordsOf(items: ResultItem[]): string {
     records.push({
       idem_key: result.idemKey,
       buyer: result.buyer.toLowerCase(),
-      resource_id: result.resourceId,
-      response: result.response,
       receipt: result.receipt,
-      body: result.body,
       settled_at: result.settledAt,
       expires_at: result.expiresAt,
       tx_hash: mined?.transaction ?? null,
@@ -61,151 +71,139 @@ function recordsOf(items: ResultItem[]): string {
   return JSON.stringify(records);
 }
 
-/** Each item's stored answer: the one its statement stored, else the one stored before (a racing duplicate's). */
-async function storedBodies(sql: Sql, items: ResultItem[], rows: StoredRow[]): Promise<Record<string, unknown>[]> {
-  const stored = new Map(rows.map((row) => [keyOf({ idemKey: row.idem_key, buyer: row.buyer }), parse(row.body)]));
-  return Promise.all(
-    items.map(
-      async ({ result }) =>
-        stored.get(keyOf(result)) ?? (await findResult(sql, result, result.settledAt))?.body ?? result.body,
-    ),
-  );
-}
-
-/** What the statements below return per stored row. */
+/** What the statements below return per row: its settle answer, as stored after the statement. */
 type StoredRow = { idem_key: string; buyer: string; body: Record<string, unknown> | string };
 
+/** Each item's stored answer (null when no reservation holds its key). */
+function storedAnswers(items: ResultItem[], rows: StoredRow[]): (Record<string, unknown> | null)[] {
+  const stored = new Map(rows.map((row) => [keyOf({ idemKey: row.idem_key, buyer: row.buyer }), parse(row.body)]));
+  return items.map(({ result }) => stored.get(keyOf(result)) ?? null);
+}
+
 /**
- * Stores a settled result, marks its reservation settled with the debit's transaction and block, and writes the
- * nonce's `spent_nonce` tombstone (never purged: the nonce is spent on chain for good). A committed
+ * Stores a settled result in its reservation, marks the reservation settled with the debit's transaction and block,
+ * and writes the nonce's `spent_nonce` tombstone (never purged: the nonce is spent on chain for good). A committed
  * result of the same idemKey is replaced by this confirmed one; any other stored result stays. Returns the stored
- * settle answer: this one, or the one a racing duplicate stored first. Results landing together (a mined batch)
- * go to the store in one statement (coalesce).
+ * settle answer: this one, or the one stored before; null when no reservation holds the key. Results landing together
+ * (a mined batch) go to the store in one statement (coalesce).
  */
-export function recordSettlement(store: Store, result: StoredResult, mined: Mined): Promise<Record<string, unknown>> {
+export function recordSettlement(
+  store: Store,
+  result: ResultRecord,
+  mined: Mined,
+): Promise<Record<string, unknown> | null> {
   return coalescedFor(store, recordSettlements, (items: ResultItem[]) => recordSettlements(store, items))({
     result,
     mined,
   });
 }
 
-async function recordSettlements(sql: Sql, items: ResultItem[]): Promise<Record<string, unknown>[]> {
+/**
+ * Whether a row's stored result gives way to a confirmed one: none stored yet, or a committed one (a row holding a
+ * committed receipt is settling until its debit is mined; a failed one is released).
+ */
+const REPLACEABLE = "r.receipt IS NULL OR r.status = 'settling'";
+
+async function recordSettlements(sql: Sql, items: ResultItem[]): Promise<(Record<string, unknown> | null)[]> {
   const [only] = items;
-  if (only && items.length === 1) return [await recordOne(sql, only, SETTLE_ONE)];
+  if (only && items.length === 1) return recordOne(sql, only, SETTLE_ONE);
   const rows = await sql.query<StoredRow>(
     `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${RESULT_RECORD}),
-     stored AS (
-       INSERT INTO result (idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at)
-       SELECT idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at FROM x
-       ON CONFLICT (idem_key, buyer) DO UPDATE SET receipt = EXCLUDED.receipt, body = EXCLUDED.body
-        WHERE result.body->>'status' = 'committed'
-       RETURNING idem_key, buyer, body
-     ), settled AS (
+     settled AS (
        UPDATE reservation r SET status = 'settled', tx_hash = COALESCE(x.tx_hash, r.tx_hash), mined_block = x.mined_block,
-              updated_at = x.settled_at
+              updated_at = x.settled_at,
+              receipt = CASE WHEN ${REPLACEABLE} THEN x.receipt ELSE r.receipt END,
+              settled_at = CASE WHEN ${REPLACEABLE} THEN x.settled_at ELSE r.settled_at END,
+              expires_at = CASE WHEN ${REPLACEABLE} THEN x.expires_at ELSE r.expires_at END
          FROM x WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
+       RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body
      ), spent AS (
        INSERT INTO spent_nonce (buyer, nonce) SELECT buyer, idem_key FROM x ON CONFLICT DO NOTHING
      )
-     SELECT idem_key, buyer, body FROM stored`,
+     SELECT idem_key, buyer, body FROM settled`,
     [recordsOf(items), items.map(({ result }) => result.idemKey)],
   );
-  return storedBodies(sql, items, rows);
+  return storedAnswers(items, rows);
 }
 
 /**
- * Stores the committed result of a settling reservation (served at once, before the debit is mined) and marks the
- * reservation committed; the reservation stays settling until its debit is mined. Returns the stored settle
- * answer: this one, or the one a racing duplicate stored first. Concurrent commitments go to the store in one
- * statement (coalesce).
+ * Stores the committed result of a settling reservation in its row (served at once, before the debit is mined) and
+ * marks the reservation committed; the reservation stays settling until its debit is mined. Returns the stored
+ * settle answer: this one, or the one stored before (a racing duplicate's); null when no reservation holds the key.
+ * Concurrent commitments go to the store in one statement (coalesce).
  */
-export function recordCommitment(store: Store, result: StoredResult): Promise<Record<string, unknown>> {
+export function recordCommitment(store: Store, result: ResultRecord): Promise<Record<string, unknown> | null> {
   return coalescedFor(store, recordCommitments, (items: ResultItem[]) => recordCommitments(store, items))({ result });
 }
 
-async function recordCommitments(sql: Sql, items: ResultItem[]): Promise<Record<string, unknown>[]> {
+async function recordCommitments(sql: Sql, items: ResultItem[]): Promise<(Record<string, unknown> | null)[]> {
   const [only] = items;
-  if (only && items.length === 1) return [await recordOne(sql, only, COMMIT_ONE)];
+  if (only && items.length === 1) return recordOne(sql, only, COMMIT_ONE);
   const rows = await sql.query<StoredRow>(
-    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${RESULT_RECORD}),
-     stored AS (
-       INSERT INTO result (idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at)
-       SELECT idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at FROM x
-       ON CONFLICT (idem_key, buyer) DO NOTHING RETURNING idem_key, buyer, body
-     ), committed AS (
-       UPDATE reservation r SET committed_at = x.settled_at
-         FROM x WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
-          AND r.status = 'settling' AND r.committed_at IS NULL
-     )
-     SELECT idem_key, buyer, body FROM stored`,
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${RESULT_RECORD})
+     UPDATE reservation r SET receipt = COALESCE(r.receipt, x.receipt),
+            settled_at = COALESCE(r.settled_at, x.settled_at), expires_at = COALESCE(r.expires_at, x.expires_at),
+            committed_at = CASE WHEN r.status = 'settling' AND r.committed_at IS NULL THEN x.settled_at
+                                ELSE r.committed_at END
+       FROM x WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
+     RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body`,
     [recordsOf(items), items.map(({ result }) => result.idemKey)],
   );
-  return storedBodies(sql, items, rows);
+  return storedAnswers(items, rows);
 }
 
-/** The one-row forms of the two statements above ($1–$8 the result; $9–$10 the mined transaction and block). */
-const SETTLE_ONE = `WITH stored AS (
-       INSERT INTO result (idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at)
-       VALUES ($1, $8, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (idem_key, buyer) DO UPDATE SET receipt = EXCLUDED.receipt, body = EXCLUDED.body
-        WHERE result.body->>'status' = 'committed'
-       RETURNING idem_key, buyer, body
-     ), settled AS (
-       UPDATE reservation SET status = 'settled', tx_hash = COALESCE($9, tx_hash), mined_block = $10, updated_at = $6
-        WHERE idem_key = $1 AND buyer = $8
+/** The one-row forms of the two statements above ($1–$5 the result; $6–$7 the mined transaction and block). */
+const SETTLE_ONE = `WITH settled AS (
+       UPDATE reservation r SET status = 'settled', tx_hash = COALESCE($6, r.tx_hash), mined_block = $7,
+              updated_at = $4,
+              receipt = CASE WHEN ${REPLACEABLE} THEN $3 ELSE r.receipt END,
+              settled_at = CASE WHEN ${REPLACEABLE} THEN $4 ELSE r.settled_at END,
+              expires_at = CASE WHEN ${REPLACEABLE} THEN $5 ELSE r.expires_at END
+        WHERE r.idem_key = $1 AND r.buyer = $2
+       RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body
      ), spent AS (
-       INSERT INTO spent_nonce (buyer, nonce) VALUES ($8, $1) ON CONFLICT DO NOTHING
+       INSERT INTO spent_nonce (buyer, nonce) VALUES ($2, $1) ON CONFLICT DO NOTHING
      )
-     SELECT idem_key, buyer, body FROM stored`;
-const COMMIT_ONE = `WITH stored AS (
-       INSERT INTO result (idem_key, buyer, resource_id, response, receipt, body, settled_at, expires_at)
-       VALUES ($1, $8, $2, $3, $4, $5, $6, $7) ON CONFLICT (idem_key, buyer) DO NOTHING RETURNING idem_key, buyer, body
-     ), committed AS (
-       UPDATE reservation SET committed_at = $6
-        WHERE idem_key = $1 AND buyer = $8 AND status = 'settling' AND committed_at IS NULL
-     )
-     SELECT idem_key, buyer, body FROM stored`;
+     SELECT idem_key, buyer, body FROM settled`;
+const COMMIT_ONE = `UPDATE reservation r SET receipt = COALESCE(r.receipt, $3),
+        settled_at = COALESCE(r.settled_at, $4), expires_at = COALESCE(r.expires_at, $5),
+        committed_at = CASE WHEN r.status = 'settling' AND r.committed_at IS NULL THEN $4 ELSE r.committed_at END
+      WHERE r.idem_key = $1 AND r.buyer = $2
+      RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body`;
 
-async function recordOne(sql: Sql, item: ResultItem, statement: string): Promise<Record<string, unknown>> {
+async function recordOne(sql: Sql, item: ResultItem, statement: string): Promise<(Record<string, unknown> | null)[]> {
   const { result, mined } = item;
   const rows = await sql.query<StoredRow>(statement, [
     result.idemKey,
-    result.resourceId,
-    JSON.stringify(result.response),
+    result.buyer.toLowerCase(),
     result.receipt,
-    JSON.stringify(result.body),
     result.settledAt,
     result.expiresAt,
-    result.buyer.toLowerCase(),
     ...(mined ? [mined.transaction, mined.block.toString()] : []),
   ]);
-  const [body] = await storedBodies(sql, [item], rows);
-  return defined(body, "the stored answer");
+  return storedAnswers([item], rows);
 }
 
 /**
  * Records that a committed debit will never be mined (its window closed, or the chain kept refusing it): the
- * reservation is released with the reason, and the stored answer says `status: "failed"` with it, so that
- * `GET /results` tells the truth. Both in one statement.
+ * reservation is released with the reason, so that its stored answer reads `status: "failed"` with it
+ * (settle_answer) and `GET /results` tells the truth.
  */
 export async function failCommitment(sql: Sql, key: ReservationKey, failure: string, now: number): Promise<void> {
   await sql.query(
-    `WITH failed AS (
-       UPDATE result SET body = body || jsonb_build_object('status', 'failed', 'failure', $2::text)
-        WHERE idem_key = $1 AND buyer = $4 AND body->>'status' = 'committed'
-     )
-     UPDATE reservation SET status = 'released', failure = $2, updated_at = $3 WHERE idem_key = $1 AND buyer = $4`,
+    "UPDATE reservation SET status = 'released', failure = $2, updated_at = $3 WHERE idem_key = $1 AND buyer = $4",
     [key.idemKey, failure.slice(0, 500), now, key.buyer.toLowerCase()],
   );
 }
 
 /** The stored result of `key` while it is retained (`expires_at` after `now`), else null. */
 export async function findResult(tx: Sql, key: ReservationKey, now: number): Promise<StoredResult | null> {
-  const [row] = await tx.query<Row>("SELECT * FROM result WHERE idem_key = $1 AND buyer = $2 AND expires_at > $3", [
-    key.idemKey,
-    key.buyer.toLowerCase(),
-    now,
-  ]);
+  const [row] = await tx.query<Row>(
+    `SELECT idem_key, buyer, resource_id, response, receipt, settle_answer(receipt, failure) AS body, settled_at,
+            expires_at, payload, request_hash
+       FROM reservation WHERE idem_key = $1 AND buyer = $2 AND expires_at > $3`,
+    [key.idemKey, key.buyer.toLowerCase(), now],
+  );
   if (!row) return null;
   return {
     idemKey: row.idem_key,
@@ -216,10 +214,7 @@ export async function findResult(tx: Sql, key: ReservationKey, now: number): Pro
     body: parse(row.body),
     settledAt: Number(row.settled_at),
     expiresAt: Number(row.expires_at),
+    payment: row.payload === null ? null : parse(row.payload),
+    requestHash: row.request_hash,
   };
-}
-
-/** Deletes results past their retention. */
-export async function purgeResults(tx: Sql, now: number): Promise<number> {
-  return (await tx.query("DELETE FROM result WHERE expires_at <= $1 RETURNING idem_key", [now])).length;
 }

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { encodeBase64Json } from "../../../protocol/base64.ts";
 import type { Store } from "../../store/createStore.ts";
 import { createStore } from "../../store/createStore.ts";
 import { claimAndCommit, claimForSettlement, purgeReservations, reserve } from "../../store/reservations.ts";
@@ -11,6 +12,9 @@ const buyer: Hex = `0x${"ab".repeat(20)}`;
 const payload = { scheme: "service-escrow", authorization: {}, signature: "0x" as Hex };
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
 const chain = (available: bigint) => ({ now: 1, available, room: null, atBlock: 1n });
+/** A stored receipt of `fields`, and the settle answer read from it (settle_answer): its fields and itself. */
+const receiptOf = (fields: Record<string, unknown>) => encodeBase64Json(fields);
+const answerOf = (fields: Record<string, unknown>) => ({ ...fields, receipt: receiptOf(fields) });
 const DAY = 86_400;
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -85,8 +89,7 @@ for (const [kind, open] of stores) {
           amount: 1_200n,
           response,
           leaseUntil: 100,
-          receipt: "r",
-          body: { status: "committed" },
+          receipt: receiptOf({ status: "committed" }),
           expiresAt: 10_000,
         },
         1,
@@ -98,16 +101,7 @@ for (const [kind, open] of stores) {
         held: 1_200n,
         available: 60_000n,
       });
-      const result = {
-        idemKey: first,
-        buyer,
-        resourceId,
-        response,
-        receipt: "r",
-        body: {},
-        settledAt: 1,
-        expiresAt: 10_000,
-      };
+      const result = { idemKey: first, buyer, resourceId, receipt: receiptOf({}), settledAt: 1, expiresAt: 10_000 };
       await recordSettlement(store, result, { transaction: hex(9), block: 5n });
       // Mined in block 5, which a chain read at block 5 may not reflect yet: still held, at 1,200.
       expect(await reserve(store, capped(third), at(101_199n, 5n))).to.deep.equal({
@@ -158,8 +152,7 @@ for (const [kind, open] of stores) {
             amount: 700n,
             response,
             leaseUntil: 100,
-            receipt: `receipt-${idemKey}`,
-            body: { status: "committed", idemKey },
+            receipt: receiptOf({ status: "committed", idemKey }),
             expiresAt: 10_000,
           },
           1,
@@ -174,10 +167,9 @@ for (const [kind, open] of stores) {
       ]);
       expect(claimed.map((r) => r?.idemKey ?? null)).to.deep.equal([mine, null, null, null, twice, null]);
       expect(claimed[0]).to.include({ status: "settling", amount: 700n, committedAt: 1 });
-      expect((await findResult(store, { idemKey: mine, buyer }, 1))?.body).to.deep.equal({
-        status: "committed",
-        idemKey: mine,
-      });
+      expect((await findResult(store, { idemKey: mine, buyer }, 1))?.body).to.deep.equal(
+        answerOf({ status: "committed", idemKey: mine }),
+      );
       expect(await findResult(store, { idemKey: otherCap, buyer }, 1)).to.equal(null);
       const untouched = await claimForSettlement(
         store,
@@ -191,27 +183,27 @@ for (const [kind, open] of stores) {
       const idemKey = hex(next++);
       await reserve(store, reservation(idemKey), chain(50_000n));
       await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
-      const result = (body: Record<string, unknown>) => ({
+      const result = (fields: Record<string, unknown>) => ({
         idemKey,
         buyer,
         resourceId,
-        response,
-        receipt: JSON.stringify(body),
-        body,
+        receipt: receiptOf(fields),
         settledAt: 1,
         expiresAt: 10_000,
       });
       const bodies = await Promise.all(
         [1, 2, 3].map((n) => recordCommitment(store, result({ status: "committed", n }))),
       );
-      expect(bodies).to.deep.equal([1, 1, 1].map((n) => ({ status: "committed", n })));
+      expect(bodies).to.deep.equal([1, 1, 1].map((n) => answerOf({ status: "committed", n })));
       const confirmed = await Promise.all(
         [1, 2].map((n) =>
           recordSettlement(store, result({ status: "confirmed", n }), { transaction: hex(7), block: 3n }),
         ),
       );
-      expect(confirmed).to.deep.equal([1, 1].map((n) => ({ status: "confirmed", n })));
-      expect((await findResult(store, { idemKey, buyer }, 1))?.body).to.deep.equal({ status: "confirmed", n: 1 });
+      expect(confirmed).to.deep.equal([1, 1].map((n) => answerOf({ status: "confirmed", n })));
+      expect((await findResult(store, { idemKey, buyer }, 1))?.body).to.deep.equal(
+        answerOf({ status: "confirmed", n: 1 }),
+      );
       const [row] = await store.query<{ status: string; mined_block: string }>(
         "SELECT status, mined_block::text AS mined_block FROM reservation WHERE idem_key = $1",
         [idemKey],
@@ -228,7 +220,7 @@ for (const [kind, open] of stores) {
         outcome: "reserved",
       });
       await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
-      const result = { idemKey, buyer, resourceId, response, receipt: "r", body: {}, settledAt: 1, expiresAt: 10 };
+      const result = { idemKey, buyer, resourceId, receipt: receiptOf({}), settledAt: 1, expiresAt: 10 };
       await recordSettlement(store, result, { transaction: hex(7), block: 3n });
       expect(await purgeReservations(store, mine.validBefore + DAY, DAY)).to.equal(1);
       const reused = { ...mine, validBefore: mine.validBefore + DAY + 600 };

@@ -5,16 +5,11 @@ import { reclaimStoreSpace } from "../../backgroundWork.ts";
 import type { Store } from "../../store/createStore.ts";
 import { createStore } from "../../store/createStore.ts";
 import { purgeReservations } from "../../store/reservations.ts";
-import { purgeResults } from "../../store/results.ts";
 
 const hex = (n: number, bytes = 32): Hex => `0x${n.toString(16).padStart(bytes * 2, "0")}`;
 const resourceId = hex(1);
 const buyer = hex(2, 20);
 const response = { status: 200, contentType: "application/json", body: { echoed: "x".repeat(200) } };
-const answer = {
-  receipt: "e30=".repeat(150),
-  body: { success: true, status: "committed", receipt: "e30=".repeat(150) },
-};
 const CALLS = 300;
 const DAY = 86_400;
 
@@ -27,14 +22,11 @@ const payCalls = (store: Store, first: number, now: number) =>
     validBefore: now + 120,
     block: 2,
     response,
-    answer,
   });
 
-/** Bytes on disk of the facilitator's tables and their indexes. */
+/** Bytes on disk of the facilitator's table of paid calls and its indexes. */
 async function storeBytes(store: Store): Promise<number> {
-  const [row] = await store.query<{ bytes: string }>(
-    "SELECT (pg_total_relation_size('reservation') + pg_total_relation_size('result'))::text AS bytes",
-  );
+  const [row] = await store.query<{ bytes: string }>("SELECT pg_total_relation_size('reservation')::text AS bytes");
   return Number(row?.bytes);
 }
 
@@ -57,7 +49,6 @@ describe("reclaiming the embedded store's space (PGlite)", function () {
       const now = 1_000_000 + day * 2 * DAY;
       await payCalls(store, 1_000 + day * CALLS, now);
       // The day before is past retention by now: purged, then its space reclaimed for the days to come.
-      await purgeResults(store, now);
       expect(await purgeReservations(store, now, DAY)).to.equal(day === 0 ? 0 : CALLS);
       expect(await reclaimStoreSpace(store)).to.be.greaterThan(0);
       sizes.push(await storeBytes(store));

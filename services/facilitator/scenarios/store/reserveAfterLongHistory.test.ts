@@ -14,7 +14,6 @@ const hex = (n: number, bytes = 32): Hex => `0x${n.toString(16).padStart(bytes *
 const resourceId = hex(1);
 const buyers = Array.from({ length: BUYERS }, (_, i) => hex(i + 1, 20));
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
-const answer = { receipt: "e30=", body: { success: true, status: "committed" } };
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const stores: [string, (schema: string) => Promise<Store>][] = [
   ["PGlite", () => createStore({ dataDir: "memory://" })],
@@ -61,7 +60,6 @@ for (const [kind, open] of stores) {
           validBefore: 9_999_999_999,
           block: ++lastBlock,
           response,
-          answer,
         });
     });
     after(async function () {
