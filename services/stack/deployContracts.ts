@@ -5,6 +5,7 @@ import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import ExternalStackModule from "../../ignition/modules/ExternalStack.ts";
 import StackModule from "../../ignition/modules/Stack.ts";
+import { deploymentDir } from "./deploymentDir.ts";
 
 /** Addresses of the deployed system: the one place services learn them from. */
 export type ContractAddresses = { token: Address; identity: Address; registry: Address; escrow: Address };
@@ -46,11 +47,6 @@ async function grantRelayerPool(
     });
     if (receipt.status !== "success") throw new Error(`granting RELAYER_ROLE to ${relayer} reverted`);
   }
-}
-
-/** Where Ignition keeps a deployment's record, which the indexer reads. */
-export function deploymentDir(deploymentId: string): string {
-  return new URL(`../../ignition/deployments/${deploymentId}`, import.meta.url).pathname;
 }
 
 /**

@@ -35,7 +35,10 @@ export const stackEnvSchema = z.object({
   TREASURY_ADDRESS: address.optional(),
   TOKEN_ADDRESS: address.optional(),
   IDENTITY_ADDRESS: address.optional(),
-  /** External mode: the Ignition deployment id; its record under ignition/deployments lets a rerun deploy only what is missing. */
+  /**
+   * The Ignition deployment id (`local-stack`, or `stack-<chain id>` in external mode); its record under
+   * ignition/deployments lets an external rerun deploy only what is missing, and stacks started side by side apart.
+   */
   DEPLOYMENT_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only")

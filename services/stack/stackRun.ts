@@ -61,7 +61,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
     started: p.started,
     env,
     external,
-    deploymentId: external ? (env.DEPLOYMENT_ID ?? `stack-${CHAIN_ID}`) : "local-stack",
+    deploymentId: env.DEPLOYMENT_ID ?? (external ? `stack-${CHAIN_ID}` : "local-stack"),
     stackDir,
     dataDir: join(stackDir, "data"),
     intervalMining: !external && env.CHAIN_MINING === "interval",

@@ -16,7 +16,7 @@ import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { serviceChain } from "../../services/protocol/chain.ts";
 import { parseDebits } from "../../services/protocol/parseDebits.ts";
-import { deploymentDir } from "../../services/stack/deployContracts.ts";
+import { deploymentDir } from "../../services/stack/deploymentDir.ts";
 import { publishSamples } from "../../services/stack/publishSamples.ts";
 import { serveRpc } from "../../testkit/chain/rpcServer.ts";
 import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
+import { deploymentDir } from "../../services/stack/deploymentDir.ts";
 import { assertPortFree } from "../../services/stack/ports.ts";
 import { readStackFile, stackFilePath } from "../../services/stack/stackFile.ts";
 import { freePort } from "../freePort.ts";
@@ -19,19 +20,33 @@ export async function stackPorts({ external = false } = {}): Promise<Record<stri
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));
 }
 
+/** Local stacks started by this process, numbered for their deployment ids. */
+let localStacks = 0;
+
 /**
  * Starts the stack as a user would (`npm start`, or `node services/stack/start.ts` with `direct`) in its own process
- * group and waits until it has written `stack.json` in `env.STACK_DIR`.
+ * group and waits until it has written `stack.json` in `env.STACK_DIR`. A local stack gets a deployment id of its own
+ * unless `env.DEPLOYMENT_ID` names one (its Ignition record is removed once the stack is stopped), so test files
+ * running side by side never share `ignition/deployments/local-stack`.
  * @example const stack = await runStack({ STACK_DIR: dir, ...ports }); ...; await stack.stop()
  */
 export async function runStack(env: Record<string, string>, { direct = false, timeoutMs = 300_000 } = {}) {
   const stackDir = env.STACK_DIR!;
   const stackFile = stackFilePath(stackDir);
   rmSync(stackFile, { force: true });
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  const ownDeployment =
+    merged.DEPLOYMENT_ID === undefined && merged.RPC_URL === undefined && merged.NETWORK === undefined
+      ? `local-stack-${process.pid}-${++localStacks}`
+      : undefined;
+  if (ownDeployment) merged.DEPLOYMENT_ID = ownDeployment;
+  const forgetDeployment = () => {
+    if (ownDeployment) rmSync(deploymentDir(ownDeployment), { recursive: true, force: true });
+  };
   const [command, args] = direct ? [process.execPath, ["services/stack/start.ts"]] : ["npm", ["start"]];
   const child: ChildProcess = spawn(command, args, {
     cwd: new URL("../..", import.meta.url).pathname,
-    env: { ...process.env, ...env },
+    env: merged,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -40,9 +55,13 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(stackFile)) {
-    if (child.exitCode !== null) throw new Error(`the stack exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) {
+      forgetDeployment();
+      throw new Error(`the stack exited with ${child.exitCode}:\n${output}`);
+    }
     if (Date.now() > deadline) {
       kill(child);
+      forgetDeployment();
       throw new Error(`no stack.json after ${timeoutMs / 1000} s:\n${output}`);
     }
     await sleep(500);
@@ -71,12 +90,16 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
           alive = false;
         }
       }
+      forgetDeployment();
       for (const [name, port] of Object.entries(settings))
         if (name.endsWith("_PORT")) await portFreedWithin(Number(port), name, 10_000);
       return !alive;
     },
     /** Kills whatever is left of the stack's process group (for `after` hooks). */
-    kill: () => kill(child),
+    kill: () => {
+      kill(child);
+      forgetDeployment();
+    },
   };
 }
 

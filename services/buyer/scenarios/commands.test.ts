@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { holdBuyerDist } from "../../../testkit/buyer/holdBuyerDist.ts";
 import { checkNodeVersion } from "../src/checkNodeVersion.ts";
 
 const here = new URL("..", import.meta.url).pathname;
@@ -32,11 +33,16 @@ async function closedPort(): Promise<number> {
 describe("service-buyer commands that print and exit", function () {
   this.timeout(120_000);
   const work = mkdtempSync(join(tmpdir(), "buyer-commands-"));
+  let releaseDist: (() => Promise<void>) | undefined;
 
-  before(function () {
+  before(async function () {
+    releaseDist = await holdBuyerDist(this);
     execFileSync(process.execPath, [join(here, "build.ts")], { stdio: "pipe" });
   });
-  after(() => rmSync(work, { recursive: true, force: true }));
+  after(async () => {
+    await releaseDist?.();
+    rmSync(work, { recursive: true, force: true });
+  });
 
   it("service-buyer-mcp --help prints the settings and --version the package's version, each exiting at once (stdin left open)", function () {
     const version = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).version;

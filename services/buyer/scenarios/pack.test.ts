@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { expect } from "chai";
 import { callTool, connectStdio } from "../../../testkit/buyer/connectBuyer.ts";
+import { holdBuyerDist } from "../../../testkit/buyer/holdBuyerDist.ts";
 import { startLocalRegistry } from "../../../testkit/buyer/localRegistry.ts";
 
 const here = new URL("..", import.meta.url).pathname;
@@ -83,15 +84,16 @@ describe("service-buyer, packed and installed on its own", function () {
   let tarball = "";
   let files: string[] = [];
 
-  before(function () {
+  before(async function () {
     // As in a fresh checkout: no dist/ at all. `npm pack` must build it itself (the package's prepack).
-    rmSync(join(here, "dist"), { recursive: true, force: true });
-    const packed = JSON.parse(
-      npm(["pack", "--json", "--pack-destination", work], here, npmEnv(join(work, "cache"))),
-    ) as {
-      filename: string;
-      files: { path: string }[];
-    }[];
+    const releaseDist = await holdBuyerDist(this);
+    let packed: { filename: string; files: { path: string }[] }[];
+    try {
+      rmSync(join(here, "dist"), { recursive: true, force: true });
+      packed = JSON.parse(npm(["pack", "--json", "--pack-destination", work], here, npmEnv(join(work, "cache"))));
+    } finally {
+      await releaseDist();
+    }
     files = packed[0]?.files.map((f) => f.path) ?? [];
     tarball = join(work, packed[0]?.filename ?? "missing.tgz");
   });

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { ponderCommand } from "../../../indexer/ponder/ponderCommand.ts";
 import { answers, startPart } from "../childProcess.ts";
-import { deploymentDir } from "../deployContracts.ts";
+import { deploymentDir } from "../deploymentDir.ts";
 import type { StackRun } from "../stackRun.ts";
 
 /**

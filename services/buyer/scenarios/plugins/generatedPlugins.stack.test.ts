@@ -6,6 +6,7 @@ import { expect } from "chai";
 import { createPublicClient, http } from "viem";
 import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
+import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
 import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import { parseDebits } from "../../../protocol/parseDebits.ts";
 
@@ -37,8 +38,10 @@ describe("generated plugins against npm start", function () {
   const out = join(work, "marketplace");
   let running: Awaited<ReturnType<typeof runStack>>;
   const closers: (() => Promise<void>)[] = [];
+  let releaseDist: (() => Promise<void>) | undefined;
 
   before(async function () {
+    releaseDist = await holdBuyerDist(this);
     execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
     running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
   });
@@ -46,6 +49,7 @@ describe("generated plugins against npm start", function () {
   after(async function () {
     for (const close of closers) await close().catch(() => {});
     running?.kill();
+    await releaseDist?.();
     rmSync(stackDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   });

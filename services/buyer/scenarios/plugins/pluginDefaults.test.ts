@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { callTool } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
+import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
 import { runPluginsCommand } from "../../../../testkit/buyer/runPluginsCommand.ts";
 import { type SpawnedDemoSystem, spawnDemoSystem } from "../../../../testkit/buyer/spawnDemoSystem.ts";
 import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
@@ -24,8 +25,10 @@ describe("generated plugins with only their defaults", function () {
   const work = mkdtempSync(join(tmpdir(), "plugins-defaults-"));
   const out = join(work, "marketplace");
   let demo: SpawnedDemoSystem;
+  let releaseDist: (() => Promise<void>) | undefined;
 
   before(async function () {
+    releaseDist = await holdBuyerDist(this);
     execFileSync(process.execPath, [join(here, "build.ts")], { stdio: "pipe" });
     demo = await spawnDemoSystem();
     const { code, stderr } = await runPluginsCommand(
@@ -39,8 +42,9 @@ describe("generated plugins with only their defaults", function () {
     expect(code, stderr).to.equal(0);
   });
 
-  after(function () {
+  after(async function () {
     demo?.stop();
+    await releaseDist?.();
     rmSync(work, { recursive: true, force: true });
   });
 

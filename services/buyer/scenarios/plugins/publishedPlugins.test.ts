@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { fixtureMarketplace } from "../../../../testkit/buyer/fixtureMarketplace.ts";
+import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
 import { dependencyClosure, startLocalRegistry } from "../../../../testkit/buyer/localRegistry.ts";
 import { creator, validCard, validIndexRecord } from "../../../../testkit/protocol/fixtures.ts";
 import { resourceIdOf } from "../../../protocol/resourceId.ts";
@@ -67,14 +68,20 @@ describe("service-plugins generate --published", function () {
   });
 
   it("launches the buyer MCP server through npx from the registry once the package is published there", async function () {
-    execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
-    for (const dir of dependencyClosure(buyerDir)) await registry.publishInstalled(dir);
-    const packed = execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
-      cwd: buyerDir,
-      env: { ...process.env, ...registry.env },
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const releaseDist = await holdBuyerDist(this);
+    let packed: string;
+    try {
+      execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
+      for (const dir of dependencyClosure(buyerDir)) await registry.publishInstalled(dir);
+      packed = execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
+        cwd: buyerDir,
+        env: { ...process.env, ...registry.env },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } finally {
+      await releaseDist();
+    }
     const { filename } = (JSON.parse(packed) as { filename: string }[])[0]!;
     execFileSync("npm", ["publish", join(work, filename)], {
       cwd: work,
