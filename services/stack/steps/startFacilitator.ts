@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { readDeployment } from "../../../indexer/deployment.ts";
 import { answers, startPart } from "../childProcess.ts";
-import { deploymentDir } from "../deployContracts.ts";
+import { deploymentDir } from "../deploymentDir.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf, keysOf } from "../stackRun.ts";
 
