@@ -10,6 +10,8 @@
  */
 import { loadavg } from "node:os";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import echoSpec from "../../services/host/samples/echo.json" with { type: "json" };
+import { meteredPrice } from "../../services/protocol/price.ts";
 import { randomNonce } from "../../services/protocol/resourceId.ts";
 import { parseCommandLine } from "../../services/stack/parseCommandLine.ts";
 import { sleep } from "../../testkit/sleep.ts";
@@ -49,9 +51,16 @@ const CONFIRMED = process.env.BENCH_GATE_CONFIRMED === "1";
 const SETTLEMENT = process.env.SETTLEMENT || undefined;
 const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_GATE_DRAIN_SECONDS ?? 60) * 1000;
 /** The echo sample's cap (its pricing `max`). */
-const CAP = 50_000n;
+const CAP = BigInt(echoSpec.pricing.max);
 const BODY = '{"hello":"bench"}';
-const PRICE = 1_200n;
+/** What every paid call costs: the echo sample's price for its answer to BODY (`{"echo": …}`). */
+const PRICE = meteredPrice({
+  base: echoSpec.pricing.base,
+  perKB: echoSpec.pricing.perKB,
+  computeMultiplier: echoSpec.computeMultiplier,
+  cap: echoSpec.pricing.max,
+  responseBytes: Buffer.byteLength(JSON.stringify({ echo: JSON.parse(BODY) })),
+});
 /** The gate alone talks to no chain: any escrow address and resource id will do. */
 const ESCROW = privateKeyToAccount(generatePrivateKey()).address;
 const RESOURCE_ID = randomNonce();
