@@ -31,7 +31,7 @@ export type ReadEscrowEventsParameters = { escrow: Address; token: Address; from
 /**
  * Every buyer-state change the escrow logged in a block range, in chain order: one `eth_getLogs` for the escrow's
  * events; when a `BatchDebited` log carries a single debit, one for the token's transfers into the escrow (an `exact`
- * settlement is the only debit whose transaction moves the buyer's tokens in); and one `eth_getBlockByNumber` per
+ * settlement is the only debit whose transaction moves its amount from its buyer into the escrow); and one `eth_getBlockByNumber` per
  * block with debits, for the time a spend limit's window is counted from.
  * @example const events = await readEscrowEvents(client, { escrow, token, fromBlock: 1n, toBlock: 99n })
  */
@@ -49,7 +49,7 @@ export async function readEscrowEvents(client: PublicClient, p: ReadEscrowEvents
       .map((log) => [log, parseDebits([log as Log], p.escrow)]),
   );
   const single = [...debits.values()].some((entries) => entries.length === 1);
-  const exactTransactions = single ? await transfersIntoEscrow(client, p) : new Set<string>();
+  const exactTransfers = single ? await transfersIntoEscrow(client, p) : new Set<string>();
   const blocks = [...new Set([...debits.keys()].map((log) => log.blockNumber))];
   const times = new Map(
     await Promise.all(
@@ -62,7 +62,6 @@ export async function readEscrowEvents(client: PublicClient, p: ReadEscrowEvents
     const block = log.blockNumber;
     const entries = debits.get(log);
     if (entries) {
-      const fromBalance = !exactTransactions.has(log.transactionHash);
       const timestamp = times.get(block) ?? 0n;
       for (const d of entries)
         events.push({
@@ -71,7 +70,10 @@ export async function readEscrowEvents(client: PublicClient, p: ReadEscrowEvents
           block,
           nonce: d.nonce,
           amount: d.amount,
-          fromBalance,
+          // A single debit whose transaction moved exactly its amount from its buyer into the escrow: settleExact.
+          fromBalance: !(
+            entries.length === 1 && exactTransfers.has(transferKey(log.transactionHash, d.buyer, d.amount))
+          ),
           timestamp,
         });
       continue;
@@ -113,7 +115,11 @@ export async function readEscrowEvents(client: PublicClient, p: ReadEscrowEvents
   return events;
 }
 
-/** The transactions in the range that moved tokens into the escrow. */
+/** A token transfer into the escrow, as `transferKey` names it: its transaction, sender and value. */
+const transferKey = (transaction: string, from: string, value: bigint) =>
+  `${transaction.toLowerCase()}:${from.toLowerCase()}:${value}`;
+
+/** Every token transfer into the escrow in the range (transferKey). */
 async function transfersIntoEscrow(client: PublicClient, p: ReadEscrowEventsParameters): Promise<Set<string>> {
   const transfers = await client.getLogs({
     address: p.token,
@@ -121,6 +127,7 @@ async function transfersIntoEscrow(client: PublicClient, p: ReadEscrowEventsPara
     args: { to: p.escrow },
     fromBlock: p.fromBlock,
     toBlock: p.toBlock,
+    strict: true,
   });
-  return new Set(transfers.map((t) => t.transactionHash));
+  return new Set(transfers.map((t) => transferKey(t.transactionHash, t.args.from, t.args.value)));
 }

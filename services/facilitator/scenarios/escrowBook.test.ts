@@ -6,7 +6,7 @@ import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain
 import type { RequestProvider, RpcServer } from "../../../testkit/chain/rpcServer.ts";
 import { serveRpc } from "../../../testkit/chain/rpcServer.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
-import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
+import { signEscrowPayment, signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
 const RESPONSE = { status: 200, contentType: "application/json", body: { ok: 1 } };
@@ -144,6 +144,54 @@ describe("verify against the escrow book", function () {
       await rpc.resume();
     }
     expect((await verify(await sign(14))).body.isValid, "once it has caught up").to.equal(true);
+  });
+
+  it("bookExactNotFromBalance: an exact settlement, paid from the buyer's tokens, leaves its escrow balance as booked", async function () {
+    await chain.fundBuyer(16, CAP);
+    const buyer = payer(16);
+    const admin = chain.wallets[ROLE.admin]?.account;
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await chain.contracts.token.write.mint([buyer.address, CAP], { account: admin }),
+    });
+    const paymentPayload = await signExactPayment({
+      account: buyer,
+      token: chain.addresses.token,
+      escrow: chain.addresses.escrow,
+      value: CAP,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
+      resourceId,
+    });
+    const verified = await postJson(`${facilitator.url}/verify`, { paymentPayload, resourceId, maxTimeoutSeconds: 60 });
+    expect(verified.body.isValid).to.equal(true);
+    const settled = await postJson(`${facilitator.url}/settle`, {
+      idemKey: paymentPayload.authorization.nonce,
+      resourceId,
+      amount: CAP.toString(),
+      response: RESPONSE,
+    });
+    expect(settled.status).to.equal(200);
+    await facilitator.ctx.escrowBook.catchUp();
+    const [row] = await facilitator.ctx.store.query<{ balance: string }>(
+      "SELECT balance::text AS balance FROM buyer_book WHERE buyer = $1",
+      [buyer.address.toLowerCase()],
+    );
+    expect(row?.balance).to.equal(CAP.toString());
+    expect((await verify(await sign(16))).body.isValid, "its escrow balance still pays a call").to.equal(true);
+  });
+
+  it("bookMatchesChain: after deposits, debits, a withdrawal request and an exact settlement, an audit round the whole book corrects nothing", async function () {
+    const account = payer(10);
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await chain.contracts.escrow.write.requestWithdrawal([CAP], { account }),
+    });
+    await facilitator.ctx.escrowBook.catchUp();
+    const [{ buyers } = { buyers: 0 }] = await facilitator.ctx.store.query<{ buyers: number }>(
+      "SELECT count(*)::int AS buyers FROM buyer_book",
+    );
+    expect(buyers).to.be.greaterThan(5);
+    let corrected = 0;
+    for (let round = 0; round <= Math.ceil(buyers / 8); round++) corrected += await facilitator.ctx.escrowBook.audit();
+    expect(corrected).to.equal(0);
   });
 
   it("bookMissedLog: an audit finds a buyer booked richer than the chain, corrects it, and verify then refuses", async function () {
