@@ -36,7 +36,8 @@ type Store = { db: { insert: (table: unknown) => { values: (rows: Row[]) => Prom
  * PGlite table `row`, with the number of queries they sent to it.
  */
 async function pgliteStore(): Promise<{ store: Store; table: unknown; queries: () => number }> {
-  const { PGlite } = await import(ponderModule("../../node_modules/@electric-sql/pglite/dist/index.js").href);
+  // Ponder's PGlite: the project's, through package.json's overrides (pgliteDataDir.test.ts checks).
+  const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { onchainTable } = await import("ponder");
   const { createIndexingCache } = await import(ponderModule("indexing-store/cache.js").href);

@@ -1,12 +1,8 @@
+import { PGlite } from "@electric-sql/pglite";
 import { expect } from "chai";
 import { sleep } from "../../testkit/sleep.ts";
 import { until } from "../../testkit/until.ts";
 import { checkpointPeriodically } from "./pgliteCheckpoints.ts";
-
-/** The PGlite that Ponder embeds (0.2), as Ponder creates it. */
-const { PGlite } = (await import(
-  new URL("../../node_modules/ponder/node_modules/@electric-sql/pglite/dist/index.js", import.meta.url).href
-)) as { PGlite: new () => { closed: boolean; query<R>(sql: string): Promise<{ rows: R[] }>; close(): Promise<void> } };
 
 describe("checkpointing Ponder's PGlite (pgliteCheckpoints.ts)", () => {
   it("moves the redo point, from which a crash replays the log, past what was written", async () => {

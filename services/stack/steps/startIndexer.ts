@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { setAsideIncompatible } from "../../../indexer/ponder/pgliteDataDir.ts";
 import { ponderCommand } from "../../../indexer/ponder/ponderCommand.ts";
 import { answers, startPart } from "../childProcess.ts";
 import { deploymentDir } from "../deploymentDir.ts";
@@ -12,6 +13,9 @@ import type { StackRun } from "../stackRun.ts";
 export async function startIndexer(run: StackRun): Promise<void> {
   const { env } = run;
   run.say(`starting the indexer (Ponder) on ${run.urls.indexer}`);
+  const pgliteDir = join(run.dataDir, "ponder");
+  const aside = env.DATABASE_URL ? null : setAsideIncompatible(pgliteDir);
+  if (aside) run.say(`the indexer's data was written by another PostgreSQL version: kept in ${aside}; re-indexing`);
   run.parts.push(
     await startPart({
       name: "indexer",
@@ -33,7 +37,7 @@ export async function startIndexer(run: StackRun): Promise<void> {
       env: {
         RPC_URL: run.urls.rpc,
         DEPLOYED_ADDRESSES: join(deploymentDir(run.deploymentId), "deployed_addresses.json"),
-        PONDER_PGLITE_DIR: join(run.dataDir, "ponder"),
+        PONDER_PGLITE_DIR: pgliteDir,
         PONDER_DISABLE_CACHE: run.external ? undefined : "1",
         PONDER_TELEMETRY_DISABLED: "true",
         DATABASE_URL: env.DATABASE_URL,
