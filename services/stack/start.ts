@@ -12,10 +12,7 @@ import { fundDemoBuyers } from "./steps/fundDemoBuyers.ts";
 import { prepareStackDir } from "./steps/prepareStackDir.ts";
 import { publishSampleHandlers } from "./steps/publishSampleHandlers.ts";
 import { startChain } from "./steps/startChain.ts";
-import { startFacilitator } from "./steps/startFacilitator.ts";
-import { startHost } from "./steps/startHost.ts";
-import { startIndexer } from "./steps/startIndexer.ts";
-import { startMarketplace } from "./steps/startMarketplace.ts";
+import { startServices } from "./steps/startServices.ts";
 import { startStudio } from "./steps/startStudio.ts";
 import { writeStack } from "./steps/writeStack.ts";
 
@@ -49,10 +46,7 @@ const STACK_STEPS = [
   "startChain",
   "checkGas",
   "deployStack",
-  "startIndexer",
-  "startFacilitator",
-  "startHost",
-  "startMarketplace",
+  "startServices",
   "publishSampleHandlers",
   "fundDemoBuyers",
   "startStudio",
@@ -67,10 +61,7 @@ const steps: Record<(typeof STACK_STEPS)[number], (run: StackRun) => Promise<voi
   startChain,
   checkGas,
   deployStack,
-  startIndexer,
-  startFacilitator,
-  startHost,
-  startMarketplace,
+  startServices,
   publishSampleHandlers,
   fundDemoBuyers,
   startStudio,

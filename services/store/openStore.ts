@@ -124,9 +124,32 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
   return store;
 }
 
+/** A fresh PGlite cluster (what initdb leaves), made once per process; see {@link openPglite}. */
+let freshCluster: Promise<Blob> | undefined;
+
+function freshPgliteCluster(): Promise<Blob> {
+  freshCluster ??= (async () => {
+    const seed = await PGlite.create("memory://");
+    try {
+      return await seed.dumpDataDir("none");
+    } finally {
+      await seed.close();
+    }
+  })().catch((error: unknown) => {
+    freshCluster = undefined;
+    throw error;
+  });
+  return freshCluster;
+}
+
 async function openPglite(dataDir: string, schema: string): Promise<Store> {
-  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  const memory = dataDir.startsWith("memory://");
+  if (!memory) mkdirSync(dataDir, { recursive: true });
+  // An in-memory database starts as a copy of a fresh cluster made once per process: initdb takes seconds each
+  // time, loading its copy a fraction of one (a test process opens dozens of stores).
+  const db = memory
+    ? await PGlite.create(dataDir, { loadDataDir: await freshPgliteCluster() })
+    : await PGlite.create(dataDir);
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   const locks = new Map<string, Promise<unknown>>();
   const query: Sql["query"] = async (text, params) => (await db.query(text, params as unknown[])).rows as never[];

@@ -34,6 +34,8 @@ export async function startMarketplace(run: StackRun): Promise<void> {
         PROBE_ALLOW_PRIVATE: "on",
       },
       ready: () => answers(`${run.urls.marketplace}/ready`),
+      // Ready only once the indexer is (started beside it, up to 180 s of backfill), then its own start.
+      readyTimeoutMs: 240_000,
       log: run.logFile("marketplace"),
     }),
   );

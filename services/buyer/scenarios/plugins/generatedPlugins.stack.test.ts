@@ -41,9 +41,11 @@ describe("generated plugins against npm start", function () {
   let releaseDist: (() => Promise<void>) | undefined;
 
   before(async function () {
+    // The stack never reads services/buyer/dist: it starts before this file takes the dist, so that a file waiting
+    // for the dist (mocha --parallel) does not also wait out the stack's start.
+    running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
     releaseDist = await holdBuyerDist(this);
     execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
-    running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
   });
 
   after(async function () {
