@@ -6,19 +6,26 @@ import type { StoredResponse } from "../services/facilitator/store/reservations.
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { storePaidCalls } from "../testkit/facilitator/storePaidCalls.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
+import { measureStoreCpu } from "./storeCpu.ts";
 
 parseCommandLine(
   `usage: npm run bench:store
 
 Bytes the facilitator's store keeps per paid call: N committed-then-mined calls through the store's own statements
 (storePaidCalls: reserve, claimAndCommit, recordSettlement), then the size of what they left, per table and per column, on PGlite
-and PostgreSQL. Writes the "Store" section of docs/benchmarks.md. Environment: BENCH_STORE_CALLS (1000), BENCH_STORE_RESPONSE_BYTES (512,
-the JSON body of each response), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres).`,
+and PostgreSQL; and the CPU each statement of a paid call costs on PGlite (storeCpu.ts). Writes the "Store" section of
+docs/benchmarks.md. Environment: BENCH_STORE_CALLS (1000), BENCH_STORE_RESPONSE_BYTES (512, the JSON body of each
+response), BENCH_STORE_CPU_CALLS (8000), BENCH_STORE_CPU_GROUP (16, calls reserved or committed together),
+BENCH_STORE_CPU_BLOCK (128, calls mined in one block), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres).`,
   {},
 );
 
 const CALLS = Number(process.env.BENCH_STORE_CALLS ?? 1000);
 const RESPONSE_BYTES = Number(process.env.BENCH_STORE_RESPONSE_BYTES ?? 512);
+const CPU_CALLS = Number(process.env.BENCH_STORE_CPU_CALLS ?? 8000);
+const CPU_GROUP = Number(process.env.BENCH_STORE_CPU_GROUP ?? 16);
+const CPU_BLOCK = Number(process.env.BENCH_STORE_CPU_BLOCK ?? 128);
+const CPU_BUYERS = 64;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Calls stored together, as a relayer batch lands them. */
 const GROUP = 50;
@@ -132,6 +139,15 @@ for (const [kind, open] of [
     await store.close();
   }
 }
+const cpuStore = await createStore({ dataDir: "memory://" });
+const cpu = await measureStoreCpu(cpuStore, {
+  calls: CPU_CALLS,
+  group: CPU_GROUP,
+  block: CPU_BLOCK,
+  buyers: CPU_BUYERS,
+  response: { status: 200, contentType: "application/json", body: { echo: { hello: "bench" } } },
+}).finally(() => cpuStore.close());
+const ms = (value: number) => `${value.toFixed(3)} ms`;
 const markdown = `## Store
 
 Command: \`npm run bench:store\` (bench/storeRows.ts). Machine: ${machineLine()}. ${CALLS.toLocaleString("en-US")} paid calls, each
@@ -142,6 +158,15 @@ bytes are \`pg_total_relation_size\`, dead row versions included, then after \`V
 log grew by (PostgreSQL's is shared with other databases on the server).
 
 ${lines.join("\n")}
+
+CPU per paid call of the store's statements on PGlite (in this process, so its CPU is the store's): ${CPU_CALLS.toLocaleString("en-US")}
+committed calls over ${CPU_BUYERS} buyers in turn, reserved and committed ${CPU_GROUP} at a time, ${CPU_BLOCK} mined to a block, the echo sample's response,
+each statement as the facilitator runs it (bench/storeCpu.ts): verify's reservation against the escrow book, settle's
+commit, the relayer's record of the mined batch, and the escrow book's advance over that block.
+
+| reserve (verify) | commit (settle) | record mined | escrow book advance | all |
+| --- | --- | --- | --- | --- |
+| ${ms(cpu.reserve)} | ${ms(cpu.commit)} | ${ms(cpu.mined)} | ${ms(cpu.book)} | ${ms(cpu.total)} |
 `;
 process.stdout.write(markdown);
 writeBenchSection("store", markdown);
