@@ -6,7 +6,7 @@ import { claimAndCommit, reserve } from "../services/facilitator/store/reservati
 import { recordSettlement } from "../services/facilitator/store/results.ts";
 import { encodeBase64Json } from "../services/protocol/base64.ts";
 import { RESULT_TTL_SECONDS } from "../services/protocol/constants.ts";
-import { paidCallReceipts, sizedPayload } from "../testkit/facilitator/storePaidCalls.ts";
+import { escrowReservation, paidCallReceipts } from "../testkit/facilitator/storePaidCalls.ts";
 
 /** The store statements of a committed paid call, each with its CPU per call. */
 export type StoreCpu = { reserve: number; commit: number; mined: number; book: number; total: number };
@@ -54,19 +54,10 @@ export async function measureStoreCpu(
       await timed("reserve", async () => {
         const outcomes = await Promise.all(
           group.map(({ buyer, idemKey }) =>
-            reserve(
-              store,
-              {
-                idemKey,
-                scheme: "service-escrow",
-                buyer,
-                resourceId,
-                cap: CAP,
-                payload: sizedPayload(buyer, resourceId, idemKey, now + 300),
-                validBefore: now + 300,
-              },
-              { now, book: { maxLagSeconds: 60 } },
-            ),
+            reserve(store, escrowReservation({ buyer, resourceId, idemKey, cap: CAP, validBefore: now + 300 }), {
+              now,
+              book: { maxLagSeconds: 60 },
+            }),
           ),
         );
         const refused = outcomes.find((o) => o.outcome !== "reserved");

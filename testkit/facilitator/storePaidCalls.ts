@@ -30,6 +30,22 @@ export function sizedPayload(buyer: Hex, resourceId: Hex, nonce: Hex, validBefor
 }
 
 /**
+ * An escrow reservation as verify makes it, of a real payment's size (sizedPayload), for `reserve`.
+ * @example await reserve(store, escrowReservation({ buyer, resourceId, idemKey, cap: 1_000n, validBefore }), against)
+ */
+export function escrowReservation(p: { buyer: Hex; resourceId: Hex; idemKey: Hex; cap: bigint; validBefore: number }) {
+  return {
+    idemKey: p.idemKey,
+    scheme: "service-escrow" as const,
+    buyer: p.buyer,
+    resourceId: p.resourceId,
+    cap: p.cap,
+    payload: sizedPayload(p.buyer, p.resourceId, p.idemKey, p.validBefore),
+    validBefore: p.validBefore,
+  };
+}
+
+/**
  * The two receipts of a committed escrow call of 1,000 at a 5% fee, as the facilitator makes them: commitSettlement's,
  * then finalize's once its debit is mined in `transaction`.
  * @example const { committed, confirmed } = paidCallReceipts({ buyer, resourceId, idemKey, now, transaction })
@@ -77,19 +93,12 @@ export async function storePaidCalls(store: Store, p: StorePaidCallsParameters):
   });
   await Promise.all(
     calls.map(({ buyer, idemKey }) =>
-      reserve(
-        store,
-        {
-          idemKey,
-          scheme: "service-escrow",
-          buyer,
-          resourceId,
-          cap: 1_000n,
-          payload: sizedPayload(buyer, resourceId, idemKey, p.validBefore),
-          validBefore: p.validBefore,
-        },
-        { now, available: 10n ** 12n, room: null, atBlock: BigInt(p.block) },
-      ),
+      reserve(store, escrowReservation({ buyer, resourceId, idemKey, cap: 1_000n, validBefore: p.validBefore }), {
+        now,
+        available: 10n ** 12n,
+        room: null,
+        atBlock: BigInt(p.block),
+      }),
     ),
   );
   const terms = { resourceId, cap: 1_000n, amount: 1_000n, response: p.response, leaseUntil: now + 60, expiresAt };

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { paidCallReceipts, sizedPayload, storePaidCalls } from "../../../../testkit/facilitator/storePaidCalls.ts";
+import {
+  escrowReservation,
+  paidCallReceipts,
+  sizedPayload,
+  storePaidCalls,
+} from "../../../../testkit/facilitator/storePaidCalls.ts";
 import { encodeBase64Json } from "../../../protocol/base64.ts";
 import { RESULT_TTL_SECONDS } from "../../../protocol/constants.ts";
 import { openStore } from "../../../store/openStore.ts";
@@ -184,19 +189,12 @@ for (const [kind, open] of stores) {
 
     /** A reserved escrow payment of `idemKey`, valid until `validBefore`. */
     const reserveOne = (idemKey: Hex, validBefore = NOW + 300) =>
-      reserve(
-        store,
-        {
-          idemKey,
-          scheme: "service-escrow",
-          buyer,
-          resourceId,
-          cap: 1_000n,
-          payload: sizedPayload(buyer, resourceId, idemKey, validBefore),
-          validBefore,
-        },
-        { now: NOW, available: 10n ** 9n, room: null, atBlock: 2n },
-      );
+      reserve(store, escrowReservation({ buyer, resourceId, idemKey, cap: 1_000n, validBefore }), {
+        now: NOW,
+        available: 10n ** 9n,
+        room: null,
+        atBlock: 2n,
+      });
     const commitOne = (idemKey: Hex, receipt: string) =>
       claimAndCommit(
         store,
