@@ -238,7 +238,10 @@ for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
           amount: 1n,
           validBefore: at + 10n,
         });
-        await mined(stack, stack.escrow.write.debit([spent], stack.relayerAccount));
+        // Mined at a pinned time: after a fixture's snapshot is restored, the chain's latest block can be minutes
+        // behind the clock its next unpinned block takes (a slow run, or the machine's clock stepping), which once
+        // put this debit past its own window.
+        await atNextBlock(now + 1n, () => mined(stack, stack.escrow.write.debit([spent], stack.relayerAccount)));
 
         const cases: Array<[Debit, Hex]> = [
           [
