@@ -340,32 +340,48 @@ export function claimAndCommit(store: Store, c: CommitItem["c"], now: number): P
 
 /**
  * One statement for many commits: `commit_settlement` (ONE_ROW_PER_CALL) per item, in the items' order, each seeing the
- * ones before it (an idemKey twice in a group is claimed by its first only).
+ * ones before it (an idemKey twice in a group is claimed by its first only). A lone commit, the common case at low
+ * load, calls the function directly: 0.75 → 0.63 ms of PGlite CPU per call (BENCH_STORE_CPU_GROUP=1 npm run bench:store).
  */
 async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reservation | null)[]> {
-  const rows = await sql.query<Row>(
-    `SELECT ${committedColumns}
-       FROM jsonb_to_recordset($1::jsonb) AS x(idem_key text, resource_id text, buyer text, cap numeric,
-              amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, expires_at bigint)
-       CROSS JOIN LATERAL commit_settlement(x.idem_key, x.resource_id, x.buyer, x.cap, x.amount, x.response,
-              x.lease_until, x.now, x.receipt, x.expires_at) AS c`,
-    [
-      JSON.stringify(
-        items.map(({ c, now }) => ({
-          idem_key: c.idemKey,
-          resource_id: c.resourceId,
-          buyer: c.buyer.toLowerCase(),
-          cap: c.cap.toString(),
-          amount: c.amount.toString(),
-          response: c.response,
-          lease_until: c.leaseUntil,
-          now,
-          receipt: c.receipt,
-          expires_at: c.expiresAt,
-        })),
-      ),
-    ],
-  );
+  const records = items.map(({ c, now }) => ({
+    idem_key: c.idemKey,
+    resource_id: c.resourceId,
+    buyer: c.buyer.toLowerCase(),
+    cap: c.cap.toString(),
+    amount: c.amount.toString(),
+    response: c.response,
+    lease_until: c.leaseUntil,
+    now,
+    receipt: c.receipt,
+    expires_at: c.expiresAt,
+  }));
+  const [only] = records;
+  const rows =
+    only && records.length === 1
+      ? await sql.query<Row>(
+          `SELECT ${committedColumns} FROM commit_settlement($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS c`,
+          [
+            only.idem_key,
+            only.resource_id,
+            only.buyer,
+            only.cap,
+            only.amount,
+            JSON.stringify(only.response),
+            only.lease_until,
+            only.now,
+            only.receipt,
+            only.expires_at,
+          ],
+        )
+      : await sql.query<Row>(
+          `SELECT ${committedColumns}
+             FROM jsonb_to_recordset($1::jsonb) AS x(idem_key text, resource_id text, buyer text, cap numeric,
+                    amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, expires_at bigint)
+             CROSS JOIN LATERAL commit_settlement(x.idem_key, x.resource_id, x.buyer, x.cap, x.amount, x.response,
+                    x.lease_until, x.now, x.receipt, x.expires_at) AS c`,
+          [JSON.stringify(records)],
+        );
   return claimedInOrder(items, rows);
 }
 

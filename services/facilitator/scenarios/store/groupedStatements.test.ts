@@ -70,6 +70,37 @@ for (const [kind, open] of stores) {
       ]);
     });
 
+    it("commits a lone settle only on the terms verify reserved: resource, buyer, cap and a live window", async function () {
+      const idemKey = hex(next++);
+      expect(await reserve(store, reservation(idemKey), chain(50_000n))).to.include({ outcome: "reserved" });
+      const terms = {
+        idemKey,
+        resourceId,
+        buyer,
+        cap: reservation(idemKey).cap,
+        amount: 500n,
+        response,
+        leaseUntil: 100,
+        receipt: receiptOf({ status: "committed" }),
+        expiresAt: 10_000,
+      };
+      const other: Hex = `0x${"cd".repeat(20)}`;
+      for (const [what, c, now] of [
+        ["another resource", { ...terms, resourceId: hex(2) }, 1],
+        ["another buyer", { ...terms, buyer: other }, 1],
+        ["another cap", { ...terms, cap: terms.cap + 1n }, 1],
+        ["a closed window", terms, reservation(idemKey).validBefore],
+      ] as const)
+        expect(await claimAndCommit(store, c, now), what).to.equal(null);
+      const [row] = await store.query<{ status: string; receipt: string | null }>(
+        "SELECT status, receipt FROM reservation WHERE idem_key = $1",
+        [idemKey],
+      );
+      expect(row).to.deep.equal({ status: "reserved", receipt: null });
+      expect(await claimAndCommit(store, terms, 1)).to.include({ status: "settling", amount: 500n, idemKey });
+      expect(await claimAndCommit(store, terms, 1), "a second commit of the same call").to.equal(null);
+    });
+
     it("holds a settling or freshly mined debit at its amount, not at its cap", async function () {
       const [first, second, third, fourth] = [hex(next++), hex(next++), hex(next++), hex(next++)];
       const capped = (idemKey: Hex) => ({ ...reservation(idemKey), cap: 50_000n });
