@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import type { Hex, LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { signEscrowPayment, signExactPayment } from "../../services/buyer/src/sdk/signPayment.ts";
+import { signEscrowPayment, type signExactPayment } from "../../services/buyer/src/sdk/signPayment.ts";
 import type { JsonSchema } from "../../services/gate/compileSchema.ts";
 import type { Gate } from "../../services/gate/createGate.ts";
 import { createGate } from "../../services/gate/createGate.ts";
@@ -17,6 +17,7 @@ import { encodeBase64Json } from "../../services/protocol/base64.ts";
 import { PLACEHOLDER_AGENT_ID } from "../../services/protocol/constants.ts";
 import type { LocalChain } from "../chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../chain/localChain.ts";
+import { signExactToEscrow } from "../facilitator/signExactToEscrow.ts";
 import { startFacilitator } from "../facilitator/startFacilitator.ts";
 
 /** A local chain with the stack deployed, a funded buyer and a real facilitator. */
@@ -199,14 +200,7 @@ export function payExact(
   resource: { cap: bigint },
   overrides: Partial<Parameters<typeof signExactPayment>[0]> = {},
 ) {
-  return signExactPayment({
-    account: stack.buyer,
-    token: stack.chain.addresses.token,
-    escrow: stack.chain.addresses.escrow,
-    value: resource.cap,
-    validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
-    ...overrides,
-  });
+  return signExactToEscrow(stack.chain, { account: stack.buyer, value: resource.cap, ...overrides });
 }
 
 /** The `X-PAYMENT` value of a payload. */

@@ -4,10 +4,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { committedHarness, RESPONSE } from "../../../testkit/facilitator/committedHarness.ts";
+import { signExactToEscrow } from "../../../testkit/facilitator/signExactToEscrow.ts";
 import { getJson, postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { until } from "../../../testkit/until.ts";
 import { buyerChain } from "../../buyer/src/sdk/buyerChain.ts";
-import { signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { verifyDebit } from "../../buyer/src/sdk/verifyDebit.ts";
 import { settlementIdOf } from "../../protocol/settlementId.ts";
 import { COMMIT_MIN_SECONDS } from "../commitSettlement.ts";
@@ -145,14 +145,7 @@ describe("committed settlement", function () {
     const facilitator = await startFacilitator(chain, { env: COMMITTED });
     try {
       await chain.contracts.token.write.mint([buyer.address, CAP]);
-      const payload = await signExactPayment({
-        account: buyer,
-        token: chain.addresses.token,
-        escrow: chain.addresses.escrow,
-        value: CAP,
-        validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
-        resourceId,
-      });
+      const payload = await signExactToEscrow(chain, { account: buyer, value: CAP, resourceId });
       const verified = await postJson(`${facilitator.url}/verify`, {
         paymentPayload: payload,
         resourceId,

@@ -5,8 +5,9 @@ import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import type { RequestProvider, RpcServer } from "../../../testkit/chain/rpcServer.ts";
 import { serveRpc } from "../../../testkit/chain/rpcServer.ts";
+import { signExactToEscrow } from "../../../testkit/facilitator/signExactToEscrow.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
-import { signEscrowPayment, signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
+import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
 const RESPONSE = { status: 200, contentType: "application/json", body: { ok: 1 } };
@@ -153,14 +154,7 @@ describe("verify against the escrow book", function () {
     await chain.publicClient.waitForTransactionReceipt({
       hash: await chain.contracts.token.write.mint([buyer.address, CAP], { account: admin }),
     });
-    const paymentPayload = await signExactPayment({
-      account: buyer,
-      token: chain.addresses.token,
-      escrow: chain.addresses.escrow,
-      value: CAP,
-      validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
-      resourceId,
-    });
+    const paymentPayload = await signExactToEscrow(chain, { account: buyer, value: CAP, resourceId });
     const verified = await postJson(`${facilitator.url}/verify`, { paymentPayload, resourceId, maxTimeoutSeconds: 60 });
     expect(verified.body.isValid).to.equal(true);
     const settled = await postJson(`${facilitator.url}/settle`, {

@@ -3,8 +3,8 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
+import { signExactToEscrow } from "../../../testkit/facilitator/signExactToEscrow.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
-import { signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
 
 const CAP = 50_000n;
 
@@ -33,14 +33,7 @@ describe("exact payment replayed at another resource", function () {
   it("a payment signed by our SDK for one resource is refused at another resource's verify, and accepted at its own", async function () {
     const facilitator = await startFacilitator(chain);
     try {
-      const paymentPayload = await signExactPayment({
-        account: buyer,
-        token: chain.addresses.token,
-        escrow: chain.addresses.escrow,
-        value: CAP,
-        validBefore: BigInt(Math.floor(Date.now() / 1000) + 600),
-        resourceId,
-      });
+      const paymentPayload = await signExactToEscrow(chain, { account: buyer, value: CAP, resourceId });
       const replayed = await postJson(`${facilitator.url}/verify`, {
         paymentPayload,
         resourceId: attackersResource,
