@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { migrate } from "./migrate.ts";
+import { preparedQueries } from "./pglitePrepared.ts";
 import type { Sql, Store } from "./store.ts";
 
 export type OpenStoreParameters = {
@@ -152,7 +153,7 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
     : await PGlite.create(dataDir);
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
   const locks = new Map<string, Promise<unknown>>();
-  const query: Sql["query"] = async (text, params) => (await db.query(text, params as unknown[])).rows as never[];
+  const query: Sql["query"] = preparedQueries(db);
   return {
     kind: "pglite",
     query,

@@ -149,6 +149,7 @@ describe("service-buyer, packed and installed on its own", function () {
           expect(tools).to.have.length(11);
           const search = await callTool(server.client, "search_resources");
           expect(search.data.mode, JSON.stringify(search.data)).to.equal("demo");
+          expect(search.data.resources, JSON.stringify(search.data)).to.be.an("array");
           const [echo] = search.data.resources as { resourceId: string }[];
           const paid = await callTool(server.client, "call_resource", {
             resourceId: echo?.resourceId,
