@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Address, Hex } from "viem";
-import { getAddress, hexToBytes, keccak256, recoverAddress } from "viem";
+import { getAddress, hexToBytes, recoverAddress } from "viem";
+import { keccak256Hex } from "../protocol/keccak.ts";
 
 type NativeSecp256k1 = {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
@@ -36,7 +37,7 @@ export async function recoverSigner(
       const v = bytes[64] ?? 0;
       if (v !== 27 && v !== 28) return null;
       const publicKey = native.ecdsaRecover(bytes.subarray(0, 64), v - 27, hexToBytes(digest), false);
-      return getAddress(`0x${keccak256(publicKey.subarray(1)).slice(26)}`);
+      return getAddress(`0x${keccak256Hex(publicKey.subarray(1)).slice(26)}`);
     }
     return await recoverAddress({ hash: digest, signature });
   } catch {

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
-import { encodeAbiParameters, keccak256 } from "viem";
+import { encodeAbiParameters, hexToBytes } from "viem";
 import { CHAIN_ID } from "./constants.ts";
+import { keccak256Hex } from "./keccak.ts";
 
 /**
  * The id of a committed settlement: `keccak256(abi.encode(chainId, escrow, buyer, nonce))`. It names the one debit
@@ -9,10 +10,12 @@ import { CHAIN_ID } from "./constants.ts";
  * @example const id = settlementIdOf({ escrow, buyer, nonce })
  */
 export function settlementIdOf(p: { escrow: Address; buyer: Address; nonce: Hex; chainId?: number }): Hex {
-  return keccak256(
-    encodeAbiParameters(
-      [{ type: "uint256" }, { type: "address" }, { type: "address" }, { type: "bytes32" }],
-      [BigInt(p.chainId ?? CHAIN_ID), p.escrow, p.buyer, p.nonce],
+  return keccak256Hex(
+    hexToBytes(
+      encodeAbiParameters(
+        [{ type: "uint256" }, { type: "address" }, { type: "address" }, { type: "bytes32" }],
+        [BigInt(p.chainId ?? CHAIN_ID), p.escrow, p.buyer, p.nonce],
+      ),
     ),
   );
 }
