@@ -39,6 +39,7 @@ import { freePort } from "../testkit/freePort.ts";
 import type { GateStack } from "../testkit/gate/gateStack.ts";
 import { call, paymentHeader, startTestResource } from "../testkit/gate/gateStack.ts";
 import { sleep } from "../testkit/sleep.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 parseCommandLine(
@@ -51,8 +52,8 @@ DRILL_MACHINE_NOTE (a sentence about the machine).`,
   {},
 );
 
-const DURATION_MS = Number(process.env.DRILL_SECONDS ?? 40) * 1000;
-const WORKERS = Number(process.env.DRILL_WORKERS ?? 16);
+const DURATION_MS = envCount("DRILL_SECONDS", 40) * 1000;
+const WORKERS = envCount("DRILL_WORKERS", 16);
 const BUYERS = 8;
 const CAP = 50_000n;
 const RETRIES = 30;

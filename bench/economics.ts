@@ -19,6 +19,7 @@ import type { Books } from "../testkit/facilitator/readBooks.ts";
 import { readBooks } from "../testkit/facilitator/readBooks.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
 import { sleep } from "../testkit/sleep.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 parseCommandLine(
@@ -32,7 +33,7 @@ to price "today" at; default: the local chain's own, which is not the test netwo
   {},
 );
 
-const CALLS = Number(process.env.ECONOMICS_CALLS ?? 100);
+const CALLS = envCount("ECONOMICS_CALLS", 100);
 const SHAPES = [1, 10, 100] as const;
 const RESPONSE_BYTES = 512;
 const log = (line: string) => process.stderr.write(`[economics] ${line}\n`);

@@ -12,6 +12,7 @@ import { stopChild } from "../services/stack/childProcess.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -28,11 +29,11 @@ BENCH_CONCURRENCY (128), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/
   {},
 );
 
-const SIGNATURES = Number(process.env.BENCH_SIGNATURES ?? 3000);
-const VERIFIES = Number(process.env.BENCH_VERIFIES ?? 4000);
+const SIGNATURES = envCount("BENCH_SIGNATURES", 3000);
+const VERIFIES = envCount("BENCH_VERIFIES", 4000);
 const BUYERS = 50;
 /** Requests in flight, as a fleet of gates would keep them: enough to fill batches, not unbounded. */
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 128);
+const CONCURRENCY = envCount("BENCH_CONCURRENCY", 128);
 const CAP = 10_000n;
 
 const log = (line: string) => process.stderr.write(`[bench:facilitator] ${line}\n`);

@@ -19,6 +19,7 @@ import { encodeBase64Json } from "../services/protocol/base64.ts";
 import { percentile } from "../services/protocol/percentile.ts";
 import { resourceIdOf } from "../services/protocol/resourceId.ts";
 import { startStubFacilitator } from "../testkit/gate/startStubFacilitator.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -31,9 +32,9 @@ import { machineLine, writeBenchSection } from "./benchReport.ts";
  * restart and its neighbour's return, and a restart of the host with every deployment stored (start time, memory of
  * cold endpoints, their first calls). Writes the "host" section of docs/benchmarks.md.
  */
-const ENDPOINTS = Number(process.env.BENCH_HOST_ENDPOINTS ?? 1_000);
-const CALLS = Number(process.env.BENCH_HOST_CALLS ?? 2_000);
-const STATIC_WORKERS = Number(process.env.BENCH_HOST_STATIC_WORKERS ?? 100);
+const ENDPOINTS = envCount("BENCH_HOST_ENDPOINTS", 1_000);
+const CALLS = envCount("BENCH_HOST_CALLS", 2_000);
+const STATIC_WORKERS = envCount("BENCH_HOST_STATIC_WORKERS", 100);
 const STEP = Math.max(1, Math.round(ENDPOINTS / 10));
 const ESCROW = getAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3");
 const TOKEN = getAddress("0xe7f1725e7734ce288f8367e1bb143e90bb3f0512");

@@ -15,6 +15,7 @@ import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
 import type { Indexer } from "../testkit/indexer/startIndexer.ts";
 import { startIndexer } from "../testkit/indexer/startIndexer.ts";
 import { sleep } from "../testkit/sleep.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -35,24 +36,24 @@ BENCH_EMPTY_BLOCKS (300), BENCH_EMPTY_GAP_MS (50), BENCH_IDLE_SECONDS (5), BENCH
   {},
 );
 
-const REALTIME = Number(process.env.BENCH_REALTIME_EVENTS ?? 8192);
+const REALTIME = envCount("BENCH_REALTIME_EVENTS", 8192);
 /**
  * Debits indexed in realtime before the measured ones, not counted: Ponder's first thousands of events after a start
  * run while V8 still compiles its hot paths (0.65 ms of CPU per event over the first 8,192 here, 0.49 over 32,768).
  */
-const WARM_UP = Number(process.env.BENCH_WARMUP_EVENTS ?? 8192);
+const WARM_UP = envCount("BENCH_WARMUP_EVENTS", 8192);
 /** How often the bench asks the indexer's `/status` while it waits: as often as the marketplace's catalog sync. */
-const STATUS_POLL_MS = Number(process.env.BENCH_STATUS_POLL_MS ?? 100);
+const STATUS_POLL_MS = envCount("BENCH_STATUS_POLL_MS", 100);
 /** Debits per block: what the relayer sends at most per batch under committed settlement, the default. */
-const BATCH = Number(process.env.BENCH_BATCH ?? BATCH_DEFAULTS.committed.maxItems);
-const NORMAL_RATE = Number(process.env.BENCH_NORMAL_RATE ?? 200);
-const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 30);
-const POLLING_MS = Number(process.env.BENCH_POLLING_MS ?? 250);
+const BATCH = envCount("BENCH_BATCH", BATCH_DEFAULTS.committed.maxItems);
+const NORMAL_RATE = envCount("BENCH_NORMAL_RATE", 200);
+const REGISTRATIONS = envCount("BENCH_REGISTRATIONS", 30);
+const POLLING_MS = envCount("BENCH_POLLING_MS", 250);
 /** Empty blocks mined, one every EMPTY_GAP_MS, for the CPU Ponder spends per block regardless of its events. */
-const EMPTY_BLOCKS = Number(process.env.BENCH_EMPTY_BLOCKS ?? 300);
-const EMPTY_GAP_MS = Number(process.env.BENCH_EMPTY_GAP_MS ?? 50);
+const EMPTY_BLOCKS = envCount("BENCH_EMPTY_BLOCKS", 300, 0);
+const EMPTY_GAP_MS = envCount("BENCH_EMPTY_GAP_MS", 50, 0);
 /** How long Ponder's idle CPU (polling the chain, no new block) is measured, to subtract it from the empty blocks'. */
-const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
+const IDLE_SECONDS = envCount("BENCH_IDLE_SECONDS", 5, 0);
 const BUYERS = 16;
 const RESOURCES = 8;
 /** A directory for V8 CPU profiles of each Ponder process (`node --cpu-prof`), when set. */

@@ -18,6 +18,7 @@ import { startIndexer } from "../testkit/indexer/startIndexer.ts";
 import { startMarketplace } from "../testkit/marketplace/startMarketplace.ts";
 import { validCard } from "../testkit/protocol/fixtures.ts";
 import { sleep } from "../testkit/sleep.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -37,8 +38,8 @@ BENCH_REGISTRATIONS (40), BENCH_POLLING_MS (250,1000). (--serve <size> is the be
 );
 
 const SIZES = (process.env.BENCH_SIZES ?? "10000,100000").split(",").map(Number);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
-const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 40);
+const REQUESTS = envCount("BENCH_REQUESTS", 300);
+const REGISTRATIONS = envCount("BENCH_REGISTRATIONS", 40);
 const POLLING = (process.env.BENCH_POLLING_MS ?? "250,1000").split(",").map(Number);
 const CATEGORIES = 10;
 

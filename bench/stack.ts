@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { sleep } from "../testkit/sleep.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -19,7 +20,7 @@ docs/benchmarks.md. Environment: BENCH_RUNS (2).`,
   {},
 );
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+const RUNS = envCount("BENCH_RUNS", 2);
 const root = new URL("..", import.meta.url).pathname;
 const results: { seconds: number; rssMiB: number; processes: number }[] = [];
 

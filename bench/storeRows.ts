@@ -5,6 +5,7 @@ import { createStore } from "../services/facilitator/store/createStore.ts";
 import type { StoredResponse } from "../services/facilitator/store/reservations.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { storePaidCalls } from "../testkit/facilitator/storePaidCalls.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 import { measureStoreCpu } from "./storeCpu.ts";
 
@@ -20,11 +21,11 @@ BENCH_STORE_CPU_BLOCK (128, calls mined in one block), BENCH_DATABASE_URL (postg
   {},
 );
 
-const CALLS = Number(process.env.BENCH_STORE_CALLS ?? 1000);
-const RESPONSE_BYTES = Number(process.env.BENCH_STORE_RESPONSE_BYTES ?? 512);
-const CPU_CALLS = Number(process.env.BENCH_STORE_CPU_CALLS ?? 8000);
-const CPU_GROUP = Number(process.env.BENCH_STORE_CPU_GROUP ?? 16);
-const CPU_BLOCK = Number(process.env.BENCH_STORE_CPU_BLOCK ?? 128);
+const CALLS = envCount("BENCH_STORE_CALLS", 1000);
+const RESPONSE_BYTES = envCount("BENCH_STORE_RESPONSE_BYTES", 512);
+const CPU_CALLS = envCount("BENCH_STORE_CPU_CALLS", 8000);
+const CPU_GROUP = envCount("BENCH_STORE_CPU_GROUP", 16);
+const CPU_BLOCK = envCount("BENCH_STORE_CPU_BLOCK", 128);
 const CPU_BUYERS = 64;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Calls stored together, as a relayer batch lands them. */

@@ -10,6 +10,7 @@ import { CATALOG_SENTENCES } from "../services/studio/catalog/sampleSentences.ts
 import { createEndpoint } from "../services/studio/createEndpoint.ts";
 import { localCreator } from "../services/studio/creator.ts";
 import { runStack, stackPorts } from "../testkit/stack/runStack.ts";
+import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
 /**
@@ -25,7 +26,7 @@ library, so no question is asked); writes the "Studio" section of docs/benchmark
   {},
 );
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = envCount("BENCH_ROUNDS", 2);
 const STAGES = ["specify", "verify", "deploy", "publish", "self-test"] as const;
 
 const stackDir = mkdtempSync(join(tmpdir(), "studio-bench-"));
