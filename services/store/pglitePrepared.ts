@@ -2,7 +2,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { parse, protocol } from "@electric-sql/pglite";
 
 /** Distinct statement texts kept prepared per database; the least recently used is closed past this. */
-export const PREPARED_STATEMENTS_MAX = 256;
+const PREPARED_STATEMENTS_MAX = 256;
 
 /** A prepared `SELECT *` whose table a migration altered since: prepared again, once. */
 const planChanged = (error: unknown) =>
