@@ -7,25 +7,18 @@ import { HttpError } from "../http/httpError.ts";
 import { listen } from "../http/listen.ts";
 import { parseWith } from "../http/parseWith.ts";
 import { readRevenue } from "../projections/readRevenue.ts";
-import { verifyCallerToken } from "../protocol/callerToken.ts";
-import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
-import { normalizePaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import { FACILITATOR_BATCH_MAX_BYTES, HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { isChainUnavailable } from "./chain.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
-import { releasePayment } from "./releasePayment.ts";
-import {
-  bytes32ParamSchema,
-  releaseRequestSchema,
-  resultQuerySchema,
-  settleRequestSchema,
-  verifyRequestSchema,
-} from "./routes/schemas.ts";
-import { settlePayment } from "./settlePayment.ts";
+import type { CallerAuth } from "./routes/paymentOperations.ts";
+import { authorize, PAYMENT_OPERATIONS, payerOf } from "./routes/paymentOperations.ts";
+import { runBatch } from "./routes/runBatch.ts";
+import { bytes32ParamSchema, resultQuerySchema } from "./routes/schemas.ts";
 import { payersOf } from "./store/payersOf.ts";
 import { findResult } from "./store/results.ts";
-import { EscrowBookBehindError, verifyPayment } from "./verifyPayment.ts";
+import { EscrowBookBehindError } from "./verifyPayment.ts";
 
-export type CallerAuth = { enabled: false } | { enabled: true; secret: string | undefined };
+export type { CallerAuth };
 
 export { HttpError, listen };
 
@@ -40,28 +33,11 @@ function chainUnavailable(error: unknown): HttpError | undefined {
   return new HttpError(503, "chain_unavailable", "the chain cannot be reached; retry shortly", { "Retry-After": "2" });
 }
 
-function authorize(koa: Koa.Context, auth: CallerAuth, resourceId: string, now: number): void {
-  if (!auth.enabled) return;
+/** The caller's token: `Authorization: Bearer`, else the X-Resource-Auth header. */
+function tokenOf(koa: Koa.Context): string | undefined {
   const header = koa.get("authorization");
-  const token = header.startsWith("Bearer ") ? header.slice(7) : koa.get(HEADER_RESOURCE_AUTH) || undefined;
-  if (!auth.secret) throw new HttpError(401, "unauthorized", "caller auth is enabled but no secret is configured");
-  const verdict = verifyCallerToken({ token, secret: auth.secret, resourceId, now });
-  if (!verdict.ok) throw new HttpError(401, "unauthorized", `caller token refused: ${verdict.reason}`);
+  return header.startsWith("Bearer ") ? header.slice(7) : koa.get(HEADER_RESOURCE_AUTH) || undefined;
 }
-
-/**
- * Whose reservation or result a request means: the `payer` it names, else the one buyer holding the nonce (undefined:
- * none). A nonce is each buyer's own, so two may hold one; a request naming neither is refused, never guessed.
- */
-async function payerOf(payer: Hex | undefined, holders: () => Promise<string[]>): Promise<Hex | undefined> {
-  if (payer) return payer.toLowerCase() as Hex;
-  const found = await holders();
-  if (found.length > 1)
-    throw new HttpError(409, "payer_required", "more than one buyer holds this idemKey: name the payer");
-  return found[0] as Hex | undefined;
-}
-
-const NO_RESERVATION = "no reservation for this idemKey and resource";
 
 /** Where a stored result's settlement stands, from its settle answer (one without `status` was answered mined). */
 function settlementOf(body: Record<string, unknown>): "committed" | "confirmed" | "failed" {
@@ -96,61 +72,14 @@ export function createFacilitatorApp(
     koa.body = await ctx.metrics.registry.metrics();
   });
 
-  router.post("/verify", async (koa) => {
-    const request = parseWith(verifyRequestSchema, koa.request.body);
-    authorize(koa, auth, request.resourceId, ctx.clock.now());
-    const normalized = normalizePaymentPayload(request.paymentPayload);
-    const result = normalized.ok
-      ? await verifyPayment(ctx, {
-          payload: normalized.payload,
-          resourceId: request.resourceId,
-          maxTimeoutSeconds: request.maxTimeoutSeconds,
-          requestHash: request.requestHash,
-        })
-      : { isValid: false as const, invalidReason: "invalid_payload" as const, invalidMessage: normalized.message };
-    ctx.metrics.verify.inc({ outcome: result.isValid ? "valid" : result.invalidReason });
-    koa.body = result;
-  });
-
-  router.post("/release", async (koa) => {
-    const request = parseWith(releaseRequestSchema, koa.request.body);
-    authorize(koa, auth, request.resourceId, ctx.clock.now());
-    const buyer = await payerOf(request.payer, () =>
-      payersOf(ctx.store, { table: "reservation", idemKey: request.idemKey, resourceId: request.resourceId }),
-    );
-    if (!buyer) throw new HttpError(409, "no_reservation", NO_RESERVATION);
-    const outcome = await releasePayment(ctx, { ...request, buyer });
-    if (outcome.kind === "no_reservation") throw new HttpError(409, "no_reservation", outcome.message);
-    if (outcome.kind === "already_settled") throw new HttpError(409, "already_settled", outcome.message);
-    koa.body = outcome.body;
-  });
-
-  router.post("/settle", async (koa) => {
-    const request = parseWith(settleRequestSchema, koa.request.body);
-    authorize(koa, auth, request.resourceId, ctx.clock.now());
-    const buyer = await payerOf(request.payer, () =>
-      payersOf(ctx.store, { table: "reservation", idemKey: request.idemKey, resourceId: request.resourceId }),
-    );
-    if (!buyer) throw new HttpError(409, "no_reservation", NO_RESERVATION);
-    const outcome = await settlePayment(ctx, {
-      idemKey: request.idemKey,
-      buyer,
-      resourceId: request.resourceId,
-      amount: BigInt(request.amount),
-      response: {
-        status: request.response.status,
-        contentType: request.response.contentType,
-        body: request.response.body,
-      },
+  for (const [route, operation] of Object.entries(PAYMENT_OPERATIONS))
+    router.post(`/${route}`, async (koa) => {
+      koa.body = await operation(ctx, auth, koa.request.body, tokenOf(koa));
     });
-    if (outcome.kind === "no_reservation") throw new HttpError(409, "no_reservation", outcome.message);
-    if (outcome.kind === "settlement_failed") throw new HttpError(409, "settlement_failed", outcome.message);
-    if (outcome.kind === "pending") {
-      throw new HttpError(503, "settlement_pending", "the debit is not confirmed yet; retry the same settle", {
-        "Retry-After": String(outcome.retryAfterSeconds),
-      });
-    }
-    koa.body = outcome.body;
+
+  const errors = { logger: ctx.logger, translate: chainUnavailable };
+  router.post("/batch", async (koa) => {
+    koa.body = await runBatch(ctx, auth, koa.request.body, errors);
   });
 
   router.get("/results/:idemKey", async (koa) => {
@@ -159,7 +88,7 @@ export function createFacilitatorApp(
     const now = ctx.clock.now();
     const buyer = await payerOf(payer, () => payersOf(ctx.store, { table: "result", idemKey, now }));
     const result = buyer ? await findResult(ctx.store, { idemKey, buyer }, now) : null;
-    if (auth.enabled) authorize(koa, auth, result?.resourceId ?? "unknown", now);
+    if (auth.enabled) authorize(auth, tokenOf(koa), result?.resourceId ?? "unknown", now);
     if (!result)
       throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
     const payment = result.payment ?? undefined;
@@ -187,7 +116,7 @@ export function createFacilitatorApp(
 
   router.get("/revenue/:resourceId", async (koa) => {
     const resourceId = parseWith(bytes32ParamSchema, koa.params.resourceId) as Hex;
-    authorize(koa, auth, resourceId, ctx.clock.now());
+    authorize(auth, tokenOf(koa), resourceId, ctx.clock.now());
     if (!ctx.projections) throw new HttpError(503, "indexer_unavailable", "no indexer is configured (INDEXER_URL)");
     const revenue = await readRevenue(ctx.projections, resourceId).catch((error: Error) => {
       throw new HttpError(503, "indexer_unavailable", `the indexer cannot be read: ${error.message.split("\n")[0]}`, {
@@ -210,8 +139,11 @@ export function createFacilitatorApp(
       );
     }
   });
-  app.use(errorBodies({ logger: ctx.logger, translate: chainUnavailable }));
-  app.use(bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }));
+  app.use(errorBodies(errors));
+  // A batch carries many calls, each at most FACILITATOR_BATCH_ITEM_MAX_BYTES; a single call at most 256 KiB.
+  const parse = bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" });
+  const parseBatch = bodyParser({ enableTypes: ["json"], jsonLimit: FACILITATOR_BATCH_MAX_BYTES, encoding: "utf-8" });
+  app.use((koa, next) => (koa.path === "/batch" ? parseBatch(koa, next) : parse(koa, next)));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -2,6 +2,8 @@ import type { Address, Hex } from "viem";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import { isVerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
+import type { BatchRoute } from "./createBatchLink.ts";
+import { sharedBatchLink } from "./createBatchLink.ts";
 import type { RequestJsonReturnType } from "./createJsonClient.ts";
 import { createJsonClient } from "./createJsonClient.ts";
 
@@ -80,28 +82,35 @@ function header(answer: Answer, name: string): string | undefined {
 
 /**
  * A client of the facilitator's verify, release, settle and results routes; every outcome is data.
- * `token` (a caller token, or a function returning a fresh one) goes in `Authorization: Bearer`.
+ * `token` (a caller token, or a function returning a fresh one) goes in `Authorization: Bearer`, or with each call of
+ * a batch. Verify, release and settle go through the process's batch link to `url` (sharedBatchLink: calls of every
+ * gate made in the same turn share one `POST /batch`) unless `batch` is false.
  * @example const facilitator = createFacilitatorClient({ url: 'http://127.0.0.1:4020' })
  */
 export function createFacilitatorClient({
   url,
   token,
   timeoutMs = 30_000,
+  batch = true,
 }: {
   url: string;
   token?: string | (() => string) | undefined;
   timeoutMs?: number;
+  batch?: boolean;
 }): FacilitatorClient {
   const client = createJsonClient({ baseUrl: url, timeoutMs });
+  const tokenNow = () => (typeof token === "function" ? token() : token);
   const auth = (): Record<string, string> => {
-    const value = typeof token === "function" ? token() : token;
+    const value = tokenNow();
     return value ? { authorization: `Bearer ${value}` } : {};
   };
-  const post = (path: string, body: unknown) => client.request("POST", path, body, auth());
+  const linked = batch ? sharedBatchLink(url, timeoutMs) : undefined;
+  const post = (route: BatchRoute, body: unknown) =>
+    linked ? linked.link.call(route, body, tokenNow()) : client.request("POST", `/${route}`, body, auth());
 
   return {
     async verify(payload, resourceId, maxTimeoutSeconds, requestHash) {
-      const answer = await post("/verify", { paymentPayload: payload, resourceId, maxTimeoutSeconds, requestHash });
+      const answer = await post("verify", { paymentPayload: payload, resourceId, maxTimeoutSeconds, requestHash });
       if (!answer.ok)
         return { kind: "unavailable", code: "facilitator_unavailable", message: answer.error, retryAfter: "2" };
       const body = answer.body as {
@@ -131,7 +140,7 @@ export function createFacilitatorClient({
     },
 
     async release({ idemKey, payer, resourceId, strikeReason }) {
-      const answer = await post("/release", { idemKey, payer, resourceId, ...(strikeReason ? { strikeReason } : {}) });
+      const answer = await post("release", { idemKey, payer, resourceId, ...(strikeReason ? { strikeReason } : {}) });
       if (!answer.ok) return { kind: "failed", message: answer.error };
       if (answer.status !== 200) return { kind: "failed", message: errorOf(answer).message };
       return {
@@ -141,7 +150,7 @@ export function createFacilitatorClient({
     },
 
     async settle({ idemKey, payer, resourceId, amount, response }) {
-      const answer = await post("/settle", { idemKey, payer, resourceId, amount: amount.toString(), response });
+      const answer = await post("settle", { idemKey, payer, resourceId, amount: amount.toString(), response });
       if (!answer.ok) return { kind: "unavailable", message: answer.error };
       const receipt = (answer.body as { receipt?: unknown } | undefined)?.receipt;
       if (answer.status === 200 && typeof receipt === "string") return { kind: "settled", receipt };
@@ -186,6 +195,9 @@ export function createFacilitatorClient({
       return answer.ok && answer.status === 200;
     },
 
-    close: () => client.close(),
+    close() {
+      client.close();
+      linked?.release();
+    },
   };
 }

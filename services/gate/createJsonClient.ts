@@ -7,6 +7,14 @@ export type RequestJsonReturnType =
   | { ok: true; status: number; headers: IncomingHttpHeaders; body: unknown }
   | { ok: false; error: string };
 
+/** A request body already serialized as JSON text: sent as it is, not serialized again. */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 /** A keep-alive JSON client bound to one origin. */
 export type JsonClient = {
   request(
@@ -46,7 +54,8 @@ export function createJsonClient({
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<RequestJsonReturnType> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), "utf8");
+    const payload =
+      body === undefined ? undefined : Buffer.from(body instanceof JsonText ? body.text : JSON.stringify(body), "utf8");
     return new Promise((resolve) => {
       const req = send(
         {

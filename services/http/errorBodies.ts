@@ -8,36 +8,51 @@ export type ErrorBodiesParameters = {
   translate?: ((error: unknown) => HttpError | undefined) | undefined;
 };
 
+/** A failure as the shared error body says it: status, headers (Retry-After, say) and `{ error: { code, message } }`. */
+export type ErrorAnswer = {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: { code: string; message: string } };
+};
+
 /**
- * Renders every failure as `{ error: { code, message } }`: an HttpError as itself, an unmatched route as 404
- * `not_found`, a body the parser refused as 400/413/415, anything else logged and answered 500 `internal_error`
- * without a stack trace.
+ * The answer to a failure: an HttpError as itself, a service's own expected failure as `translate` maps it, a body
+ * the parser refused as 400/413/415, anything else logged (with `route`) and answered 500 `internal_error` without a
+ * stack trace.
+ * @example const answer = errorAnswer(error, { logger, translate }, "/verify")
+ */
+export function errorAnswer(error: unknown, { logger, translate }: ErrorBodiesParameters, route: string): ErrorAnswer {
+  const known = error instanceof HttpError ? error : translate?.(error);
+  const e = error as { status?: number; expose?: boolean; message?: string };
+  const answer = (status: number, code: string, message: string, headers: Record<string, string> = {}) => ({
+    status,
+    headers,
+    body: { error: { code, message } },
+  });
+  if (known) return answer(known.status, known.code, known.message, known.headers);
+  if (e.status && e.status >= 400 && e.status < 500) {
+    const status = e.status === 415 ? 415 : e.status === 413 ? 413 : 400;
+    const code = status === 415 ? "unsupported_media_type" : status === 413 ? "payload_too_large" : "invalid_request";
+    return answer(status, code, e.expose && e.message ? e.message : "the request body could not be read");
+  }
+  logger.error({ err: e.message, route }, "unexpected error");
+  return answer(500, "internal_error", "internal error");
+}
+
+/**
+ * Renders every failure as `{ error: { code, message } }` (errorAnswer), and an unmatched route as 404 `not_found`.
  * @example app.use(errorBodies({ logger }))
  */
-export function errorBodies({ logger, translate }: ErrorBodiesParameters): Koa.Middleware {
+export function errorBodies(p: ErrorBodiesParameters): Koa.Middleware {
   return async (koa, next) => {
     try {
       await next();
       if (koa.status === 404 && koa.body == null) throw new HttpError(404, "not_found", "no such route");
     } catch (error) {
-      const known = error instanceof HttpError ? error : translate?.(error);
-      const e = error as { status?: number; expose?: boolean; message?: string };
-      if (known) {
-        koa.status = known.status;
-        koa.set(known.headers);
-        koa.body = { error: { code: known.code, message: known.message } };
-      } else if (e.status && e.status >= 400 && e.status < 500) {
-        koa.status = e.status === 415 ? 415 : e.status === 413 ? 413 : 400;
-        const code =
-          koa.status === 415 ? "unsupported_media_type" : koa.status === 413 ? "payload_too_large" : "invalid_request";
-        koa.body = {
-          error: { code, message: e.expose && e.message ? e.message : "the request body could not be read" },
-        };
-      } else {
-        logger.error({ err: e.message, route: koa.path }, "unexpected error");
-        koa.status = 500;
-        koa.body = { error: { code: "internal_error", message: "internal error" } };
-      }
+      const { status, headers, body } = errorAnswer(error, p, koa.path);
+      koa.status = status;
+      koa.set(headers);
+      koa.body = body;
     }
   };
 }

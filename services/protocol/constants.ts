@@ -114,3 +114,16 @@ export const SETTLEMENT_GAS_PER_DEBIT = 16_000;
 
 /** The operator's margin over the expected settlement cost, in basis points (2000 = 20%), unless configured. */
 export const SETTLEMENT_MARGIN_BPS = 2_000;
+
+/**
+ * `POST /batch` of the facilitator (docs/protocol.md, "Facilitator batches"): at most this many verify, release and
+ * settle calls in one batch, and at most {@link FACILITATOR_BATCH_MAX_BYTES} of JSON in its body; a gate sends a call
+ * bigger than {@link FACILITATOR_BATCH_ITEM_MAX_BYTES} to its own route.
+ */
+export const FACILITATOR_BATCH_MAX_CALLS = 256;
+
+/** Most bytes of a `POST /batch` body. */
+export const FACILITATOR_BATCH_MAX_BYTES = 1_048_576;
+
+/** Most bytes of one call's request body inside a batch; the single routes take up to 256 KiB. */
+export const FACILITATOR_BATCH_ITEM_MAX_BYTES = 65_536;

@@ -10,27 +10,36 @@ export type StubFacilitator = { url: string; server: Server; close(): Promise<vo
 
 /**
  * Starts a stub facilitator on a free loopback port: `/verify` reserves every payment (payer and idemKey from its
- * authorization), `/settle` succeeds at once with a stub receipt, `/ready` and anything else answer ready. What a
+ * authorization), `/settle` succeeds at once with a stub receipt, `/release` releases, `/batch` answers each of its
+ * calls so, `/ready` and anything else answer ready. What a
  * gate costs per call without a chain or a store: benchmarks only, never a test of money.
  * @example const stub = await startStubFacilitator(); createGate({ ..., facilitatorUrl: stub.url })
  */
 export async function startStubFacilitator(): Promise<StubFacilitator> {
   const app = new Koa();
   app.use(bodyParser({ enableTypes: ["json"], jsonLimit: "5mb" }));
-  app.use((koa) => {
-    if (koa.path === "/verify") {
-      const { authorization } = (koa.request.body as { paymentPayload: { authorization: Record<string, string> } })
-        .paymentPayload;
-      koa.body = {
+  const answer = (route: string, body: unknown): unknown => {
+    if (route === "verify") {
+      const { authorization } = (body as { paymentPayload: { authorization: Record<string, string> } }).paymentPayload;
+      return {
         isValid: true,
         payer: authorization.buyer ?? authorization.from,
         idemKey: authorization.nonce,
         reserved: authorization.maxAmount ?? authorization.value,
         expiresAt: new Date().toISOString(),
       };
-    } else if (koa.path === "/settle") {
-      koa.body = { success: true, receipt: encodeBase64Json({ success: true, stub: true }) };
-    } else koa.body = { ready: true };
+    }
+    if (route === "settle") return { success: true, receipt: encodeBase64Json({ success: true, stub: true }) };
+    return { released: true, strikeRecorded: false };
+  };
+  app.use((koa) => {
+    const route = koa.path.slice(1);
+    if (route === "batch") {
+      const { calls } = koa.request.body as { calls: { route: string; body: unknown }[] };
+      koa.body = { answers: calls.map((call) => ({ status: 200, body: answer(call.route, call.body) })) };
+    } else if (route === "verify" || route === "settle" || route === "release")
+      koa.body = answer(route, koa.request.body);
+    else koa.body = { ready: true };
   });
   const server = await listen(app, 0, "127.0.0.1");
   return {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FACILITATOR_BATCH_MAX_CALLS } from "../../protocol/constants.ts";
 import { addressSchema, amountSchema, bytes32Schema, resourceIdSchema } from "../../protocol/schemas/primitives.ts";
 
 /** `POST /verify` request. The payment payload is judged by verify itself (an invalid one is data, not a 400). */
@@ -38,3 +39,21 @@ export const bytes32ParamSchema = bytes32Schema;
 
 /** `GET /results/:idemKey` query: whose result (optional, as for release and settle). */
 export const resultQuerySchema = z.object({ payer: addressSchema.optional() });
+
+/**
+ * `POST /batch` request: payment calls, each with its route, its caller token (caller auth checks each call on its
+ * own; a call without one is refused when caller auth is on) and the body its own route takes, judged as that route
+ * judges it.
+ */
+export const batchRequestSchema = z.object({
+  calls: z
+    .array(
+      z.object({
+        route: z.enum(["verify", "release", "settle"]),
+        token: z.string().min(1).max(4_096).optional(),
+        body: z.unknown(),
+      }),
+    )
+    .min(1)
+    .max(FACILITATOR_BATCH_MAX_CALLS),
+});
