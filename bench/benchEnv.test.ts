@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { expect } from "chai";
-import { envCount } from "./benchEnv.ts";
+import { envCount, envCounts } from "./benchEnv.ts";
 
-/** envCount run in a child with the variable set, for what it prints and its exit code. */
-function inChild(value: string, least: number) {
-  const code = `import("./bench/benchEnv.ts").then((m) => console.log(m.envCount("BENCH_X", 7, ${least})))`;
+/** envCount (or envCounts) run in a child with the variable set, for what it prints and its exit code. */
+function inChild(value: string, least: number, read = "envCount") {
+  const fallback = read === "envCount" ? "7" : "[7]";
+  const code = `import("./bench/benchEnv.ts").then((m) => console.log(m.${read}("BENCH_X", ${fallback}, ${least})))`;
   return spawnSync(process.execPath, ["--input-type=module", "-e", code], {
     encoding: "utf8",
     env: { ...process.env, BENCH_X: value },
@@ -32,5 +33,23 @@ describe("envCount", function () {
       expect(child.stdout, value).to.equal("");
     }
     expect(inChild("0", 0).stdout).to.equal("0\n");
+  });
+
+  it("envCounts reads a comma-separated list, and stops for any item that is not a whole number of at least `least`", function () {
+    delete process.env.BENCH_ENV_TEST;
+    expect(envCounts("BENCH_ENV_TEST", [32, 128])).to.deep.equal([32, 128]);
+    process.env.BENCH_ENV_TEST = " 1, 64 ,";
+    expect(envCounts("BENCH_ENV_TEST", [32])).to.deep.equal([1, 64]);
+    process.env.BENCH_ENV_TEST = "";
+    expect(envCounts("BENCH_ENV_TEST", [32])).to.deep.equal([]);
+    delete process.env.BENCH_ENV_TEST;
+    for (const value of ["32,x", "0", "32,1.5"]) {
+      const child = inChild(value, 1, "envCounts");
+      expect(child.status, value).to.equal(2);
+      expect(child.stderr, value).to.match(
+        new RegExp(`^BENCH_X=${value.replace(".", "\\.")}: must be (a whole number|whole numbers) of at least 1\n$`),
+      );
+    }
+    expect(inChild("3,4", 1, "envCounts").stdout).to.equal("[ 3, 4 ]\n");
   });
 });

@@ -7,8 +7,29 @@
 export function envCount(name: string, fallback: number, least = 1): number {
   const raw = process.env[name]?.trim();
   if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (/^\d+$/.test(raw) && Number.isSafeInteger(value) && value >= least) return value;
-  process.stderr.write(`${name}=${raw}: must be a whole number of at least ${least}\n`);
+  return wholeNumber(name, raw, raw, least);
+}
+
+/**
+ * Whole numbers, comma-separated, from the environment variable `name` (`"32,128"`), `fallback` when it is unset;
+ * empty means none. Any item that is not a whole number of at least `least` stops the bench as envCount does.
+ * @example const CONNECTIONS = envCounts("BENCH_GATE_CONNECTIONS", [32, 128])
+ */
+export function envCounts(name: string, fallback: number[], least = 1): number[] {
+  const raw = process.env[name];
+  if (raw === undefined) return fallback;
+  return raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => wholeNumber(name, raw, item, least));
+}
+
+function wholeNumber(name: string, raw: string, item: string, least: number): number {
+  const value = Number(item);
+  if (/^\d+$/.test(item) && Number.isSafeInteger(value) && value >= least) return value;
+  process.stderr.write(
+    `${name}=${raw}: must be ${raw === item ? "a whole number" : "whole numbers"} of at least ${least}\n`,
+  );
   process.exit(2);
 }

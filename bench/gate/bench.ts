@@ -15,7 +15,7 @@ import { meteredPrice } from "../../services/protocol/price.ts";
 import { randomNonce } from "../../services/protocol/resourceId.ts";
 import { parseCommandLine } from "../../services/stack/parseCommandLine.ts";
 import { sleep } from "../../testkit/sleep.ts";
-import { envCount } from "../benchEnv.ts";
+import { envCount, envCounts } from "../benchEnv.ts";
 import { machineLine, writeBenchSection } from "../benchReport.ts";
 import type { GateAloneMeasurement } from "./gateBenchReport.ts";
 import { gateBenchReport } from "./gateBenchReport.ts";
@@ -41,13 +41,15 @@ const list = (value: string) =>
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-const PAID = envCount("BENCH_GATE_PAID", 2000);
+const CONNECTIONS = envCounts("BENCH_GATE_CONNECTIONS", [32, 128]);
+/** A load cannot have more connections than calls (autocannon refuses it, deep in a run). */
+const MOST = Math.max(1, ...CONNECTIONS);
+const PAID = envCount("BENCH_GATE_PAID", 2000, MOST);
 const LATENCY = envCount("BENCH_GATE_LATENCY", 100);
-const WARM_UP = envCount("BENCH_GATE_WARMUP", 4000);
-const CONNECTIONS = list(process.env.BENCH_GATE_CONNECTIONS ?? "32,128").map(Number);
+const WARM_UP = envCount("BENCH_GATE_WARMUP", 4000, 0);
 const MINING = list(process.env.BENCH_GATE_MINING ?? "interval") as ("auto" | "interval")[];
 const BUYERS = envCount("BENCH_GATE_BUYERS", 64);
-const STUB = envCount("BENCH_GATE_STUB", 3000);
+const STUB = envCount("BENCH_GATE_STUB", 3000, MOST);
 const CONFIRMED = process.env.BENCH_GATE_CONFIRMED === "1";
 const SETTLEMENT = process.env.SETTLEMENT || undefined;
 const DRAIN_TIMEOUT_MS = envCount("BENCH_GATE_DRAIN_SECONDS", 60) * 1000;

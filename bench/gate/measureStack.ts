@@ -116,7 +116,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     // except the latency run over every buyer in turn; loaded runs spread over every buyer.
     const warmUps = (
       [
-        [p.connections[0] ?? 1, p.warmUpCalls],
+        [Math.min(p.connections[0] ?? 1, p.warmUpCalls), p.warmUpCalls],
         [1, Math.ceil(p.warmUpCalls / 10)],
       ] as [number, number][]
     ).filter(([, calls]) => calls > 0);
