@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Hex } from "viem";
 import { hexToBytes } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
+import { keepIdleConnections } from "../http/keepIdleConnections.ts";
 import { BASE_FEE_FLOOR_WEI, CHAIN_ID } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 
@@ -117,23 +118,25 @@ export async function startEdrChain(p: StartEdrChainParameters): Promise<EdrChai
     return { jsonrpc: "2.0", id: call.id ?? null, ...data };
   };
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", async () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Call | Call[];
-        const out = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(out));
-      } catch (error) {
-        res
-          .writeHead(400, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: (error as Error).message } }),
-          );
-      }
-    });
-  });
+  const server = keepIdleConnections(
+    createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", async () => {
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Call | Call[];
+          const out = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(out));
+        } catch (error) {
+          res
+            .writeHead(400, { "content-type": "application/json" })
+            .end(
+              JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: (error as Error).message } }),
+            );
+        }
+      });
+    }),
+  );
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
