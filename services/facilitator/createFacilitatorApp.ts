@@ -45,7 +45,8 @@ function settlementOf(body: Record<string, unknown>): "committed" | "confirmed" 
 }
 
 /**
- * The facilitator's HTTP surface (Koa): health, readiness, verify, release, settle, results, metrics.
+ * The facilitator's HTTP surface (Koa): health, readiness, verify, release, settle (each alone or many in a batch),
+ * results, revenue, metrics.
  * Routes only translate HTTP to the operations; outcomes of a well-formed request are data with status 200.
  * @example const app = createFacilitatorApp(ctx, { enabled: false }, isReady)
  */
