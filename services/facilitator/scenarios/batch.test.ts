@@ -3,7 +3,9 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
-import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import { getJson, postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../../testkit/sleep.ts";
+import { until } from "../../../testkit/until.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { signCallerToken } from "../../protocol/callerToken.ts";
 import { FACILITATOR_BATCH_MAX_BYTES, FACILITATOR_BATCH_MAX_CALLS } from "../../protocol/constants.ts";
@@ -138,6 +140,52 @@ describe("facilitator batches: each call answered as its own route, each authori
       },
     ]);
     expect(stolen.body.answers[0].status).to.equal(401);
+  });
+
+  it("batchDoubleSpend: one payment twice in a batch reserves once, and its settle twice in a batch debits once", async function () {
+    const escrow = chain.contracts.escrow;
+    // Every debit committed before this test mined first, so the balance moves by this test's debits only.
+    const settling = async () =>
+      (
+        await facilitator.ctx.store.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM reservation WHERE status = 'settling'",
+        )
+      )[0]?.n;
+    await until(async () => ((await settling()) === 0 ? true : undefined), 20_000, "earlier debits mined");
+    const balance = await escrow.read.balanceOf([buyer.address]);
+    const twice = await verifyBody(resourceA);
+    const verified = await batch([
+      { route: "verify", token: tokenOf(resourceA), body: twice },
+      { route: "verify", token: tokenOf(resourceA), body: twice },
+    ]);
+    const outcomes = verified.body.answers.map((a: { body: { isValid: boolean; invalidReason?: string } }) =>
+      a.body.isValid ? "reserved" : a.body.invalidReason,
+    );
+    expect(outcomes.sort()).to.deep.equal(["nonce_used", "reserved"]);
+
+    const idemKey = twice.paymentPayload.authorization.nonce;
+    const settle = { idemKey, payer: buyer.address, resourceId: resourceA, amount: "1300", response };
+    const settled = await batch([
+      { route: "settle", token: tokenOf(resourceA), body: settle },
+      { route: "settle", token: tokenOf(resourceA), body: settle },
+    ]);
+    const [first, second] = settled.body.answers;
+    expect(first.status).to.equal(200);
+    expect(second, "the second settle answers the first's receipt").to.deep.equal(first);
+    await until(
+      async () =>
+        (
+          await getJson(`${facilitator.url}/results/${idemKey}?payer=${buyer.address}`, {
+            authorization: `Bearer ${tokenOf(resourceA)}`,
+          })
+        ).body.settlement === "confirmed"
+          ? true
+          : undefined,
+      20_000,
+      "the debit mined",
+    );
+    await sleep(500);
+    expect(await escrow.read.balanceOf([buyer.address]), "exactly one debit of 1300").to.equal(balance - 1300n);
   });
 
   it("refuses a malformed batch whole: no calls, too many, an unknown route, not JSON, too big", async function () {

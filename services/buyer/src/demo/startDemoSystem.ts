@@ -15,6 +15,7 @@ import type { Handler } from "../../../gate/handler.ts";
 import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
 // @ts-expect-error the sample is plain JavaScript written for workerd, without declarations; its shape is asserted below
 import echoSample from "../../../host/samples/echo.mjs";
+import { keepIdleConnections } from "../../../http/keepIdleConnections.ts";
 import { abiOf } from "../../../protocol/artifacts.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
@@ -61,7 +62,7 @@ const echoHandler: Handler = async (call) => {
 };
 
 async function listenLoopback(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => keepIdleConnections(server).listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
