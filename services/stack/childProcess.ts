@@ -12,10 +12,33 @@ export type StartPartParameters = {
   cwd?: string;
   /** Polled until it resolves true; the part counts as started then. */
   ready: () => Promise<boolean>;
+  /** How long the part may take to be ready (default READY_TIMEOUT_MS). */
   readyTimeoutMs?: number;
   /** Where the part's output goes, line by line, prefixed with its name. */
   log: (line: string) => void;
+  /** Told every `progressEveryMs` (default PROGRESS_EVERY_MS) while the part is still not ready. */
+  progress?: (line: string) => void;
+  progressEveryMs?: number;
 };
+
+/**
+ * How long a part may take to be ready by default. A part alone starts in seconds, but the stack starts four side by
+ * side on as few as two cores (about 35 s of CPU for the whole stack), and a busy machine (two stacks of a test
+ * run at once) stretched a service's start past a minute.
+ */
+export const READY_TIMEOUT_MS = 180_000;
+
+/** How often a part that is not ready yet is reported. */
+export const PROGRESS_EVERY_MS = 20_000;
+
+/** Why the last readiness poll said no, for the progress and the error. */
+function why(outcome: boolean | Error): string {
+  if (outcome instanceof Error) {
+    const cause = (outcome.cause as { code?: string } | undefined)?.code;
+    return `not answering (${cause ?? outcome.message})`;
+  }
+  return "answering, not ready yet";
+}
 
 /**
  * Starts a child process and waits until `ready()` says so; fails fast (with the last lines of its output) when
@@ -42,14 +65,22 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
   let exited: number | null | undefined;
   child.once("exit", (code) => (exited = code));
 
-  const deadline = Date.now() + (p.readyTimeoutMs ?? 60_000);
+  const started = Date.now();
+  const timeoutMs = p.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  let reported = started;
   for (;;) {
     if (exited !== undefined)
       throw new Error(`${p.name} exited with code ${exited} before it was ready:\n${tail.join("\n")}`);
-    if (await p.ready().catch(() => false)) break;
-    if (Date.now() > deadline) {
+    const outcome = await p.ready().catch((error: Error) => error);
+    if (outcome === true) break;
+    const now = Date.now();
+    if (now - started > timeoutMs) {
       child.kill("SIGKILL");
-      throw new Error(`${p.name} was not ready after ${(p.readyTimeoutMs ?? 60_000) / 1000}s:\n${tail.join("\n")}`);
+      throw new Error(`${p.name} was not ready after ${timeoutMs / 1000}s (${why(outcome)}):\n${tail.join("\n")}`);
+    }
+    if (now - reported >= (p.progressEveryMs ?? PROGRESS_EVERY_MS)) {
+      reported = now;
+      p.progress?.(`still waiting for the ${p.name} after ${Math.round((now - started) / 1000)} s: ${why(outcome)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

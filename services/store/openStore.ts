@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { migrate } from "./migrate.ts";
+import { seedPgliteDir } from "./pgliteCluster.ts";
 import { preparedQueries } from "./pglitePrepared.ts";
 import type { Sql, Store } from "./store.ts";
 
@@ -145,7 +145,7 @@ function freshPgliteCluster(): Promise<Blob> {
 
 async function openPglite(dataDir: string, schema: string): Promise<Store> {
   const memory = dataDir.startsWith("memory://");
-  if (!memory) mkdirSync(dataDir, { recursive: true });
+  if (!memory) await seedPgliteDir(dataDir);
   // An in-memory database starts as a copy of a fresh cluster made once per process: initdb takes seconds each
   // time, loading its copy a fraction of one (a test process opens dozens of stores).
   const db = memory

@@ -27,6 +27,7 @@ export async function startChain(run: StackRun): Promise<void> {
         cwd: run.root,
         ready: () => rpcAnswers(rpcUrl),
         log: run.logFile("chain"),
+        progress: run.say,
       }),
     );
   }

@@ -44,6 +44,7 @@ export async function startFacilitator(run: StackRun): Promise<void> {
       },
       ready: () => answers(`${run.urls.facilitator}/ready`),
       log: run.logFile("facilitator"),
+      progress: run.say,
     }),
   );
 }

@@ -30,6 +30,7 @@ export async function startHost(run: StackRun): Promise<void> {
       },
       ready: () => answers(`${run.urls.host}/ready`),
       log: run.logFile("host"),
+      progress: run.say,
     }),
   );
 }

@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import { setAsideIncompatible } from "../../../indexer/ponder/pgliteDataDir.ts";
 import { ponderCommand } from "../../../indexer/ponder/ponderCommand.ts";
+import { seedPgliteDir } from "../../store/pgliteCluster.ts";
 import { answers, startPart } from "../childProcess.ts";
 import { deploymentDir } from "../deploymentDir.ts";
 import type { StackRun } from "../stackRun.ts";
 
 /**
- * Starts Ponder on the deployment (PGlite in the data folder, or PostgreSQL with a views schema), with this
- * project's patches preloaded, and waits until it is ready.
+ * Starts Ponder on the deployment (PGlite in the data folder, seeded with a fresh cluster like the services' own, or
+ * PostgreSQL with a views schema), with this project's patches preloaded, and waits until it is ready.
  * @example await startIndexer(run)
  */
 export async function startIndexer(run: StackRun): Promise<void> {
@@ -16,6 +17,7 @@ export async function startIndexer(run: StackRun): Promise<void> {
   const pgliteDir = join(run.dataDir, "ponder");
   const aside = env.DATABASE_URL ? null : setAsideIncompatible(pgliteDir);
   if (aside) run.say(`the indexer's data was written by another PostgreSQL version: kept in ${aside}; re-indexing`);
+  if (!env.DATABASE_URL) await seedPgliteDir(pgliteDir);
   run.parts.push(
     await startPart({
       name: "indexer",
@@ -43,8 +45,8 @@ export async function startIndexer(run: StackRun): Promise<void> {
         DATABASE_URL: env.DATABASE_URL,
       },
       ready: () => answers(`${run.urls.indexer}/ready`),
-      readyTimeoutMs: 180_000,
       log: run.logFile("indexer"),
+      progress: run.say,
     }),
   );
 }

@@ -37,6 +37,7 @@ export async function startMarketplace(run: StackRun): Promise<void> {
       // Ready only once the indexer is (started beside it, up to 180 s of backfill), then its own start.
       readyTimeoutMs: 240_000,
       log: run.logFile("marketplace"),
+      progress: run.say,
     }),
   );
 }

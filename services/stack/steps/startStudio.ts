@@ -38,6 +38,7 @@ export async function startStudio(run: StackRun): Promise<void> {
       },
       ready: () => answers(`${run.urls.studio}/health`),
       log: run.logFile("studio"),
+      progress: run.say,
     }),
   );
 }

@@ -1,0 +1,65 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { expect } from "chai";
+import { holdsCluster, seedPgliteDir, templateClusterDir } from "./pgliteCluster.ts";
+
+describe("seedPgliteDir", function () {
+  let root: string;
+  let template: string;
+  before(function () {
+    root = mkdtempSync(join(tmpdir(), "pglite-cluster-"));
+    template = join(root, "cache", "pglite-cluster", "test");
+  });
+  after(function () {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("makes the template once and copies it into each new directory, which PGlite then opens as its own", async function () {
+    const first = join(root, "stack", "data", "facilitator");
+    await seedPgliteDir(first, template);
+    expect(holdsCluster(template), "template made").to.equal(true);
+    expect(holdsCluster(first)).to.equal(true);
+    const made = statSync(join(template, "PG_VERSION")).mtimeMs;
+
+    const second = join(root, "stack", "data", "host");
+    await seedPgliteDir(second, template);
+    expect(statSync(join(template, "PG_VERSION")).mtimeMs, "template reused").to.equal(made);
+
+    const db = await PGlite.create(second);
+    await db.exec("CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)");
+    await db.close();
+    expect(readdirSync(template), "the template is never opened").not.to.include("postmaster.pid");
+    expect(readdirSync(join(root, "stack", "data")).sort()).to.deep.equal(["facilitator", "host"]);
+
+    await seedPgliteDir(second, template);
+    const reopened = await PGlite.create(second);
+    expect((await reopened.query<{ n: number }>("SELECT n FROM kept")).rows).to.deep.equal([{ n: 7 }]);
+    await reopened.close();
+  });
+
+  it("leaves a directory holding other files as it is", async function () {
+    const other = join(root, "other");
+    mkdirSync(other);
+    writeFileSync(join(other, "notes.txt"), "mine");
+    await seedPgliteDir(other, template);
+    expect(readdirSync(other)).to.deep.equal(["notes.txt"]);
+    expect(readdirSync(root).filter((name) => name.includes(".seeding-"))).to.deep.equal([]);
+  });
+
+  it("without a place for the template, makes the directory and leaves initdb to PGlite", async function () {
+    const blocked = join(root, "a-file");
+    writeFileSync(blocked, "");
+    const dir = join(root, "plain");
+    await seedPgliteDir(dir, join(blocked, "template"));
+    expect(readdirSync(dir)).to.deep.equal([]);
+    const db = await PGlite.create(dir);
+    expect((await db.query("SELECT 1 AS one")).rows).to.deep.equal([{ one: 1 }]);
+    await db.close();
+  });
+
+  it("keeps the template with the installed PGlite's version, in node_modules/.cache", function () {
+    expect(templateClusterDir()).to.match(/\/node_modules\/\.cache\/pglite-cluster\/\d+\.\d+\.\d+$/);
+  });
+});

@@ -1,0 +1,72 @@
+import { constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cp } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+
+/** The installed PGlite's package folder (node_modules/@electric-sql/pglite). */
+function pglitePackageDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.resolve("@electric-sql/pglite")));
+  while (!existsSync(join(dir, "package.json"))) dir = dirname(dir);
+  return dir;
+}
+
+/**
+ * Where the template cluster of the installed PGlite lives: node_modules/.cache/pglite-cluster/<version>, so that it
+ * goes with the installation it was made by (a reinstall or an upgrade starts a new one).
+ */
+export function templateClusterDir(): string {
+  const packageDir = pglitePackageDir();
+  const { version } = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string };
+  return join(packageDir, "..", "..", ".cache", "pglite-cluster", version);
+}
+
+/** Whether `dir` holds a cluster (initdb writes PG_VERSION among its first files; a template is renamed in whole). */
+export function holdsCluster(dir: string): boolean {
+  return existsSync(join(dir, "PG_VERSION"));
+}
+
+/** Makes the template once: initdb in a folder of its own, renamed into place in one step (a racing maker's loses). */
+async function makeTemplate(template: string): Promise<void> {
+  const making = `${template}.making-${process.pid}-${Date.now()}`;
+  try {
+    mkdirSync(making, { recursive: true });
+    await (await PGlite.create(making)).close();
+    renameSync(making, template);
+  } catch (error) {
+    if (!holdsCluster(template)) throw error;
+  } finally {
+    rmSync(making, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Makes `dataDir` and fills it (when absent or empty) with a fresh cluster copied from a template made once per installation, in
+ * place of the initdb PGlite would run in it: initdb in WASM costs about 2 s of CPU, the copy a few milliseconds, and
+ * the stack starts four clusters at once (three services and the indexer) on as few as two cores. A directory that
+ * already holds a cluster is left as it is. The template is only ever copied, never opened (a cluster that runs writes
+ * to its files). When the template cannot be made (a read-only installation), the directory is left empty and PGlite
+ * runs initdb in it as before; so it does in a directory that holds other files.
+ * @example await seedPgliteDir(".stack/data/facilitator"); const db = await PGlite.create(".stack/data/facilitator")
+ */
+export async function seedPgliteDir(dataDir: string, template = templateClusterDir()): Promise<void> {
+  if (holdsCluster(dataDir)) return;
+  try {
+    if (!holdsCluster(template)) await makeTemplate(template);
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    return;
+  }
+  // Copied beside it and renamed into place, so that a crash mid-copy leaves no half cluster behind.
+  const copying = `${dataDir}.seeding-${process.pid}-${Date.now()}`;
+  mkdirSync(dirname(dataDir), { recursive: true });
+  try {
+    await cp(template, copying, { recursive: true, mode: constants.COPYFILE_FICLONE });
+    renameSync(copying, dataDir);
+  } catch {
+    // `dataDir` holds files of its own (not a cluster): PGlite decides what to do with it, as without a template.
+  } finally {
+    rmSync(copying, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true });
+  }
+}
