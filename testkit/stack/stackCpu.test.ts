@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { expect } from "chai";
 import { until } from "../until.ts";
-import { cpuSince, readStackCpu } from "./stackCpu.ts";
+import { cpuSince, partNamedBy, readStackCpu } from "./stackCpu.ts";
 
 /** Reads CPU per part from /proc: a process counts toward its own part, or its nearest ancestor's. */
 describe("readStackCpu", function () {
@@ -37,5 +37,22 @@ describe("readStackCpu", function () {
       parent.kill("SIGTERM");
       await new Promise((resolve) => parent.once("exit", resolve));
     }
+  });
+
+  it("names each part by the command line npm start runs it with", function () {
+    const node = "/work/node_modules/node/bin/node";
+    expect(partNamedBy(`${node} services/chain/main.ts`)).to.equal("chain");
+    expect(
+      partNamedBy(`${node} --import /x/indexer/ponder/patches.ts /x/node_modules/ponder/dist/esm/bin/ponder.js`),
+    ).to.equal("indexer");
+    expect(partNamedBy(`${node} services/facilitator/main.ts`)).to.equal("facilitator");
+    expect(partNamedBy(`${node} services/host/main.ts`)).to.equal("host");
+    expect(partNamedBy("/x/node_modules/@cloudflare/workerd-linux-64/bin/workerd serve --experimental")).to.equal(
+      "workerd",
+    );
+    expect(partNamedBy(`${node} services/marketplace/main.ts`)).to.equal("marketplace");
+    expect(partNamedBy(`${node} services/studio/main.ts`)).to.equal("studio");
+    expect(partNamedBy("node services/stack/start.ts")).to.equal("orchestrator");
+    expect(partNamedBy("npm start")).to.equal(undefined);
   });
 });

@@ -20,7 +20,7 @@ export type StackPart = (typeof STACK_PARTS)[number] | "other";
 export type StackCpu = Record<StackPart, number>;
 
 const PATTERNS: [StackPart, RegExp][] = [
-  ["chain", /hardhat.* node( |$)/],
+  ["chain", /chain\/main\.ts/],
   ["indexer", /ponder/],
   ["facilitator", /facilitator\/main\.ts/],
   ["host", /host\/main\.ts/],
@@ -29,6 +29,11 @@ const PATTERNS: [StackPart, RegExp][] = [
   ["studio", /studio\/main\.ts/],
   ["orchestrator", /stack\/start\.ts/],
 ];
+
+/** The part a process's command line names, if any. */
+export function partNamedBy(command: string): StackPart | undefined {
+  return PATTERNS.find(([, pattern]) => pattern.test(command))?.[0];
+}
 
 type Proc = { pid: number; ppid: number; cpu: number; command: string };
 
@@ -62,7 +67,7 @@ export function readStackCpu(rootPid: number): StackCpuReading {
   for (const proc of all.values()) {
     let part: StackPart | undefined;
     for (let at: Proc | undefined = proc; at; at = all.get(at.ppid)) {
-      part ??= PATTERNS.find(([, pattern]) => pattern.test(at.command))?.[0];
+      part ??= partNamedBy(at.command);
       if (at.pid === rootPid) {
         reading.set(proc.pid, { part: part ?? "other", cpu: proc.cpu });
         break;
