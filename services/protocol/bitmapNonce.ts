@@ -16,6 +16,13 @@ export const NONCES_PER_WORD = 96;
 export const MAX_BITMAP_NONCE_INDEX = 2 ** 32 - 1;
 
 /**
+ * Where a key's bitmap indexes are split between the buyer SDK's two allocators: below it the spend ledger's, taken
+ * in order (one past the highest it knows of), from it up the words a process without a ledger picks at random
+ * (processNonces.ts), so neither ever makes the other skip ahead or reuse an index.
+ */
+export const LEDGER_NONCE_INDEXES = 2 ** 31;
+
+/**
  * The bitmap nonce of index `index` (0 ≤ index < 2^32); consecutive indexes share a word of the buyer's bitmap.
  * @example bitmapNonce(5) // '0x<tag>000…0005'
  */

@@ -19,6 +19,8 @@ export { PaymentUnknownError } from "./sdk/paymentUnknownError.ts";
 export { PinError } from "./sdk/pinError.ts";
 export type { PinnedTerms } from "./sdk/pinPaymentTerms.ts";
 export { pinPaymentTerms } from "./sdk/pinPaymentTerms.ts";
+export type { ProcessNonces } from "./sdk/processNonces.ts";
+export { createProcessNonces } from "./sdk/processNonces.ts";
 export type { ReadBalanceReturnType } from "./sdk/readBalance.ts";
 export { readBalance } from "./sdk/readBalance.ts";
 export type { ChainDebit, ReadDebitsParameters } from "./sdk/readDebits.ts";

@@ -8,7 +8,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
 import { devKey, startLocalChain } from "../../../../testkit/chain/localChain.ts";
-import { bitmapNonceIndex, NONCES_PER_WORD } from "../../../protocol/bitmapNonce.ts";
+import { bitmapNonce, bitmapNonceIndex, LEDGER_NONCE_INDEXES, NONCES_PER_WORD } from "../../../protocol/bitmapNonce.ts";
 import { buyerChain } from "./buyerChain.ts";
 import { openSpendLedger } from "./openSpendLedger.ts";
 
@@ -61,5 +61,10 @@ describe("the spend ledger's bitmap nonces", function () {
     expect(await ledger().hold({ ...hold, idemKey: given }, () => {})).to.equal(given);
     const b = await ledger().hold(hold, () => {});
     expect([bitmapNonceIndex(a), bitmapNonceIndex(b)]).to.deep.equal([0, 1]);
+    // A nonce of a process without a ledger (processNonces.ts) sits above the ledger's range: it never moves the
+    // ledger's count there.
+    const processes = bitmapNonce(LEDGER_NONCE_INDEXES + 5 * NONCES_PER_WORD);
+    expect(await ledger().hold({ ...hold, idemKey: processes }, () => {})).to.equal(processes);
+    expect(bitmapNonceIndex(await ledger().hold(hold, () => {}))).to.equal(2);
   });
 });

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
-import { bitmapNonce, bitmapNonceIndex, MAX_BITMAP_NONCE_INDEX } from "../../../protocol/bitmapNonce.ts";
+import { bitmapNonce, bitmapNonceIndex, LEDGER_NONCE_INDEXES } from "../../../protocol/bitmapNonce.ts";
 import { CHAIN_ID } from "../../../protocol/constants.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
@@ -215,15 +215,21 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
   };
 }
 
-/** One past the highest bitmap nonce index among the ledger's holds and debits (0 when it has none). */
+/**
+ * One past the highest bitmap nonce index of the ledger's range (below LEDGER_NONCE_INDEXES) among its holds and
+ * debits (0 when it has none); indexes above it are the words of processes without a ledger.
+ */
 function nextBitmapIndex(state: LedgerState): number {
   let next = 0;
   for (const key of [...state.holds.keys(), ...state.debits.keys()]) {
     const index = bitmapNonceIndex(key);
-    if (index !== null && index >= next) next = index + 1;
+    if (index !== null && index < LEDGER_NONCE_INDEXES && index >= next) next = index + 1;
   }
-  if (next > MAX_BITMAP_NONCE_INDEX)
-    throw new BuyerError("nonces_exhausted", "this key has used every bitmap nonce index; pay with another key");
+  if (next >= LEDGER_NONCE_INDEXES)
+    throw new BuyerError(
+      "nonces_exhausted",
+      "this key has used every bitmap nonce index of its spend ledger; pay with another key",
+    );
   return next;
 }
 

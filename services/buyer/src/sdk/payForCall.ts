@@ -1,8 +1,8 @@
-import type { Hex, LocalAccount } from "viem";
+import type { Address, Hex, LocalAccount } from "viem";
 import { isHex } from "viem";
+import { abiOf } from "../../../protocol/artifacts.ts";
 import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
 import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../../../protocol/constants.ts";
-import { randomNonce } from "../../../protocol/resourceId.ts";
 import type { Quote } from "../../../protocol/schemas/quote.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
 import { receiptSchema } from "../../../protocol/schemas/receipt.ts";
@@ -12,6 +12,8 @@ import { errorOf, fetchJson } from "./fetchJson.ts";
 import { PaymentUnknownError } from "./paymentUnknownError.ts";
 import type { PinnedTerms } from "./pinPaymentTerms.ts";
 import { SIGNING_MARGIN_SECONDS } from "./pinPaymentTerms.ts";
+import type { ProcessNonces } from "./processNonces.ts";
+import { processNonces } from "./processNonces.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 import { requestQuote } from "./requestQuote.ts";
 import { signEscrowPayment } from "./signPayment.ts";
@@ -30,11 +32,16 @@ export type PayForCallParameters = {
    * Runs after pinning and before signing, with the payment's validBefore already chosen: throwing here (a spend
    * policy) means no signature ever exists; returning (a spend ledger holding the cap) lets it be signed. Returning
    * an idemKey (the bitmap nonce a spend ledger allocated) signs the payment with it; otherwise the payment carries
-   * `payment.idemKey`, a random nonce.
+   * `payment.idemKey`, the process's next bitmap nonce for this key (`nonces`).
    */
   beforeSign?: (terms: PinnedTerms, payment: { idemKey: Hex; validBefore: bigint }) => unknown;
-  /** Runs once the payment is signed, before it is sent: the idemKey under which a lost answer can be recovered. */
+  /**
+   * Runs once the payment is signed, before it is sent: the idemKey under which a lost answer can be recovered (again
+   * with a new idemKey if the process's own nonce turned out spent and the payment was signed anew).
+   */
   onSigned?: (idemKey: Hex, terms: PinnedTerms) => void;
+  /** Where the payment's nonce comes from when `beforeSign` gives none (default: this process's `processNonces`). */
+  nonces?: ProcessNonces;
 };
 
 export type PayForCallReturnType = {
@@ -46,6 +53,8 @@ export type PayForCallReturnType = {
   /** Unix seconds: the signed authorization's end. */
   validBefore: bigint;
 };
+
+const escrowAbi = abiOf("PaymentEscrow");
 
 const postPaid = (url: string, body: unknown, header: string) =>
   fetchJson(
@@ -89,18 +98,71 @@ export function assertReceiptMatches(
 
 /**
  * Pays for one call: asks for the 402 quote, pins its money fields against the chain, signs a DebitAuthorization
- * for the cap, re-posts with X-PAYMENT to the pinned URL (never following a redirect), and checks the receipt against
- * what was signed. Retries the same payment (the same idemKey) on a pending settlement, so a call is paid at most
- * once. Once the payment is sent, any failure (no answer, any status but 2xx after the retries, a receipt that does
- * not check) is a `PaymentUnknownError`: the chain may have debited it, whatever the answer said.
+ * for the cap (its nonce from `beforeSign`, else the process's next bitmap nonce for the key: processNonces.ts),
+ * re-posts with X-PAYMENT to the pinned URL (never following a redirect), and checks the receipt against what was
+ * signed. A nonce of its own that the facilitator refuses as used on the payment's first post (another process of
+ * the key picked the same word) ran nothing: once the chain shows it spent, it signs again from a new word. Retries
+ * the same payment (the same idemKey) on a pending settlement, so a call is paid at most once. Once the payment is
+ * sent, any other failure (no answer, any status but 2xx after the retries, a receipt that does not check) is a
+ * `PaymentUnknownError`: the chain may have debited it, whatever the answer said.
  * @example const { body, receipt } = await payForCall({ chain, account, callUrl, body: { hello: "world" } })
  */
 export async function payForCall(p: PayForCallParameters): Promise<PayForCallReturnType> {
   const { quote, terms } = await requestQuote({ chain: p.chain, callUrl: p.callUrl, body: p.body, pinned: p.pinned });
-  const random = randomNonce();
+  const nonces = p.nonces ?? processNonces;
+  const buyer = p.account.address;
+  const offered = nonces.next(terms.escrow, buyer);
   const validBefore = BigInt(Math.floor(Date.now() / 1000) + terms.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS);
-  const chosen = await p.beforeSign?.(terms, { idemKey: random, validBefore });
-  const idemKey: Hex = isHex(chosen, { strict: true }) && chosen.length === 66 ? chosen : random;
+  const chosen = await p.beforeSign?.(terms, { idemKey: offered, validBefore });
+  const own = !(isHex(chosen, { strict: true }) && chosen.length === 66);
+  let idemKey: Hex = own ? offered : chosen;
+  for (let word = 1; ; word++) {
+    const paid = await payOnce(p, terms, idemKey, validBefore, own && word < NONCE_WORDS_TRIED);
+    if (paid !== NONCE_TAKEN) return { quote, terms, ...paid, idemKey, validBefore };
+    nonces.skipWord(terms.escrow, buyer);
+    idemKey = nonces.next(terms.escrow, buyer);
+  }
+}
+
+/** Words `payForCall` tries for its own nonces when the facilitator finds one already spent (another process's). */
+const NONCE_WORDS_TRIED = 3;
+
+/** `payOnce`'s answer when the payment was refused before anything ran because its nonce was already spent. */
+const NONCE_TAKEN = Symbol("nonce taken");
+
+/** How long a nonce refused as `nonce_used` is watched on chain before the payment is reported payment_unknown. */
+const NONCE_SPENT_WAIT_MS = 10_000;
+
+/**
+ * Whether the escrow has spent `nonce` of `buyer`, watched for up to NONCE_SPENT_WAIT_MS (another payment's committed
+ * debit lands within a block or two). Only then can no debit ever be made of a signature with that nonce.
+ */
+async function spentOnChain(chain: BuyerChain, buyer: Address, nonce: Hex): Promise<boolean> {
+  const deadline = Date.now() + NONCE_SPENT_WAIT_MS;
+  for (;;) {
+    const spent = await chain.publicClient
+      .readContract({ address: chain.escrow, abi: escrowAbi, functionName: "nonceUsed", args: [buyer, nonce] })
+      .catch(() => false);
+    if (spent === true) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Signs the payment with `idemKey`, sends it and retries the same payment on a pending settlement. When
+ * `nonceMayBeTaken`, a first answer of 402 `nonce_used` is NONCE_TAKEN once the chain has spent that nonce: this
+ * signature was never sent before, so the nonce is another payment's, nothing ran for this one, and no debit can ever
+ * be made of it. A nonce the chain has not spent (another payment holds it in flight, or was released) stays
+ * payment_unknown: this signature could still be debited if the nonce came free.
+ */
+async function payOnce(
+  p: PayForCallParameters,
+  terms: PinnedTerms,
+  idemKey: Hex,
+  validBefore: bigint,
+  nonceMayBeTaken: boolean,
+): Promise<{ receipt: Receipt; body: unknown } | typeof NONCE_TAKEN> {
   const payload = await signEscrowPayment({
     account: p.account,
     escrow: terms.escrow,
@@ -131,9 +193,13 @@ export async function payForCall(p: PayForCallParameters): Promise<PayForCallRet
       } catch (error) {
         throw unknown((error as Error).message, status, error);
       }
-      return { quote, terms, receipt, body: paid.json, idemKey, validBefore };
+      return { receipt, body: paid.json };
     }
     const { code } = errorOf(paid.json, status);
+    if (nonceMayBeTaken && attempt === 0 && status === 402 && code === "nonce_used") {
+      if (await spentOnChain(p.chain, p.account.address, idemKey)) return NONCE_TAKEN;
+      throw unknown("the paid call answered 402 nonce_used, and the chain has not spent that nonce yet", status);
+    }
     if ((status === 503 || status === 409) && attempt < (p.retries ?? 10)) {
       const wait = Number(paid.response.headers.get("retry-after") ?? 1);
       await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(wait, 0.2), 10) * 1000));
