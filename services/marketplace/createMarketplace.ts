@@ -16,6 +16,7 @@ import type { Prober } from "./prober/startProber.ts";
 import { startProber } from "./prober/startProber.ts";
 import type { ModerationRule } from "./publish/moderation.ts";
 import { defaultModerationRules } from "./publish/moderation.ts";
+import { sharedPriceFloor } from "./publish/readPriceFloor.ts";
 import { MIGRATIONS } from "./store/migrations.ts";
 
 export type CreateMarketplaceOptions = {
@@ -85,6 +86,7 @@ export async function createMarketplace(
     sync: undefined as never,
     logger,
     moderationRules: options.moderationRules ?? defaultModerationRules(config.MODERATION_BLOCKLIST),
+    priceFloor: sharedPriceFloor(chain, config),
     publicUrl: () => publicUrl,
   };
   const server = await listen(createMarketplaceApp(ctx), config.PORT, config.HOST);

@@ -11,7 +11,7 @@ import { parseResourcesQuery } from "./catalog/resourcesQuery.ts";
 import type { MarketplaceContext } from "./marketplaceContext.ts";
 import { publishRequestSchema } from "./publish/publishRequest.ts";
 import { PublishRefusedError, publishResource } from "./publish/publishResource.ts";
-import { readPriceFloor } from "./publish/readPriceFloor.ts";
+import type { PriceFloorReading } from "./publish/readPriceFloor.ts";
 import { readCard } from "./routes/readCard.ts";
 import { readiness } from "./routes/readiness.ts";
 import { registrationFile } from "./routes/registrationFile.ts";
@@ -76,9 +76,9 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     const unknown = Object.keys(koa.query)[0];
     if (unknown !== undefined)
       throw new HttpError(400, "invalid_request", `unknown parameter "${unknown.slice(0, 64)}": this route takes none`);
-    let floor: Awaited<ReturnType<typeof readPriceFloor>>;
+    let floor: PriceFloorReading;
     try {
-      floor = await readPriceFloor(ctx.chain, ctx.config);
+      floor = await ctx.priceFloor();
     } catch (error) {
       if (error instanceof PriceFloorUnreachableError) throw new HttpError(503, "not_ready", error.shortMessage);
       throw error;

@@ -7,6 +7,7 @@ import type { CatalogSync } from "./catalog/syncCatalog.ts";
 import type { MarketplaceChain } from "./chain.ts";
 import type { MarketplaceConfig } from "./loadMarketplaceConfig.ts";
 import type { ModerationRule } from "./publish/moderation.ts";
+import type { PriceFloorReading } from "./publish/readPriceFloor.ts";
 
 /** Everything the marketplace's operations use; routes only translate HTTP to these. */
 export type MarketplaceContext = {
@@ -18,6 +19,8 @@ export type MarketplaceContext = {
   sync: CatalogSync;
   logger: Logger;
   moderationRules: readonly ModerationRule[];
+  /** `GET /pricing/floor`'s reading of the floor, shared for a block (`sharedPriceFloor`). */
+  priceFloor(): Promise<PriceFloorReading>;
   /** The marketplace's base URL ({base_url}), known once it listens. */
   publicUrl(): string;
 };

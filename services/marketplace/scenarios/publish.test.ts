@@ -6,7 +6,8 @@ import { devKey } from "../../../testkit/chain/localChain.ts";
 import type { MarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
 import { startMarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
 import { OPERATOR_INDEX, startMarketplace } from "../../../testkit/marketplace/startMarketplace.ts";
-import { BASE_FEE_FLOOR_WEI, SETTLEMENT_GAS_PER_DEBIT } from "../../protocol/constants.ts";
+import { sleep } from "../../../testkit/sleep.ts";
+import { BASE_FEE_FLOOR_WEI, BLOCK_TIME_MS, SETTLEMENT_GAS_PER_DEBIT } from "../../protocol/constants.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import { priceFloor } from "../../protocol/priceFloor.ts";
 import { cardSchema } from "../../protocol/schemas/card.ts";
@@ -165,6 +166,8 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       const { provider } = stack.chain.connection;
       await provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${wei.toString(16)}`] });
       await provider.request({ method: "evm_mine", params: [] });
+      // GET /pricing/floor answers a reading up to a block old (sharedPriceFloor).
+      await sleep(BLOCK_TIME_MS);
     }
 
     let original: bigint;
