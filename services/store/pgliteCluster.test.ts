@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -57,6 +58,22 @@ describe("seedPgliteDir", function () {
     const db = await PGlite.create(dir);
     expect((await db.query("SELECT 1 AS one")).rows).to.deep.equal([{ one: 1 }]);
     await db.close();
+  });
+
+  it("removes the folders a crashed maker or copier left behind, and keeps those of a live one", async function () {
+    const dead = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ["-e", ""]);
+      child.once("exit", () => resolve(child.pid as number));
+    });
+    const fresh = join(root, "crashes", "cache", "pglite-cluster", "test");
+    const data = join(root, "crashes", "data", "host");
+    const left = [`${fresh}.making-${dead}-1`, `${data}.seeding-${dead}-1`];
+    const kept = [`${fresh}.making-${process.pid}-1`, `${data}.seeding-${process.pid}-1`];
+    for (const dir of [...left, ...kept]) mkdirSync(dir, { recursive: true });
+    await seedPgliteDir(data, fresh);
+    expect(holdsCluster(data)).to.equal(true);
+    for (const dir of left) expect(existsSync(dir), dir).to.equal(false);
+    for (const dir of kept) expect(existsSync(dir), dir).to.equal(true);
   });
 
   it("keeps the template with the installed PGlite's version, in node_modules/.cache", function () {

@@ -1,6 +1,6 @@
-import { constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { cp } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 
@@ -26,8 +26,39 @@ export function holdsCluster(dir: string): boolean {
   return existsSync(join(dir, "PG_VERSION"));
 }
 
+/** Whether process `pid` is alive on this machine. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the folders `${path}.${step}-<pid>-<time>` that a process which has since died left behind (a crash while
+ * it made a template or copied one), so that a crash leaves no 40 MB folder for good.
+ */
+function removeAbandoned(path: string, step: "making" | "seeding"): void {
+  const prefix = `${basename(path)}.${step}-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split("-")[0]);
+    if (Number.isInteger(pid) && pid > 0 && !alive(pid))
+      rmSync(join(dirname(path), name), { recursive: true, force: true });
+  }
+}
+
 /** Makes the template once: initdb in a folder of its own, renamed into place in one step (a racing maker's loses). */
 async function makeTemplate(template: string): Promise<void> {
+  removeAbandoned(template, "making");
   const making = `${template}.making-${process.pid}-${Date.now()}`;
   try {
     mkdirSync(making, { recursive: true });
@@ -58,6 +89,7 @@ export async function seedPgliteDir(dataDir: string, template = templateClusterD
     return;
   }
   // Copied beside it and renamed into place, so that a crash mid-copy leaves no half cluster behind.
+  removeAbandoned(dataDir, "seeding");
   const copying = `${dataDir}.seeding-${process.pid}-${Date.now()}`;
   mkdirSync(dirname(dataDir), { recursive: true });
   try {
