@@ -72,9 +72,9 @@ async function makeTemplate(template: string): Promise<void> {
 }
 
 /**
- * Makes `dataDir` and fills it (when absent or empty) with a fresh cluster copied from a template made once per installation, in
- * place of the initdb PGlite would run in it: initdb in WASM costs about 2 s of CPU, the copy a few milliseconds, and
- * the stack starts four clusters at once (three services and the indexer) on as few as two cores. A directory that
+ * Makes `dataDir` and fills it (when absent or empty) with a fresh cluster copied from a template made once per
+ * installation, in place of the initdb PGlite would run in it: initdb in WASM costs about 2 s of CPU, the copy a few
+ * milliseconds, and the stack starts four clusters at once (three services and the indexer) on as few as two cores. A directory that
  * already holds a cluster is left as it is. The template is only ever copied, never opened (a cluster that runs writes
  * to its files). When the template cannot be made (a read-only installation), the directory is left empty and PGlite
  * runs initdb in it as before; so it does in a directory that holds other files.

@@ -24,9 +24,9 @@ export type ProcessNonces = {
 /**
  * Allocates bitmap nonces for callers without a spend ledger (`payForCall` alone): each buyer starts at the first
  * index of a word picked at random among PROCESS_WORDS (`randomWord` gives its offset there), the first time this
- * process pays from that key at that escrow, and goes on through consecutive indexes. A process's calls so share the words of the escrow's nonce bitmap, one storage write per 96
- * calls (docs/protocol.md, "One nonce book per buyer"), where a random 32-byte nonce takes a slot of its own for
- * every call. Processes of one key pick their words independently (one of about 22.4 million); a word another already
+ * process pays from that key at that escrow, and goes on through consecutive indexes. A process's calls so share
+ * the words of the escrow's nonce bitmap, one storage write per 96 calls (docs/protocol.md, "One nonce book per
+ * buyer"), where a random 32-byte nonce takes a slot of its own for every call. Processes of one key pick their words independently (one of about 22.4 million); a word another already
  * spent in is found out by the facilitator's `nonce_used` before anything runs, and the caller moves on (`skipWord`).
  * @example const nonces = createProcessNonces(); const idemKey = nonces.next(escrow, account.address)
  */
