@@ -3,6 +3,7 @@ import { cp } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { processAlive } from "../protocol/processAlive.ts";
 
 /** The installed PGlite's package folder (node_modules/@electric-sql/pglite). */
 function pglitePackageDir(): string {
@@ -26,16 +27,6 @@ export function holdsCluster(dir: string): boolean {
   return existsSync(join(dir, "PG_VERSION"));
 }
 
-/** Whether process `pid` is alive on this machine. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes the folders `${path}.${step}-<pid>-<time>` that a process which has since died left behind (a crash while
  * it made a template or copied one), so that a crash leaves no 40 MB folder for good.
@@ -51,7 +42,7 @@ function removeAbandoned(path: string, step: "making" | "seeding"): void {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split("-")[0]);
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid))
+    if (Number.isInteger(pid) && pid > 0 && !processAlive(pid))
       rmSync(join(dirname(path), name), { recursive: true, force: true });
   }
 }

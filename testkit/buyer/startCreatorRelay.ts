@@ -18,9 +18,10 @@ import { ROLE } from "../chain/localChain.ts";
 
 /**
  * What the relay does to a paid call: pass it through, rewrite the receipt's `settledAt` to 1970, answer 502 once the
- * gate has settled it, or keep the payment and answer 502 without ever sending it on.
+ * gate has settled it, answer 402 `nonce_used` once the gate has settled it (to be paid again under a new nonce), or
+ * keep the payment and answer 502 without ever sending it on.
  */
-export type RelayMode = "forward" | "rewrite-settled-at" | "fail-after-settle" | "swallow";
+export type RelayMode = "forward" | "rewrite-settled-at" | "fail-after-settle" | "nonce-used-after-settle" | "swallow";
 
 /** The epoch the lying relay writes into every receipt's `settledAt`. */
 export const LYING_SETTLED_AT = "1970-01-01T00:00:00.000Z";
@@ -83,6 +84,11 @@ export async function startCreatorRelay(
         if (receipt && state.mode === "fail-after-settle") {
           res.writeHead(502, { "content-type": "application/json" });
           res.end(JSON.stringify({ error: { code: "upstream_failed", message: "the handler failed" } }));
+          return;
+        }
+        if (receipt && state.mode === "nonce-used-after-settle") {
+          res.writeHead(402, { "content-type": "application/json" });
+          res.end(JSON.stringify({ x402Version: 2, error: "nonce_used", accepts: [] }));
           return;
         }
         const headers: Record<string, string> = { "content-type": answer.headers.get("content-type") ?? "" };

@@ -119,9 +119,26 @@ describe("payForCall's own bitmap nonces", function () {
       nonces: createProcessNonces(() => word),
     }).catch((error: Error) => error);
     expect(second).to.include({ code: "payment_unknown", idemKey: bitmapNonce(at(word)) });
-    expect((second as Error).message).to.match(/nonce_used, and the chain has not spent that nonce/);
+    expect((second as Error).message).to.match(/nonce_used, and the chain shows no other payment spent that nonce/);
     expect(gate.runs()).to.equal(0);
     expect(await s.debits(buyer.address)).to.deep.equal([]);
+  });
+
+  it("attack: a creator settles the payment, then answers 402 nonce_used to be paid again under a new nonce: payment_unknown, charged once", async function () {
+    const { relay, gate } = await s.resource("nonce-used-after-settle");
+    const buyer = await s.buyer();
+    let words = 0;
+    const failure = await payForCall({
+      chain: chainOf(),
+      account: privateKeyToAccount(buyer.key),
+      callUrl: relay.callUrl,
+      body: {},
+      nonces: createProcessNonces(() => 500 + words++),
+    }).catch((error: Error) => error);
+    expect(failure).to.include({ code: "payment_unknown", idemKey: bitmapNonce(at(500)) });
+    expect(relay.payments.size, "one signature sent, never a second").to.equal(1);
+    expect(gate.runs()).to.equal(1);
+    expect(await s.debits(buyer.address)).to.deep.equal([CALL_PRICE]);
   });
 
   it("a nonce given by beforeSign (a spend ledger's) is never replaced: the same refusal is payment_unknown", async function () {

@@ -14,6 +14,7 @@ import type { PinnedTerms } from "./pinPaymentTerms.ts";
 import { SIGNING_MARGIN_SECONDS } from "./pinPaymentTerms.ts";
 import type { ProcessNonces } from "./processNonces.ts";
 import { processNonces } from "./processNonces.ts";
+import { readDebits } from "./readDebits.ts";
 import type { PinnedCard } from "./readPinnedCard.ts";
 import { requestQuote } from "./requestQuote.ts";
 import { signEscrowPayment } from "./signPayment.ts";
@@ -100,8 +101,8 @@ export function assertReceiptMatches(
  * Pays for one call: asks for the 402 quote, pins its money fields against the chain, signs a DebitAuthorization
  * for the cap (its nonce from `beforeSign`, else the process's next bitmap nonce for the key: processNonces.ts),
  * re-posts with X-PAYMENT to the pinned URL (never following a redirect), and checks the receipt against what was
- * signed. A nonce of its own that the facilitator refuses as used on the payment's first post (another process of
- * the key picked the same word) ran nothing: once the chain shows it spent, it signs again from a new word. Retries
+ * signed. A nonce of its own refused as used on the payment's first post (another process of the key picked the
+ * same word) ran nothing: once the chain shows another payment spent it, it signs again from a new word. Retries
  * the same payment (the same idemKey) on a pending settlement, so a call is paid at most once. Once the payment is
  * sent, any other failure (no answer, any status but 2xx after the retries, a receipt that does not check) is a
  * `PaymentUnknownError`: the chain may have debited it, whatever the answer said.
@@ -134,27 +135,39 @@ const NONCE_TAKEN = Symbol("nonce taken");
 const NONCE_SPENT_WAIT_MS = 10_000;
 
 /**
- * Whether the escrow has spent `nonce` of `buyer`, watched for up to NONCE_SPENT_WAIT_MS (another payment's committed
- * debit lands within a block or two). Only then can no debit ever be made of a signature with that nonce.
+ * Whether another payment spent `nonce` of `buyer`: the escrow has spent it (watched for up to NONCE_SPENT_WAIT_MS:
+ * another payment's committed debit lands within a block or two), and no debit of it to this resource has been mined
+ * since this payment was sent (block `sentFrom` on). A signature is bound to its resource, so a debit to another
+ * resource, or one mined before this payment existed, is not this one, and none can ever be made of it now. A debit to
+ * this resource since then may be this very signature: a resource that settled it and then answered `nonce_used` to
+ * be paid again.
  */
-async function spentOnChain(chain: BuyerChain, buyer: Address, nonce: Hex): Promise<boolean> {
+async function spentByAnother(
+  chain: BuyerChain,
+  p: { buyer: Address; nonce: Hex; resourceId: Hex; sentFrom: bigint },
+): Promise<boolean> {
   const deadline = Date.now() + NONCE_SPENT_WAIT_MS;
   for (;;) {
     const spent = await chain.publicClient
-      .readContract({ address: chain.escrow, abi: escrowAbi, functionName: "nonceUsed", args: [buyer, nonce] })
+      .readContract({ address: chain.escrow, abi: escrowAbi, functionName: "nonceUsed", args: [p.buyer, p.nonce] })
       .catch(() => false);
-    if (spent === true) return true;
+    if (spent === true) break;
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  const toBlock = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+  const since = await readDebits(chain, { buyer: p.buyer, fromBlock: p.sentFrom, toBlock });
+  return !since.some(
+    (d) => d.idemKey === p.nonce.toLowerCase() && d.resourceId.toLowerCase() === p.resourceId.toLowerCase(),
+  );
 }
 
 /**
  * Signs the payment with `idemKey`, sends it and retries the same payment on a pending settlement. When
- * `nonceMayBeTaken`, a first answer of 402 `nonce_used` is NONCE_TAKEN once the chain has spent that nonce: this
- * signature was never sent before, so the nonce is another payment's, nothing ran for this one, and no debit can ever
- * be made of it. A nonce the chain has not spent (another payment holds it in flight, or was released) stays
- * payment_unknown: this signature could still be debited if the nonce came free.
+ * `nonceMayBeTaken`, a first answer of 402 `nonce_used` is NONCE_TAKEN once the chain shows another payment spent
+ * that nonce (spentByAnother): nothing ran for this one, and no debit can ever be made of it. Otherwise it stays
+ * payment_unknown: a nonce not spent yet (another payment holds it in flight, or was released) could come free, and
+ * one spent to this resource since this payment was sent may be this payment, settled by a resource that lies.
  */
 async function payOnce(
   p: PayForCallParameters,
@@ -173,6 +186,8 @@ async function payOnce(
   });
   p.onSigned?.(idemKey, terms);
   const header = encodeBase64Json(payload);
+  // Any block before this payment is sent (a cached head is older, which only widens the search in spentByAnother).
+  const sentFrom = nonceMayBeTaken ? await p.chain.publicClient.getBlockNumber() : 0n;
   const unknown = (reason: string, status?: number, cause?: unknown) =>
     new PaymentUnknownError({ idemKey, validBefore, reason, status, cause });
   for (let attempt = 0; ; attempt++) {
@@ -197,8 +212,12 @@ async function payOnce(
     }
     const { code } = errorOf(paid.json, status);
     if (nonceMayBeTaken && attempt === 0 && status === 402 && code === "nonce_used") {
-      if (await spentOnChain(p.chain, p.account.address, idemKey)) return NONCE_TAKEN;
-      throw unknown("the paid call answered 402 nonce_used, and the chain has not spent that nonce yet", status);
+      const taken = { buyer: p.account.address, nonce: idemKey, resourceId: terms.resourceId, sentFrom };
+      if (await spentByAnother(p.chain, taken)) return NONCE_TAKEN;
+      throw unknown(
+        "the paid call answered 402 nonce_used, and the chain shows no other payment spent that nonce",
+        status,
+      );
     }
     if ((status === 503 || status === 409) && attempt < (p.retries ?? 10)) {
       const wait = Number(paid.response.headers.get("retry-after") ?? 1);

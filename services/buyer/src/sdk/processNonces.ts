@@ -7,10 +7,12 @@ import {
   NONCES_PER_WORD,
 } from "../../../protocol/bitmapNonce.ts";
 
+const FIRST_PROCESS_WORD = Math.ceil(LEDGER_NONCE_INDEXES / NONCES_PER_WORD);
+
 /** The words a process picks from: every whole word at or above LEDGER_NONCE_INDEXES (the spend ledger's below). */
 export const PROCESS_WORDS = {
-  first: Math.ceil(LEDGER_NONCE_INDEXES / NONCES_PER_WORD),
-  count: Math.floor((MAX_BITMAP_NONCE_INDEX + 1) / NONCES_PER_WORD) - Math.ceil(LEDGER_NONCE_INDEXES / NONCES_PER_WORD),
+  first: FIRST_PROCESS_WORD,
+  count: Math.floor((MAX_BITMAP_NONCE_INDEX + 1) / NONCES_PER_WORD) - FIRST_PROCESS_WORD,
 };
 
 /** Bitmap nonces for payments signed without a spend ledger, per escrow and buyer, in this process. */
@@ -26,8 +28,9 @@ export type ProcessNonces = {
  * index of a word picked at random among PROCESS_WORDS (`randomWord` gives its offset there), the first time this
  * process pays from that key at that escrow, and goes on through consecutive indexes. A process's calls so share
  * the words of the escrow's nonce bitmap, one storage write per 96 calls (docs/protocol.md, "One nonce book per
- * buyer"), where a random 32-byte nonce takes a slot of its own for every call. Processes of one key pick their words independently (one of about 22.4 million); a word another already
- * spent in is found out by the facilitator's `nonce_used` before anything runs, and the caller moves on (`skipWord`).
+ * buyer"), where a random 32-byte nonce takes a slot of its own for every call. Processes of one key pick their
+ * words independently (one of about 22.4 million); a word another already spent in is found out by the facilitator's
+ * `nonce_used` before anything runs, and the caller moves on (`skipWord`).
  * @example const nonces = createProcessNonces(); const idemKey = nonces.next(escrow, account.address)
  */
 export function createProcessNonces(randomWord: () => number = () => randomInt(PROCESS_WORDS.count)): ProcessNonces {

@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
+import { processAlive } from "../../../protocol/processAlive.ts";
 import { BuyerError } from "./buyerError.ts";
 
 export type WithFileLockOptions = {
@@ -51,15 +52,6 @@ function readHolder(path: string): Holder | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
-}
-
 /** Whether the lock at `path` was left by a process that is gone (same host only: another host's pids mean nothing). */
 function stale(path: string, holder: Holder | undefined): boolean {
   if (!holder) {
@@ -69,7 +61,7 @@ function stale(path: string, holder: Holder | undefined): boolean {
       return false;
     }
   }
-  return holder.host === hostname() && !alive(holder.pid);
+  return holder.host === hostname() && !processAlive(holder.pid);
 }
 
 /** Moves a stale lock aside; puts it back when it turns out to be another holder's fresh lock taken meanwhile. */
