@@ -102,6 +102,7 @@ export async function createFacilitator(
       maxLagSeconds: config.ESCROW_BOOK_MAX_LAG_SECONDS,
       logRangeBlocks: config.LOG_RANGE_BLOCKS,
       pollMs: BLOCK_TIME_MS,
+      catchUpGapMs: BLOCK_TIME_MS / 2,
       auditMs: 30_000,
       auditSize: 8,
       onCorrection: () => metrics.bookCorrections.inc(),

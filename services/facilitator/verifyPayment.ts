@@ -116,18 +116,19 @@ export async function verifyPayment(
   let outcome: ReserveOutcome;
   if (scheme === "service-escrow") {
     // Against the escrow book (escrowBook/): one statement, no chain read. A refusal the book may owe to being a
-    // block or two behind (a deposit just mined) is tried once more after the book has caught up with the head.
+    // block or two behind (a deposit just mined) is tried once more after the book has caught up with the head, in a
+    // catch-up that starts after the refusal and is shared with every other caller (at most one per catchUpGapMs).
     const against = { now, book: { maxLagSeconds: ctx.escrowBook.maxLagSeconds } };
     outcome = await reserve(ctx.store, reservation, against);
     if (outcome.outcome === "book_behind") {
-      await ctx.escrowBook.catchUp().catch((cause: unknown) => {
+      await ctx.escrowBook.catchUpAfterNow().catch((cause: unknown) => {
         throw new EscrowBookBehindError(cause);
       });
       outcome = await reserve(ctx.store, reservation, against);
     } else if (outcome.outcome === "insufficient_balance" || outcome.outcome === "over_cap") {
       // The refusal stands as the book's if the chain cannot be reached to check it.
       if (
-        await ctx.escrowBook.catchUp().then(
+        await ctx.escrowBook.catchUpAfterNow().then(
           () => true,
           () => false,
         )

@@ -28,6 +28,11 @@ export type EscrowBookParameters = {
   logRangeBlocks: number;
   /** How often the follower looks for new blocks (ms). */
   pollMs: number;
+  /**
+   * Least time (ms) between the starts of two catch-ups that verify asks for (`catchUpAfterNow`): a refusal asks for
+   * one, and signing a refused payment costs nothing, so this bounds the chain reads any caller can cause.
+   */
+  catchUpGapMs: number;
   /** How often a few booked buyers are compared with the chain (ms), and how many each time. */
   auditMs: number;
   auditSize: number;
@@ -43,7 +48,8 @@ const NO_NONCE: Hex = `0x${"0".repeat(64)}`;
  * verify reserves against it in one statement with no chain read (reserve_call). The follower polls for new blocks,
  * applies each page of events in one transaction (several instances sharing a store take turns: a page applies only
  * right after the last), and marks the book current when it reaches the head; a book that has not been current for
- * `maxLagSeconds` is refused by verify, which first asks it to catch up (`catchUp`). A new or re-pointed book replays
+ * `maxLagSeconds` is refused by verify, which first asks it to catch up (`catchUpAfterNow`, at most one start per
+ * `catchUpGapMs` however many verifies ask). A new or re-pointed book replays
  * from `startBlock`, logging its progress; a chain behind the book (a restarted local chain) makes it replay.
  * An audit compares a few booked buyers in turn with the escrow's `buyerState` at the book's block and corrects, and
  * reports, any that differ.
@@ -53,6 +59,8 @@ export function createEscrowBook(p: EscrowBookParameters) {
   const { escrow, token } = p.chain.addresses;
   const client = p.chain.publicClient;
   let following: Promise<void> | null = null;
+  let followStartedAt = Number.NEGATIVE_INFINITY;
+  let asked: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let audited = "";
@@ -83,10 +91,29 @@ export function createEscrowBook(p: EscrowBookParameters) {
 
   /** Brings the book to the chain's head (one run at a time; callers share it). */
   function catchUp(): Promise<void> {
-    following ??= follow().finally(() => {
-      following = null;
-    });
+    if (!following) {
+      followStartedAt = Date.now();
+      following = follow().finally(() => {
+        following = null;
+      });
+    }
     return following;
+  }
+
+  /**
+   * A catch-up that starts after this call, so it sees every block mined before the caller asked (a run already under
+   * way may have read the head before that), shared by every caller until it starts, and started no sooner than
+   * `catchUpGapMs` after the one before: however many callers ask, the chain is read at most once per gap for them.
+   */
+  function catchUpAfterNow(): Promise<void> {
+    asked ??= (async () => {
+      const wait = followStartedAt + p.catchUpGapMs - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await following?.catch(() => undefined);
+      asked = null;
+      return catchUp();
+    })();
+    return asked;
   }
 
   /** Compares the next `auditSize` booked buyers with the chain at the book's block; returns how many were wrong. */
@@ -128,7 +155,9 @@ export function createEscrowBook(p: EscrowBookParameters) {
 
   return {
     maxLagSeconds: p.maxLagSeconds,
+    catchUpGapMs: p.catchUpGapMs,
     catchUp,
+    catchUpAfterNow,
     audit,
     /** Starts following (the first catch-up runs in the background: verify refuses until it is current). */
     start(): void {

@@ -8,6 +8,7 @@ import { serveRpc } from "../../../testkit/chain/rpcServer.ts";
 import { signExactToEscrow } from "../../../testkit/facilitator/signExactToEscrow.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
+import { BLOCK_TIME_MS } from "../../protocol/constants.ts";
 
 const CAP = 50_000n;
 const RESPONSE = { status: 200, contentType: "application/json", body: { ok: 1 } };
@@ -23,6 +24,8 @@ describe("verify against the escrow book", function () {
   let facilitator: Awaited<ReturnType<typeof startFacilitator>>;
   /** The `to` of every eth_call the facilitator made, through an RPC endpoint of its own that can be stopped. */
   const calls: string[] = [];
+  /** How many times the facilitator asked the chain for its head (each catch-up of the book starts so). */
+  let headReads = 0;
   let rpc: RpcServer;
 
   before(async function () {
@@ -34,6 +37,7 @@ describe("verify against the escrow book", function () {
     rpc = await serveRpc({
       request(call) {
         if (call.method === "eth_call") calls.push(String((call.params as [{ to: string }])[0].to).toLowerCase());
+        if (call.method === "eth_blockNumber") headReads++;
         return upstream.request(call);
       },
     });
@@ -127,6 +131,31 @@ describe("verify against the escrow book", function () {
     expect((await verify(await sign(11))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
     await chain.fundBuyer(11, CAP * 2n);
     expect((await verify(await sign(11))).body.isValid, "reserved right after the deposit").to.equal(true);
+  });
+
+  it("refusalSpam: payments refused from an unfunded key start at most one catch-up of the book per gap, however many arrive", async function () {
+    // Key 15 holds nothing in the escrow, so every payment it signs is refused, and each refusal asks the book to
+    // catch up with the chain first (it may owe the refusal to a deposit it has not seen). Signing costs nothing, so
+    // without a bound any key could make the facilitator call its RPC provider once per request.
+    const streams = 8;
+    const each = 5;
+    const payloads = await Promise.all(Array.from({ length: streams * each }, () => sign(15)));
+    const before = headReads;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: streams }, async (_, stream) => {
+        for (let i = 0; i < each; i++) {
+          const answer = await verify(payloads[stream * each + i] as (typeof payloads)[number]);
+          expect(answer.body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
+        }
+      }),
+    );
+    const elapsed = performance.now() - started;
+    const reads = headReads - before;
+    // The refusals' catch-ups (one start per gap), the follower's own (one per block), and one under way at each end.
+    const bound =
+      Math.floor(elapsed / facilitator.ctx.escrowBook.catchUpGapMs) + Math.floor(elapsed / BLOCK_TIME_MS) + 2;
+    expect(reads, `${streams * each} refusals in ${elapsed.toFixed(0)} ms`).to.be.at.most(bound);
   });
 
   it("bookBehindRefused: a book that has not reached the head for its allowed lag is refused (503), not guessed from", async function () {
