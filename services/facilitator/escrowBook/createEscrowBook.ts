@@ -100,19 +100,28 @@ export function createEscrowBook(p: EscrowBookParameters) {
     return following;
   }
 
+  /** Resolves once no run is under way and `catchUpGapMs` has passed since the last one started. */
+  async function untilGapPassed(): Promise<void> {
+    for (;;) {
+      const wait = followStartedAt + p.catchUpGapMs - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      else if (following !== null) await following.catch(() => undefined);
+      else return;
+    }
+  }
+
   /**
    * A catch-up that starts after this call, so it sees every block mined before the caller asked (a run already under
    * way may have read the head before that), shared by every caller until it starts, and started no sooner than
-   * `catchUpGapMs` after the one before: however many callers ask, the chain is read at most once per gap for them.
+   * `catchUpGapMs` after any run before it (the follower's too): however many callers ask, they make the chain be
+   * read at most once per gap.
    */
   function catchUpAfterNow(): Promise<void> {
-    asked ??= (async () => {
-      const wait = followStartedAt + p.catchUpGapMs - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      await following?.catch(() => undefined);
+    // `asked` is cleared in a callback, never before this assignment, even when no wait is due.
+    asked ??= untilGapPassed().then(() => {
       asked = null;
       return catchUp();
-    })();
+    });
     return asked;
   }
 
