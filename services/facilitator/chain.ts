@@ -2,8 +2,11 @@ import type { Address, Hex, PublicClient } from "viem";
 import { createPublicClient, encodeFunctionData, http, isAddressEqual } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
+import { BLOCK_TIME_MS } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import { findDebits } from "../protocol/findDebits.ts";
+import { readBaseFeeWei } from "../protocol/readBaseFeeWei.ts";
+import { cachedRead } from "./cachedRead.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
@@ -75,7 +78,13 @@ export function createChainReader({
   const registryAbi = abiOf("ResourceRegistry");
   const tokenAbi = abiOf("IFiatToken");
   const resources = new Map<string, { at: number; terms: ResourceTerms | null }>();
-  let policy: { at: number; read: Promise<EscrowPolicy> } | null = null;
+  const policy = cachedRead(policyTtlMs, () =>
+    Promise.all([
+      publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "feeBps" }),
+      publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "paused" }),
+    ]).then(([feeBps, paused]): EscrowPolicy => ({ feeBps: Number(feeBps), paused })),
+  );
+  const baseFee = cachedRead(BLOCK_TIME_MS, () => readBaseFeeWei(publicClient));
   return {
     publicClient,
     addresses: { escrow, registry, token },
@@ -85,17 +94,12 @@ export function createChainReader({
      * a settle may be committed at all). A failed read is not cached.
      */
     escrowPolicy(): Promise<EscrowPolicy> {
-      if (!policy || Date.now() - policy.at >= policyTtlMs) {
-        const read = Promise.all([
-          publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "feeBps" }),
-          publicClient.readContract({ address: escrow, abi: escrowAbi, functionName: "paused" }),
-        ]).then(([feeBps, paused]) => ({ feeBps: Number(feeBps), paused }));
-        policy = { at: Date.now(), read };
-        read.catch(() => {
-          if (policy?.read === read) policy = null;
-        });
-      }
-      return policy.read;
+      return policy();
+    },
+
+    /** The chain's base fee in wei, read at most once per block time (what an `exact` settlement's gas costs). */
+    baseFeeWei(): Promise<bigint> {
+      return baseFee();
     },
 
     /** The buyer's escrow state, whether `nonce` is spent and the block read, in one eth_call (at `blockNumber`). */

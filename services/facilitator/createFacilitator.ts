@@ -90,6 +90,7 @@ export async function createFacilitator(
     token: config.TOKEN_ADDRESS,
     settleWaitMs: config.SETTLE_WAIT_MS,
     settlement: config.SETTLEMENT,
+    exactCoversSettlement: config.EXACT_COVERS_SETTLEMENT,
     settleLeaseSeconds: config.SETTLE_LEASE_SECONDS,
     driving: new Set(),
     reservedTerms: createReservedTerms(),

@@ -30,6 +30,8 @@ export type FacilitatorContext = {
   settleWaitMs: number;
   /** Whether escrow settles are answered once committed or once mined (SETTLEMENT). */
   settlement: "committed" | "confirmed";
+  /** Whether verify refuses an `exact` payment whose treasury share does not pay for its settlement (EXACT_COVERS_SETTLEMENT). */
+  exactCoversSettlement: boolean;
   /** Seconds a settle leases the right to drive its debit (SETTLE_LEASE_SECONDS). */
   settleLeaseSeconds: number;
   /** Every buyer's escrow state, kept in the store from the escrow's events; what verify reserves against. */

@@ -50,6 +50,12 @@ export const facilitatorEnvSchema = z.object({
    * `confirmed`: every settle waits for its debit to be mined. `exact` payments always wait for their transfer.
    */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
+  /**
+   * Whether an `exact` payment must pay for its own settlement: on, verify refuses one whose treasury share is below
+   * what its `settleExact` costs at the current base fee (SETTLEMENT_GAS_EXACT); off (default), the relayer settles
+   * every `exact` payment, as stock x402 clients expect, even one that costs it more gas than the treasury earns.
+   */
+  EXACT_COVERS_SETTLEMENT: flag.default(false),
   /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
   SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
   /** The escrow's first block: the escrow book (escrowBook/) replays the escrow's events from there. */

@@ -7,6 +7,7 @@ import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
+import { exactShortfall } from "./exactShortfall.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { ReserveOutcome } from "./store/reservations.ts";
 import { reserve } from "./store/reservations.ts";
@@ -136,6 +137,9 @@ export async function verifyPayment(
         outcome = await reserve(ctx.store, reservation, against);
     }
   } else {
+    // It is settled alone, at the relayer's cost: refused first, without a token read, if it cannot pay for that.
+    const shortfall = ctx.exactCoversSettlement ? await exactShortfall(ctx.chain, a.maxAmount) : null;
+    if (shortfall) return refuse("invalid_payload", shortfall);
     // The token's state is not in the book: read on chain at a block it names, outside any lock; reserving then
     // counts as held every debit mined at or after that block, so one landing in between is counted twice (safe).
     const state = await ctx.chain.exactPayerState(a.payer, a.nonce);

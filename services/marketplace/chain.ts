@@ -11,6 +11,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 import { BaseError } from "../protocol/errors.ts";
+import { readBaseFeeWei } from "../protocol/readBaseFeeWei.ts";
 
 /** Our contracts, as the marketplace is configured with them. */
 export type MarketplaceAddresses = { token: Address; escrow: Address; registry: Address; identity: Address };
@@ -127,9 +128,8 @@ export function createMarketplaceChain({
     /** The escrow's treasury fee, in basis points of each debit. */
     feeBps: () => read<number>(addresses.escrow, abis.escrow, "feeBps"),
     /** The latest block's base fee (wei); a chain without one (before EIP-1559) answers its gas price. */
-    async baseFeeWei(): Promise<bigint> {
-      const block = await publicClient.getBlock({ blockTag: "latest" });
-      return block.baseFeePerGas ?? (await publicClient.getGasPrice());
+    baseFeeWei(): Promise<bigint> {
+      return readBaseFeeWei(publicClient);
     },
     /** Whether a resource id is registered. */
     async isRegistered(resourceId: Hex): Promise<boolean> {

@@ -112,6 +112,15 @@ export const TOKEN_DECIMALS = 6;
  */
 export const SETTLEMENT_GAS_PER_DEBIT = 16_000;
 
+/**
+ * Gas one `settleExact` transaction is expected to cost: a flat `exact` payment is settled alone, not in a batch, so
+ * its treasury share must pay for all of it. Set above the costlier shape: docs/gas.md measures 143,461 with the
+ * creator's and treasury's balances already written, and a creator's first settlement used 211,920
+ * (exactCoversSettlement.test.ts). The facilitator refuses an `exact` payment whose share does not cover it, when
+ * `EXACT_COVERS_SETTLEMENT` is on (docs/protocol.md, "Price floor").
+ */
+export const SETTLEMENT_GAS_EXACT = 215_000;
+
 /** The operator's margin over the expected settlement cost, in basis points (2000 = 20%), unless configured. */
 export const SETTLEMENT_MARGIN_BPS = 2_000;
 

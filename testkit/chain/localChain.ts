@@ -109,6 +109,14 @@ export async function startLocalChain() {
     addresses: { token: token.address, identity: identity.address, registry: registry.address, escrow: escrow.address },
     registerResource,
     fundBuyer,
+    /** Sets the next block's base fee and mines it, so that the latest block carries `wei`. */
+    async setBaseFee(wei: bigint): Promise<void> {
+      await connection.provider.request({
+        method: "hardhat_setNextBlockBaseFeePerGas",
+        params: [`0x${wei.toString(16)}`],
+      });
+      await connection.provider.request({ method: "evm_mine", params: [] });
+    },
     async close() {
       await rpc.close();
       await connection.close();

@@ -2,12 +2,12 @@ import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { createPublicClient, encodeFunctionData, http } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
+import { cachedRead } from "../cachedRead.ts";
 import { isChainUnavailable } from "../chain.ts";
 import type { BatchBook } from "./batchBook.ts";
 import { BATCH_BASE_GAS, EXACT_GAS, itemGas, STRIKE_GAS } from "./batchGas.ts";
 import type { Pending } from "./createDebitQueue.ts";
 import { createDebitQueue } from "./createDebitQueue.ts";
-import { createFeeCache } from "./createFeeCache.ts";
 import type { Lane } from "./createSignerLanes.ts";
 import { createSignerLanes } from "./createSignerLanes.ts";
 import type { DebitItem } from "./debitItem.ts";
@@ -57,7 +57,7 @@ export function createRelayer(p: RelayerParameters) {
   // contracts have custom errors.
   const errorAbis = [escrowAbi, registryAbi];
   const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey);
-  const fees = createFeeCache(publicClient, p.feeCacheMs ?? 1_000);
+  const fees = cachedRead(p.feeCacheMs ?? 1_000, () => publicClient.estimateFeesPerGas());
   const queue = createDebitQueue({
     batchWindowMs: p.batchWindowMs,
     batchMaxItems: p.batchMaxItems,

@@ -163,9 +163,7 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
 
     /** Sets the base fee of the next block and mines it, so the latest block carries `wei`. */
     async function baseFee(wei: bigint): Promise<void> {
-      const { provider } = stack.chain.connection;
-      await provider.request({ method: "hardhat_setNextBlockBaseFeePerGas", params: [`0x${wei.toString(16)}`] });
-      await provider.request({ method: "evm_mine", params: [] });
+      await stack.chain.setBaseFee(wei);
       // GET /pricing/floor answers a reading up to a block old (sharedPriceFloor).
       await sleep(BLOCK_TIME_MS);
     }

@@ -40,6 +40,7 @@ export async function startFacilitator(run: StackRun): Promise<void> {
         CALLER_AUTH: run.callerAuth ? "on" : "off",
         CALLER_AUTH_SECRET: env.CALLER_AUTH_SECRET,
         SETTLEMENT: env.SETTLEMENT,
+        EXACT_COVERS_SETTLEMENT: env.EXACT_COVERS_SETTLEMENT,
         NODE_ENV: run.external ? "production" : "development",
       },
       ready: () => answers(`${run.urls.facilitator}/ready`),
