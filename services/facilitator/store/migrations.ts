@@ -315,6 +315,143 @@ export const ONE_ROW_PER_CALL = `ALTER TABLE reservation ADD COLUMN receipt TEXT
    END $$;`;
 
 /**
+ * 13: a group of reservations in one function call, `reserve_calls`, which replaces `reserve_call` and
+ * `reserve_payment` (each item's outcome is theirs); and commits as one UPDATE in claimAndCommit, which replaces
+ * `commit_settlement`. Calling reserve_call once per item of a group ran six statements per item inside PL/pgSQL (the
+ * book, two nonce checks, two sums, the insert), each with its own executor start: a group now runs one query for
+ * every item's book row, nonces and sums, decides in order, and inserts the reserved ones in one statement (figures in
+ * docs/benchmarks.md, "The store's statements").
+ * - Locks: every buyer's lock first, in byte order of the buyer (instances sharing a database never deadlock), then
+ *   the reads, each in a snapshot taken after the locks (VOLATILE).
+ * - In order: items go by buyer, then by their place in the group; an item sees the reservations made before it
+ *   in the group (held at their cap while their window is open at the item's `now`, and their nonces taken), as it
+ *   saw them when each item was a statement of its own. `i` is an item's index in `p_items`.
+ * - Outcome per item (`i`), checked in this order: `book_behind` (an item given no chain state, `at_block` null, when
+ *   the book has not been current for `max_lag` seconds), `nonce_used`, `insufficient_balance`, `over_cap`,
+ *   `reserved`; `held` is what the buyer held before the item, `available` the balance it was checked against.
+ * - A nonce taken under its buyer's lock cannot conflict; should it, the statement fails and the caller runs each item
+ *   alone (coalesce).
+ * - Subqueries, not joins: a join's plan for an unknown number of items hashed whole tables (every reservation, every
+ *   buyer) on each call.
+ */
+const GROUPED_RESERVE_AND_COMMIT = `CREATE FUNCTION reserve_calls(p_items JSONB)
+   RETURNS TABLE (i INT, outcome TEXT, held NUMERIC, available NUMERIC) LANGUAGE plpgsql VOLATILE
+     SET search_path FROM CURRENT SET enable_bitmapscan = off AS $$
+   DECLARE
+     x RECORD;
+     v_buyer TEXT := NULL;
+     v_keys TEXT[];
+     v_schemes TEXT[];
+     v_caps NUMERIC[];
+     v_ends BIGINT[];
+     v_available NUMERIC;
+     v_room NUMERIC;
+     v_due NUMERIC;
+     v_held NUMERIC;
+     v_outcome TEXT;
+     v_at BIGINT;
+     v_reserved INT[] := '{}';
+     v_froms BIGINT[] := '{}';
+     v_count INT;
+   BEGIN
+     IF jsonb_array_length(p_items) = 1 THEN
+       PERFORM pg_advisory_xact_lock(hashtextextended('buyer:' || (p_items->0->>'buyer'), 0));
+     ELSE
+       PERFORM pg_advisory_xact_lock(hashtextextended('buyer:' || b.buyer, 0))
+          FROM (SELECT DISTINCT e->>'buyer' COLLATE "C" AS buyer FROM jsonb_array_elements(p_items) e ORDER BY 1) b;
+     END IF;
+     FOR x IN
+       SELECT t.i, t.idem_key, t.scheme, t.buyer, t.cap, t.valid_before, t.now, t.available, t.room, t.at_block,
+              t.max_lag, e.synced_block, e.current_at, bb.balance, bb.pending_withdrawal, bb.spend_limit, bb.period,
+              bb.window_start, bb.spent, bb.pending_limit, bb.pending_period, bb.pending_effective_at,
+              (SELECT 1 FROM reservation r WHERE r.idem_key = t.idem_key AND r.buyer = t.buyer LIMIT 1) IS NOT NULL
+                OR (SELECT 1 FROM spent_nonce s WHERE s.buyer = t.buyer AND s.nonce = t.idem_key LIMIT 1) IS NOT NULL
+                AS used,
+              (SELECT COALESCE(SUM(CASE WHEN r.status = 'settling' THEN COALESCE(r.amount, r.cap) ELSE r.cap END), 0)
+                 FROM reservation r
+                WHERE r.buyer = t.buyer AND r.scheme = t.scheme AND r.status IN ('reserved', 'settling')
+                  AND (r.status = 'settling' OR r.valid_before > t.now)) AS live,
+              (SELECT COALESCE(SUM(COALESCE(r.amount, r.cap)), 0) FROM reservation r
+                WHERE r.buyer = t.buyer AND r.scheme = t.scheme AND r.status = 'settled'
+                  AND r.mined_block >= COALESCE(t.at_block, e.synced_block + 1)) AS mined
+         FROM jsonb_to_recordset(p_items) AS t(i int, idem_key text, scheme text, buyer text, cap numeric,
+                valid_before bigint, now bigint, available numeric, room numeric, at_block bigint, max_lag bigint)
+         LEFT JOIN escrow_book e ON t.at_block IS NULL
+         LEFT JOIN LATERAL (SELECT * FROM buyer_book b WHERE t.at_block IS NULL AND b.buyer = t.buyer LIMIT 1) bb ON TRUE
+        ORDER BY t.buyer COLLATE "C", t.i
+     LOOP
+       IF v_buyer IS DISTINCT FROM x.buyer THEN
+         v_buyer := x.buyer;
+         v_keys := '{}';
+         v_schemes := '{}';
+         v_caps := '{}';
+         v_ends := '{}';
+       END IF;
+       v_available := x.available;
+       v_room := x.room;
+       v_at := COALESCE(x.at_block, x.synced_block + 1);
+       IF x.at_block IS NULL THEN
+         IF x.current_at IS NULL OR x.current_at < x.now - x.max_lag THEN
+           i := x.i; outcome := 'book_behind'; held := NULL; available := NULL;
+           RETURN NEXT;
+           CONTINUE;
+         END IF;
+         v_available := COALESCE(x.balance, 0) - COALESCE(x.pending_withdrawal, 0);
+         v_room := NULL;
+         IF COALESCE(x.spend_limit, 0) <> 0 THEN
+           v_room := x.spend_limit - CASE WHEN x.now >= x.window_start + x.period THEN 0 ELSE x.spent END;
+         END IF;
+         IF x.pending_effective_at IS NOT NULL AND x.pending_effective_at < x.valid_before AND x.pending_limit <> 0 THEN
+           v_due := x.pending_limit - CASE WHEN x.now >= x.window_start + x.pending_period THEN 0 ELSE x.spent END;
+           IF v_room IS NULL OR v_due < v_room THEN v_room := v_due; END IF;
+         END IF;
+       END IF;
+       i := x.i;
+       IF x.used OR x.idem_key = ANY(v_keys) THEN
+         outcome := 'nonce_used'; held := NULL; available := NULL;
+         RETURN NEXT;
+         CONTINUE;
+       END IF;
+       v_held := x.live + x.mined;
+       FOR k IN 1 .. COALESCE(array_length(v_keys, 1), 0) LOOP
+         IF v_schemes[k] = x.scheme AND v_ends[k] > x.now THEN v_held := v_held + v_caps[k]; END IF;
+       END LOOP;
+       IF v_available - v_held < x.cap THEN
+         v_outcome := 'insufficient_balance';
+       ELSIF v_room IS NOT NULL AND v_held + x.cap > v_room THEN
+         v_outcome := 'over_cap';
+       ELSE
+         v_outcome := 'reserved';
+         v_keys := v_keys || x.idem_key;
+         v_schemes := v_schemes || x.scheme;
+         v_caps := v_caps || x.cap;
+         v_ends := v_ends || x.valid_before;
+         v_reserved := v_reserved || x.i;
+         v_froms := v_froms || v_at;
+       END IF;
+       outcome := v_outcome; held := v_held; available := v_available;
+       RETURN NEXT;
+     END LOOP;
+     IF cardinality(v_reserved) > 0 THEN
+       INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at,
+                                updated_at, from_block, request_hash)
+       SELECT e->>'idem_key', e->>'scheme', e->>'buyer', e->>'resource_id', (e->>'cap')::numeric, e->'payload',
+              (e->>'valid_before')::bigint, 'reserved', (e->>'now')::bigint, (e->>'now')::bigint, a.from_block,
+              e->>'request_hash'
+         FROM unnest(v_reserved, v_froms) AS a(i, from_block) CROSS JOIN LATERAL (SELECT p_items->a.i AS e) AS item
+       ON CONFLICT (idem_key, buyer) DO NOTHING;
+       GET DIAGNOSTICS v_count = ROW_COUNT;
+       IF v_count <> cardinality(v_reserved) THEN
+         RAISE EXCEPTION 'reserve_calls: a nonce was taken under its buyer''s lock';
+       END IF;
+     END IF;
+   END $$;
+   DROP FUNCTION reserve_call(TEXT, TEXT, TEXT, TEXT, NUMERIC, JSONB, BIGINT, BIGINT, NUMERIC, NUMERIC, BIGINT, TEXT,
+                              BIGINT);
+   DROP FUNCTION reserve_payment(TEXT, TEXT, TEXT, TEXT, NUMERIC, JSONB, BIGINT, BIGINT, NUMERIC, NUMERIC, BIGINT, TEXT);
+   DROP FUNCTION commit_settlement(TEXT, TEXT, TEXT, NUMERIC, NUMERIC, JSONB, BIGINT, BIGINT, TEXT, BIGINT);`;
+
+/**
  * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
  * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
  */
@@ -427,4 +564,5 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO settlement_book_total VALUES (TRUE, 0, 0, 0, 0, 0);`,
   MIGRATION_11,
   ONE_ROW_PER_CALL,
+  GROUPED_RESERVE_AND_COMMIT,
 ];

@@ -63,9 +63,8 @@ type Row = {
 const columns =
   "idem_key, scheme, buyer, resource_id, cap::text AS cap, payload, valid_before, status, amount::text AS amount, response, tx_hash, from_block::text AS from_block, committed_at, request_hash";
 
-/** `columns` of the reservation aliased `r`, and of commit_settlement's rows aliased `c`. */
+/** `columns` of the reservation aliased `r`. */
 const qualifiedColumns = columns.replace(/(^|, )(\w+)/g, "$1r.$2");
-const committedColumns = columns.replace(/(^|, )(\w+)/g, "$1c.$2");
 
 function json<T>(value: T | string): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
@@ -118,21 +117,22 @@ type ReserveItem = {
 type ReserveRow = { outcome: ReserveOutcome["outcome"]; held: string | null; available: string | null };
 
 /**
- * Reserves `cap` for a payment with the `reserve_call` function (migrations 9 and 11): under the buyer's lock, which
- * holds across instances sharing a database, it refuses a nonce this buyer holds or a debit of this store or the
- * chain spent (`spent_nonce`), sums what is held — live reservations at their cap, debits settling and debits mined
- * after the state's block at their amount — and inserts the reservation only if the buyer's available balance covers
- * it and its spend limit's room allows it. Concurrent reservations go to the store together, one statement per group
- * (coalesce).
+ * Reserves `cap` for a payment with the `reserve_calls` function (migration 13): under the buyer's lock, which holds
+ * across instances sharing a database, it refuses a nonce this buyer holds or a debit of this store or the chain spent
+ * (`spent_nonce`), sums what is held — live reservations at their cap, debits settling and debits mined after the
+ * state's block at their amount — and inserts the reservation only if the buyer's available balance covers it and its
+ * spend limit's room allows it. Concurrent reservations go to the store together, one statement per group (coalesce),
+ * each seeing the ones before it.
  */
 export function reserve(store: Store, r: ReserveItem["r"], chain: ReserveAgainst): Promise<ReserveOutcome> {
   return coalescedFor(store, reserveMany, (items: ReserveItem[]) => reserveMany(store, items))({ r, chain });
 }
 
-/** `reserve_call`'s arguments for one item, by name. */
-function callArguments({ r, chain }: ReserveItem) {
+/** `reserve_calls`' fields for the item at `i` in its group. */
+function callItem({ r, chain }: ReserveItem, i: number) {
   const onChain = "atBlock" in chain;
   return {
+    i,
     idem_key: r.idemKey,
     scheme: r.scheme,
     buyer: r.buyer.toLowerCase(),
@@ -155,56 +155,16 @@ function toOutcome(row: ReserveRow | undefined): ReserveOutcome {
   return { outcome: row.outcome, held: BigInt(row.held ?? "0"), available: BigInt(row.available ?? "0") };
 }
 
-/**
- * One statement for many reservations: `reserve_call` per item, in buyer order (so that instances sharing a database
- * take buyers' locks in one order and never deadlock); each call sees the ones before it. A lone reservation takes
- * the plain call (a set-returning scan is slower for one row).
- */
+/** One statement for a group of reservations, a lone one included: `reserve_calls` answers each item by its place. */
 async function reserveMany(sql: Sql, items: ReserveItem[]): Promise<ReserveOutcome[]> {
-  const [only] = items;
-  if (only && items.length === 1) return [await reserveOne(sql, only)];
-  const order = items.map((_, i) => i).sort((a, b) => compare(buyerOf(items[a]), buyerOf(items[b])) || a - b);
   const rows = await sql.query<ReserveRow & { i: number }>(
-    `SELECT x.i, r.outcome, r.held::text AS held, r.available::text AS available
-       FROM jsonb_to_recordset($1::jsonb) AS x(i int, idem_key text, scheme text, buyer text,
-              resource_id text, cap numeric, payload jsonb, valid_before bigint, now bigint, available numeric,
-              room numeric, at_block bigint, request_hash text, max_lag bigint, n bigint)
-       CROSS JOIN LATERAL reserve_call(x.idem_key, x.scheme, x.buyer, x.resource_id, x.cap, x.payload,
-              x.valid_before, x.now, x.available, x.room, x.at_block, x.request_hash, x.max_lag) AS r
-      ORDER BY x.n`,
-    [JSON.stringify(order.map((i, n) => ({ i, n, ...callArguments(items[i] as ReserveItem) })))],
+    "SELECT i, outcome, held::text AS held, available::text AS available FROM reserve_calls($1::jsonb)",
+    [JSON.stringify(items.map(callItem))],
   );
   const outcomes: ReserveOutcome[] = items.map(() => ({ outcome: "nonce_used" }));
   for (const row of rows) outcomes[row.i] = toOutcome(row);
   return outcomes;
 }
-
-async function reserveOne(sql: Sql, item: ReserveItem): Promise<ReserveOutcome> {
-  const a = callArguments(item);
-  const [row] = await sql.query<ReserveRow>(
-    `SELECT outcome, held::text AS held, available::text AS available
-       FROM reserve_call($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [
-      a.idem_key,
-      a.scheme,
-      a.buyer,
-      a.resource_id,
-      a.cap,
-      JSON.stringify(a.payload),
-      a.valid_before,
-      a.now,
-      a.available,
-      a.room,
-      a.at_block,
-      a.request_hash,
-      a.max_lag,
-    ],
-  );
-  return toOutcome(row);
-}
-
-const buyerOf = (item: ReserveItem | undefined) => item?.r.buyer.toLowerCase() ?? "";
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The reservation of `key`, optionally locked until the transaction ends. A row with no payload holds only a result
@@ -339,12 +299,37 @@ export function claimAndCommit(store: Store, c: CommitItem["c"], now: number): P
 }
 
 /**
- * One statement for many commits: `commit_settlement` (ONE_ROW_PER_CALL) per item, in the items' order, each seeing the
- * ones before it (an idemKey twice in a group is claimed by its first only). A lone commit, the common case at low
- * load, calls the function directly, which costs the store less than unpacking a one-item set (as reserveOne).
+ * What a committed settle writes, and the row it may write it to, for the commit `x`: a live escrow reservation of its
+ * resource, buyer and cap becomes settling with its amount, response, lease, `committed_at` and committed receipt.
  */
+const CLAIM_AND_COMMIT = `UPDATE reservation r SET status = 'settling', amount = x.amount, response = x.response,
+        lease_until = x.lease_until, updated_at = x.now, committed_at = x.now, receipt = x.receipt,
+        settled_at = x.now, expires_at = x.expires_at
+       FROM $COMMITS AS x
+      WHERE r.idem_key = x.idem_key AND r.buyer = x.buyer AND r.resource_id = x.resource_id AND r.status = 'reserved'
+        AND r.valid_before > x.now AND r.cap = x.cap AND r.scheme = 'service-escrow'`;
+
+/** CLAIM_AND_COMMIT for a group, unpacked from JSON (an idemKey twice in a group is claimed by its first only). */
+const CLAIM_AND_COMMIT_GROUP = `${CLAIM_AND_COMMIT.replace(
+  "$COMMITS",
+  `(SELECT DISTINCT ON (idem_key, buyer) * FROM jsonb_to_recordset($1::jsonb)
+               AS y(n int, idem_key text, resource_id text, buyer text, cap numeric, amount numeric, response jsonb,
+                    lease_until bigint, now bigint, receipt text, expires_at bigint)
+              ORDER BY idem_key, buyer, n)`,
+)} AND r.idem_key = ANY($2::text[]) RETURNING ${qualifiedColumns}`;
+
+/** CLAIM_AND_COMMIT for a lone commit, from parameters: unpacking a one-item set costs the store more than the update. */
+const CLAIM_AND_COMMIT_ONE = `${CLAIM_AND_COMMIT.replace(
+  "$COMMITS",
+  `(SELECT $1::text AS idem_key, $2::text AS resource_id, $3::text AS buyer, $4::numeric AS cap, $5::numeric AS amount,
+                $6::jsonb AS response, $7::bigint AS lease_until, $8::bigint AS now, $9::text AS receipt,
+                $10::bigint AS expires_at)`,
+)} RETURNING ${qualifiedColumns}`;
+
+/** One statement for many commits (CLAIM_AND_COMMIT); a lone commit, the common case at low load, takes its own. */
 async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reservation | null)[]> {
-  const records = items.map(({ c, now }) => ({
+  const records = items.map(({ c, now }, n) => ({
+    n,
     idem_key: c.idemKey,
     resource_id: c.resourceId,
     buyer: c.buyer.toLowerCase(),
@@ -359,29 +344,19 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
   const [only] = records;
   const rows =
     only && records.length === 1
-      ? await sql.query<Row>(
-          `SELECT ${committedColumns} FROM commit_settlement($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS c`,
-          [
-            only.idem_key,
-            only.resource_id,
-            only.buyer,
-            only.cap,
-            only.amount,
-            JSON.stringify(only.response),
-            only.lease_until,
-            only.now,
-            only.receipt,
-            only.expires_at,
-          ],
-        )
-      : await sql.query<Row>(
-          `SELECT ${committedColumns}
-             FROM jsonb_to_recordset($1::jsonb) AS x(idem_key text, resource_id text, buyer text, cap numeric,
-                    amount numeric, response jsonb, lease_until bigint, now bigint, receipt text, expires_at bigint)
-             CROSS JOIN LATERAL commit_settlement(x.idem_key, x.resource_id, x.buyer, x.cap, x.amount, x.response,
-                    x.lease_until, x.now, x.receipt, x.expires_at) AS c`,
-          [JSON.stringify(records)],
-        );
+      ? await sql.query<Row>(CLAIM_AND_COMMIT_ONE, [
+          only.idem_key,
+          only.resource_id,
+          only.buyer,
+          only.cap,
+          only.amount,
+          JSON.stringify(only.response),
+          only.lease_until,
+          only.now,
+          only.receipt,
+          only.expires_at,
+        ])
+      : await sql.query<Row>(CLAIM_AND_COMMIT_GROUP, [JSON.stringify(records), records.map((r) => r.idem_key)]);
   return claimedInOrder(items, rows);
 }
 

@@ -1,8 +1,11 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { storePaidCalls } from "../../../../testkit/facilitator/storePaidCalls.ts";
 import { encodeBase64Json } from "../../../protocol/base64.ts";
 import type { Store } from "../../store/createStore.ts";
 import { createStore } from "../../store/createStore.ts";
+import { advanceBook, resetBook } from "../../store/escrowBook.ts";
+import type { ReserveAgainst } from "../../store/reservations.ts";
 import { claimAndCommit, claimForSettlement, purgeReservations, reserve } from "../../store/reservations.ts";
 import { findResult, recordCommitment, recordSettlement } from "../../store/results.ts";
 
@@ -55,6 +58,84 @@ for (const [kind, open] of stores) {
       );
       expect(outcomes.filter((o) => o.outcome === "reserved")).to.have.length(5);
       expect(outcomes.filter((o) => o.outcome === "insufficient_balance")).to.have.length(15);
+    });
+
+    it("decides a group as it decides each of its reservations alone, in order", async function () {
+      const second = await open(`${schema}_alone`);
+      try {
+        const now = 1_000;
+        const buyers = [1, 2, 3, 4].map((b) => `0x${String(b).repeat(40)}` as Hex);
+        // The same history in both stores: three debits of 1,000 mined in block 3 for two buyers, and a book of
+        // deposits synced to block 2, current at `now`.
+        const history = buyers
+          .slice(0, 2)
+          .flatMap((b, n) => [0, 1, 2].map((i) => ({ buyer: b, idemKey: hex(900 + n * 3 + i) })));
+        for (const s of [store, second]) {
+          await storePaidCalls(s, { resourceId, payments: history, now, validBefore: now + 600, block: 3, response });
+          await resetBook(s, "0xe5", 1n);
+          const deposits = buyers.map((b, n) => ({
+            kind: "deposited" as const,
+            buyer: b,
+            block: 2n,
+            balance: BigInt(4_000 + 2_000 * n),
+          }));
+          await advanceBook(s, { from: 1n, to: 2n, events: deposits, currentAt: now });
+        }
+        let seed = 7;
+        const pick = <T>(choices: readonly T[]): T => {
+          seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+          return choices[Math.floor(seed / 65_536) % choices.length] as T;
+        };
+        const items = Array.from({ length: 90 }, (_, n) => {
+          const scheme = pick(["service-escrow", "service-escrow", "exact"] as const);
+          const idemKey = pick(["fresh", "fresh", "fresh", "fresh", "fresh", "fresh", "again", "history"]);
+          const against: ReserveAgainst =
+            scheme === "service-escrow" && pick([true, false])
+              ? { now, book: { maxLagSeconds: 60 } }
+              : {
+                  now,
+                  available: pick([2_000n, 5_000n, 9_000n]),
+                  room: pick([null, 3_000n]),
+                  atBlock: pick([2n, 3n, 4n]),
+                };
+          return {
+            r: {
+              idemKey:
+                idemKey === "fresh"
+                  ? hex(2_000 + n)
+                  : idemKey === "again"
+                    ? hex(2_000 + Math.max(0, n - 3))
+                    : hex(900 + (n % 6)),
+              scheme,
+              buyer: pick(buyers),
+              resourceId,
+              cap: pick([300n, 700n, 1_500n, 2_500n]),
+              payload,
+              validBefore: pick([now + 300, now + 300, now + 300, now]),
+            },
+            against,
+          };
+        });
+        const grouped = await Promise.all(items.map(({ r, against }) => reserve(store, r, against)));
+        const alone = [];
+        for (const { r, against } of items) alone.push(await reserve(second, r, against));
+        expect(grouped).to.deep.equal(alone);
+        const outcomes = new Set(alone.map((o) => o.outcome));
+        expect([...outcomes].sort(), "the mix decides every way").to.deep.equal([
+          "insufficient_balance",
+          "nonce_used",
+          "over_cap",
+          "reserved",
+        ]);
+        const rows = (s: Store) =>
+          s.query(
+            "SELECT idem_key, buyer, scheme, cap::text, valid_before, status, from_block FROM reservation ORDER BY buyer, idem_key",
+          );
+        expect(await rows(store)).to.deep.equal(await rows(second));
+      } finally {
+        if (kind === "PostgreSQL") await second.query(`DROP SCHEMA ${schema}_alone CASCADE`);
+        await second.close();
+      }
     });
 
     it("refuses a nonce reserved twice in one group", async function () {

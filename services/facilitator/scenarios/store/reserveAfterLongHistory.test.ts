@@ -20,12 +20,25 @@ const stores: [string, (schema: string) => Promise<Store>][] = [
   ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
 ];
 
-/** Pages (shared buffers hit or read) one `reserve_payment` call touches, from EXPLAIN (ANALYZE, BUFFERS). */
+/** Pages (shared buffers hit or read) one reservation (`reserve_calls`) touches, from EXPLAIN (ANALYZE, BUFFERS). */
 async function pagesOfOneReservation(store: Store, buyer: Hex, idemKey: Hex, atBlock: number): Promise<number> {
+  const item = {
+    i: 0,
+    idem_key: idemKey,
+    scheme: "service-escrow",
+    buyer,
+    resource_id: resourceId,
+    cap: "1000",
+    payload: {},
+    valid_before: 9_999_999_999,
+    now: 1,
+    available: "1000000000",
+    room: null,
+    at_block: atBlock,
+  };
   const [row] = await store.query<Record<string, unknown>>(
-    `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
-     SELECT * FROM reserve_payment($1, 'service-escrow', $2, $3, 1000, '{}'::jsonb, 9999999999, 1, 1000000000, NULL, $4, NULL)`,
-    [idemKey, buyer, resourceId, atBlock],
+    "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM reserve_calls($1::jsonb)",
+    [JSON.stringify([item])],
   );
   const explained = Object.values(row ?? {})[0];
   const [{ Plan: plan }] = (typeof explained === "string" ? JSON.parse(explained) : explained) as [
