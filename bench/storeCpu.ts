@@ -92,6 +92,7 @@ export async function measureStoreCpu(
             store,
             { idemKey, buyer, resourceId, receipt: encodeBase64Json(receipts.confirmed), settledAt: now, expiresAt },
             { transaction, block },
+            false,
           ),
         ),
       ),

@@ -187,7 +187,9 @@ export async function findDebit(
 /**
  * Stores the receipt and result of a debit that landed, and marks the reservation settled. A committed settlement's
  * result becomes confirmed: the same receipt (its settlementId and time) with `status: "confirmed"`, the transaction,
- * and the split the chain made.
+ * and the split the chain made. The answer returned is the stored one for a settle that waits for the chain; a
+ * committed settlement's was given when it was committed, so its caller (the background drive, the retrier) gets
+ * this receipt's and the store does not read the stored one back.
  */
 export async function finalize(
   ctx: FacilitatorContext,
@@ -223,6 +225,7 @@ export async function finalize(
       expiresAt: settledAt + RESULT_TTL_SECONDS,
     },
     { transaction: d.transaction, block: d.block },
+    r.committedAt === null,
   );
   ctx.metrics.settle.inc({ outcome: "settled" });
   return { kind: "settled", body: stored ?? settleBody(receipt) };

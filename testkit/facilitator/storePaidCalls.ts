@@ -113,6 +113,7 @@ export async function storePaidCalls(store: Store, p: StorePaidCallsParameters):
         store,
         { idemKey, buyer, resourceId, receipt: confirmed, settledAt: now, expiresAt },
         { transaction, block: BigInt(p.block) },
+        false,
       ),
     ),
   );

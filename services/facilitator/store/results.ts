@@ -46,19 +46,25 @@ const parse = <T>(value: T | string): T => (typeof value === "string" ? (JSON.pa
 
 /** The results of a group, as `jsonb_to_recordset` reads them. */
 const RESULT_RECORD =
-  "x(idem_key text, buyer text, receipt text, settled_at bigint, expires_at bigint, tx_hash text, mined_block bigint)";
+  "x(idem_key text, buyer text, receipt text, settled_at bigint, expires_at bigint, tx_hash text, mined_block bigint, answer boolean)";
 
 type Mined = { transaction: string; block: bigint };
-type ResultItem = { result: ResultRecord; mined?: Mined };
+/** `answer`: whether the caller reads the stored settle answer back (recordSettlement). */
+type ResultItem = { result: ResultRecord; mined?: Mined; answer?: boolean };
 
-/** A group's results, one per key (its first): a statement that updates a row twice would fail. */
+/**
+ * A group's results, one per key (its first; the answer is read back when any item of the key wants it): a statement
+ * that updates a row twice would fail.
+ */
 function recordsOf(items: ResultItem[]): string {
-  const seen = new Set<string>();
-  const records = [];
-  for (const { result, mined } of items) {
-    if (seen.has(keyOf(result))) continue;
-    seen.add(keyOf(result));
-    records.push({
+  const records = new Map<string, Record<string, unknown>>();
+  for (const { result, mined, answer = true } of items) {
+    const first = records.get(keyOf(result));
+    if (first) {
+      first.answer ||= answer;
+      continue;
+    }
+    records.set(keyOf(result), {
       idem_key: result.idemKey,
       buyer: result.buyer.toLowerCase(),
       receipt: result.receipt,
@@ -66,15 +72,16 @@ function recordsOf(items: ResultItem[]): string {
       expires_at: result.expiresAt,
       tx_hash: mined?.transaction ?? null,
       mined_block: mined?.block.toString() ?? null,
+      answer,
     });
   }
-  return JSON.stringify(records);
+  return JSON.stringify([...records.values()]);
 }
 
 /** What the statements below return per row: its settle answer, as stored after the statement. */
-type StoredRow = { idem_key: string; buyer: string; body: Record<string, unknown> | string };
+type StoredRow = { idem_key: string; buyer: string; body: Record<string, unknown> | string | null };
 
-/** Each item's stored answer (null when no reservation holds its key). */
+/** Each item's stored answer (null when no reservation holds its key, or its answer was not read back). */
 function storedAnswers(items: ResultItem[], rows: StoredRow[]): (Record<string, unknown> | null)[] {
   const stored = new Map(rows.map((row) => [keyOf({ idemKey: row.idem_key, buyer: row.buyer }), parse(row.body)]));
   return items.map(({ result }) => stored.get(keyOf(result)) ?? null);
@@ -84,17 +91,21 @@ function storedAnswers(items: ResultItem[], rows: StoredRow[]): (Record<string, 
  * Stores a settled result in its reservation, marks the reservation settled with the debit's transaction and block,
  * and writes the nonce's `spent_nonce` tombstone (never purged: the nonce is spent on chain for good). A committed
  * result of the same idemKey is replaced by this confirmed one; any other stored result stays. Returns the stored
- * settle answer: this one, or the one stored before; null when no reservation holds the key. Results landing together
- * (a mined batch) go to the store in one statement (coalesce).
+ * settle answer: this one, or the one stored before; null when no reservation holds the key, or when `answer` is
+ * false: no one waits for it (a committed call's settle was answered when it was committed), and the statement then
+ * does not read it back (settle_answer decodes the receipt: about a third of the statement's cost). Results landing
+ * together (a mined batch) go to the store in one statement (coalesce).
  */
 export function recordSettlement(
   store: Store,
   result: ResultRecord,
   mined: Mined,
+  answer = true,
 ): Promise<Record<string, unknown> | null> {
   return coalescedFor(store, recordSettlements, (items: ResultItem[]) => recordSettlements(store, items))({
     result,
     mined,
+    answer,
   });
 }
 
@@ -116,7 +127,7 @@ async function recordSettlements(sql: Sql, items: ResultItem[]): Promise<(Record
               settled_at = CASE WHEN ${REPLACEABLE} THEN x.settled_at ELSE r.settled_at END,
               expires_at = CASE WHEN ${REPLACEABLE} THEN x.expires_at ELSE r.expires_at END
          FROM x WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
-       RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body
+       RETURNING r.idem_key, r.buyer, CASE WHEN x.answer THEN settle_answer(r.receipt, r.failure) END AS body
      ), spent AS (
        INSERT INTO spent_nonce (buyer, nonce) SELECT buyer, idem_key FROM x ON CONFLICT DO NOTHING
      )
@@ -152,7 +163,10 @@ async function recordCommitments(sql: Sql, items: ResultItem[]): Promise<(Record
   return storedAnswers(items, rows);
 }
 
-/** The one-row forms of the two statements above ($1–$5 the result; $6–$7 the mined transaction and block). */
+/**
+ * The one-row forms of the two statements above ($1–$5 the result; $6–$7 the mined transaction and block, $8 whether
+ * the answer is read back).
+ */
 const SETTLE_ONE = `WITH settled AS (
        UPDATE reservation r SET status = 'settled', tx_hash = COALESCE($6, r.tx_hash), mined_block = $7,
               updated_at = $4,
@@ -160,7 +174,7 @@ const SETTLE_ONE = `WITH settled AS (
               settled_at = CASE WHEN ${REPLACEABLE} THEN $4 ELSE r.settled_at END,
               expires_at = CASE WHEN ${REPLACEABLE} THEN $5 ELSE r.expires_at END
         WHERE r.idem_key = $1 AND r.buyer = $2
-       RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body
+       RETURNING r.idem_key, r.buyer, CASE WHEN $8::boolean THEN settle_answer(r.receipt, r.failure) END AS body
      ), spent AS (
        INSERT INTO spent_nonce (buyer, nonce) VALUES ($2, $1) ON CONFLICT DO NOTHING
      )
@@ -172,14 +186,14 @@ const COMMIT_ONE = `UPDATE reservation r SET receipt = COALESCE(r.receipt, $3),
       RETURNING r.idem_key, r.buyer, settle_answer(r.receipt, r.failure) AS body`;
 
 async function recordOne(sql: Sql, item: ResultItem, statement: string): Promise<(Record<string, unknown> | null)[]> {
-  const { result, mined } = item;
+  const { result, mined, answer = true } = item;
   const rows = await sql.query<StoredRow>(statement, [
     result.idemKey,
     result.buyer.toLowerCase(),
     result.receipt,
     result.settledAt,
     result.expiresAt,
-    ...(mined ? [mined.transaction, mined.block.toString()] : []),
+    ...(mined ? [mined.transaction, mined.block.toString(), answer] : []),
   ]);
   return storedAnswers([item], rows);
 }

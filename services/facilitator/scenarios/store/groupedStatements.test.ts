@@ -323,6 +323,40 @@ for (const [kind, open] of stores) {
       expect(row).to.deep.equal({ status: "settled", mined_block: "3" });
     });
 
+    it("records a mined result whose answer no one reads without reading it back, alone or in a group", async function () {
+      const keys = [hex(next++), hex(next++), hex(next++)];
+      for (const idemKey of keys) {
+        await reserve(store, reservation(idemKey), chain(50_000n));
+        await claimForSettlement(store, { idemKey, buyer, resourceId, amount: 500n, response, leaseUntil: 100 }, 1);
+      }
+      const [alone, grouped, wanted] = keys;
+      const result = (idemKey: Hex) => ({
+        idemKey,
+        buyer,
+        resourceId,
+        receipt: receiptOf({ status: "confirmed", idemKey }),
+        settledAt: 1,
+        expiresAt: 10_000,
+      });
+      const mined = { transaction: hex(7), block: 3n };
+      expect(await recordSettlement(store, result(alone as Hex), mined, false)).to.equal(null);
+      // In one group: the same key unread and read (the read one gets the answer), and another key unread.
+      const answers = await Promise.all([
+        recordSettlement(store, result(wanted as Hex), mined, false),
+        recordSettlement(store, result(wanted as Hex), mined),
+        recordSettlement(store, result(grouped as Hex), mined, false),
+      ]);
+      expect(answers).to.deep.equal([
+        answerOf({ status: "confirmed", idemKey: wanted }),
+        answerOf({ status: "confirmed", idemKey: wanted }),
+        null,
+      ]);
+      for (const idemKey of keys)
+        expect((await findResult(store, { idemKey, buyer }, 1))?.body, "stored all the same").to.deep.equal(
+          answerOf({ status: "confirmed", idemKey }),
+        );
+    });
+
     it("keys a nonce by its buyer, and refuses a debited one for good once its reservation is purged", async function () {
       const idemKey = hex(next++);
       const other: Hex = `0x${"cd".repeat(20)}`;
