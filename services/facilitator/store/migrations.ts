@@ -320,7 +320,7 @@ export const ONE_ROW_PER_CALL = `ALTER TABLE reservation ADD COLUMN receipt TEXT
  * `commit_settlement`. Calling reserve_call once per item of a group ran six statements per item inside PL/pgSQL (the
  * book, two nonce checks, two sums, the insert), each with its own executor start: a group now runs one query for
  * every item's book row, nonces and sums, decides in order, and inserts the reserved ones in one statement (figures in
- * docs/benchmarks.md, "The store's statements").
+ * docs/benchmarks.md, "Store").
  * - Locks: every buyer's lock first, in byte order of the buyer (instances sharing a database never deadlock), then
  *   the reads, each in a snapshot taken after the locks (VOLATILE).
  * - In order: items go by buyer, then by their place in the group; an item sees the reservations made before it

@@ -93,8 +93,8 @@ function storedAnswers(items: ResultItem[], rows: StoredRow[]): (Record<string, 
  * result of the same idemKey is replaced by this confirmed one; any other stored result stays. Returns the stored
  * settle answer: this one, or the one stored before; null when no reservation holds the key, or when `answer` is
  * false: no one waits for it (a committed call's settle was answered when it was committed), and the statement then
- * does not read it back (settle_answer decodes the receipt: about a third of the statement's cost). Results landing
- * together (a mined batch) go to the store in one statement (coalesce).
+ * does not read it back (settle_answer decodes the receipt from base64 and JSON). Results landing together (a mined
+ * batch) go to the store in one statement (coalesce).
  */
 export function recordSettlement(
   store: Store,
