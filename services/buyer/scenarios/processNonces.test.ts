@@ -141,6 +141,29 @@ describe("payForCall's own bitmap nonces", function () {
     expect(await s.debits(buyer.address)).to.deep.equal([CALL_PRICE]);
   });
 
+  it("attack: the same lie while the chain's logs cannot be read: payment_unknown, never a plain error, charged once", async function () {
+    const { relay, gate } = await s.resource("nonce-used-after-settle");
+    const buyer = await s.buyer();
+    const chain = chainOf();
+    // The node answers everything but eth_getLogs, so the debit that would show the lie cannot be looked for.
+    const publicClient = new Proxy(chain.publicClient, {
+      get: (client, key) =>
+        key === "getLogs" ? () => Promise.reject(new Error("eth_getLogs refused")) : Reflect.get(client, key),
+    });
+    let words = 0;
+    const failure = await payForCall({
+      chain: { ...chain, publicClient },
+      account: privateKeyToAccount(buyer.key),
+      callUrl: relay.callUrl,
+      body: {},
+      nonces: createProcessNonces(() => 600 + words++),
+    }).catch((error: Error) => error);
+    expect(failure).to.include({ code: "payment_unknown", idemKey: bitmapNonce(at(600)) });
+    expect(relay.payments.size, "one signature sent, never a second").to.equal(1);
+    expect(gate.runs()).to.equal(1);
+    expect(await s.debits(buyer.address)).to.deep.equal([CALL_PRICE]);
+  });
+
   it("a nonce given by beforeSign (a spend ledger's) is never replaced: the same refusal is payment_unknown", async function () {
     const { relay } = await s.resource();
     const buyer = await s.buyer();

@@ -155,11 +155,16 @@ async function spentByAnother(
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  const toBlock = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
-  const since = await readDebits(chain, { buyer: p.buyer, fromBlock: p.sentFrom, toBlock });
-  return !since.some(
-    (d) => d.idemKey === p.nonce.toLowerCase() && d.resourceId.toLowerCase() === p.resourceId.toLowerCase(),
-  );
+  // Proven or not at all: a read that fails leaves the payment unknown, never re-signed.
+  try {
+    const toBlock = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+    const since = await readDebits(chain, { buyer: p.buyer, fromBlock: p.sentFrom, toBlock });
+    return !since.some(
+      (d) => d.idemKey === p.nonce.toLowerCase() && d.resourceId.toLowerCase() === p.resourceId.toLowerCase(),
+    );
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -355,6 +355,14 @@ for (const [kind, open] of stores) {
         expect((await findResult(store, { idemKey, buyer }, 1))?.body, "stored all the same").to.deep.equal(
           answerOf({ status: "confirmed", idemKey }),
         );
+      const tombstones = await store.query<{ nonce: string }>(
+        "SELECT nonce FROM spent_nonce WHERE buyer = $1 AND nonce = ANY($2::text[]) ORDER BY nonce",
+        [buyer, keys],
+      );
+      expect(
+        tombstones.map((t) => t.nonce),
+        "every nonce spent for good",
+      ).to.deep.equal([...keys].sort());
     });
 
     it("keys a nonce by its buyer, and refuses a debited one for good once its reservation is purged", async function () {
