@@ -1,9 +1,11 @@
 import pg from "pg";
-import type { Hex } from "viem";
+import type { Hex, LocalAccount } from "viem";
 import { parseEventLogs, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../services/buyer/src/sdk/signPayment.ts";
 import { recoverSigner, recoveryBackend } from "../services/facilitator/recoverSigner.ts";
+import { signingAccount } from "../services/facilitator/relayer/signingAccount.ts";
+import { CHAIN_ID } from "../services/protocol/constants.ts";
 import { debitDigest } from "../services/protocol/debitDigest.ts";
 import { parseDebits } from "../services/protocol/parseDebits.ts";
 import { percentile } from "../services/protocol/percentile.ts";
@@ -87,6 +89,30 @@ const oursJs = await signaturesPerSecond(
 const oursNative = await signaturesPerSecond(
   async (p) => (await recoverSigner(debitDigest(p.authorization, escrow), p.signature, "native")) === signer.address,
 );
+
+/** A relayer transaction of a 50-debit compact batch: its calldata is 4 + 50 × 192 bytes. */
+const BATCH_TRANSACTION = {
+  type: "eip1559",
+  chainId: CHAIN_ID,
+  to: escrow,
+  data: `0x${"ab".repeat(4 + 50 * 192)}`,
+  gas: 900_000n,
+  maxFeePerGas: 40_000_000_000n,
+  maxPriorityFeePerGas: 1n,
+} as const;
+const SIGNED_TRANSACTIONS = 300;
+/** CPU milliseconds `account` takes to sign one batch transaction, over SIGNED_TRANSACTIONS of them. */
+async function signingCpuMs(account: LocalAccount) {
+  const started = process.cpuUsage();
+  for (let nonce = 0; nonce < SIGNED_TRANSACTIONS; nonce++)
+    await account.signTransaction({ ...BATCH_TRANSACTION, nonce });
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1000 / SIGNED_TRANSACTIONS;
+}
+log("relayer transaction signing, one core");
+const relayerKey = generatePrivateKey();
+const viemSigning = await signingCpuMs(privateKeyToAccount(relayerKey));
+const oursSigning = await signingCpuMs(signingAccount(relayerKey));
 
 const { token } = chain.contracts;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -198,6 +224,13 @@ Signature verification of a DebitAuthorization on one core (${fmt(SIGNATURES)} s
 | viem \`recoverTypedDataAddress\` (baseline) | ${fmt(viemBaseline)} |
 | ours: cached domain/type hash + viem recovery (pure-JS fallback) | ${fmt(oursJs)} |
 | ours: cached domain/type hash + libsecp256k1 N-API (\`${recoveryBackend}\` here) | ${fmt(oursNative)} |
+
+Signing one relayer transaction of a 50-debit batch (${fmt(4 + 50 * 192)} bytes of calldata; CPU per transaction over ${SIGNED_TRANSACTIONS}, sequential; both give the same bytes):
+
+| implementation | CPU per transaction | per debit of the batch |
+|---|---|---|
+| viem's private-key account (keccak in JavaScript, noble's signing) | ${viemSigning.toFixed(2)} ms | ${((viemSigning / 50) * 1000).toFixed(0)} µs |
+| ours (\`relayer/signingAccount.ts\`: keccak in WebAssembly, libsecp256k1 signing) | ${oursSigning.toFixed(2)} ms | ${((oursSigning / 50) * 1000).toFixed(0)} µs |
 
 End to end over HTTP (${fmt(VERIFIES)} payments, ${BUYERS} buyers, ${CONCURRENCY} requests in flight):
 

@@ -1,20 +1,7 @@
-import { createRequire } from "node:module";
 import type { Address, Hex } from "viem";
 import { getAddress, hexToBytes, recoverAddress } from "viem";
 import { keccak256Hex } from "../protocol/keccak.ts";
-
-type NativeSecp256k1 = {
-  ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
-};
-
-/** libsecp256k1 through its prebuilt N-API binding, or null when the binding cannot load on this platform. */
-const native: NativeSecp256k1 | null = (() => {
-  try {
-    return createRequire(import.meta.url)("secp256k1/bindings") as NativeSecp256k1;
-  } catch {
-    return null;
-  }
-})();
+import { nativeSecp256k1 as native } from "./secp256k1.ts";
 
 /** Which implementation recovers signers here: `native` (libsecp256k1) or `js` (viem / noble). */
 export const recoveryBackend: "native" | "js" = native ? "native" : "js";

@@ -1,11 +1,11 @@
-import type { Address, Hex, PublicClient } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex, LocalAccount, PublicClient } from "viem";
 import { defined } from "../../protocol/defined.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import { createNonceManager } from "./nonceManager.ts";
+import { signingAccount } from "./signingAccount.ts";
 
 /** One signer: its nonce lane, and whether a batch of its is being broadcast (the next one is cut after it). */
-export type Lane = { account: ReturnType<typeof privateKeyToAccount>; nonces: NonceManager; broadcasting: boolean };
+export type Lane = { account: LocalAccount; nonces: NonceManager; broadcasting: boolean };
 
 /**
  * The relayer's signers: one lane per debit key (taken in turn) and the facilitator's own lane for strikes. A key
@@ -15,7 +15,7 @@ export type Lane = { account: ReturnType<typeof privateKeyToAccount>; nonces: No
 export function createSignerLanes(publicClient: PublicClient, debitKeys: readonly Hex[], strikeKey: Hex) {
   const byAddress = new Map<Address, Lane>();
   const laneFor = (key: Hex): Lane => {
-    const account = privateKeyToAccount(key);
+    const account = signingAccount(key);
     let lane = byAddress.get(account.address);
     if (!lane) {
       lane = { account, nonces: createNonceManager(publicClient, account.address), broadcasting: false };
