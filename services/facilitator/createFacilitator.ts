@@ -7,7 +7,7 @@ import { defined } from "../protocol/defined.ts";
 import { gasCostInTokenUnits } from "../protocol/gasCostInTokenUnits.ts";
 import { RECLAIM_INTERVAL_SECONDS, reclaimStoreSpace, runBackgroundPass } from "./backgroundWork.ts";
 import { createChainReader } from "./chain.ts";
-import { createFacilitatorApp, listen } from "./createFacilitatorApp.ts";
+import { facilitatorListener, listen } from "./createFacilitatorApp.ts";
 import { createEscrowBook } from "./escrowBook/createEscrowBook.ts";
 import type { Clock, FacilitatorContext } from "./facilitatorContext.ts";
 import { systemClock } from "./facilitatorContext.ts";
@@ -121,12 +121,12 @@ export async function createFacilitator(
       return { ready: false, reason: (error as Error).message.split("\n")[0] };
     }
   };
-  const app = createFacilitatorApp(
+  const listener = facilitatorListener(
     ctx,
     config.CALLER_AUTH ? { enabled: true, secret: config.CALLER_AUTH_SECRET } : { enabled: false },
     readiness,
   );
-  const server = await listen(app, config.PORT, config.HOST);
+  const server = await listen(listener, config.PORT, config.HOST);
   ctx.escrowBook.start();
   const { port } = server.address() as AddressInfo;
 

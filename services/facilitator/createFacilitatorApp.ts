@@ -1,3 +1,4 @@
+import type { RequestListener } from "node:http";
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
@@ -7,12 +8,12 @@ import { HttpError } from "../http/httpError.ts";
 import { listen } from "../http/listen.ts";
 import { parseWith } from "../http/parseWith.ts";
 import { readRevenue } from "../projections/readRevenue.ts";
-import { FACILITATOR_BATCH_MAX_BYTES, HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
+import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { isChainUnavailable } from "./chain.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
+import { batchListener } from "./routes/batchListener.ts";
 import type { CallerAuth } from "./routes/paymentOperations.ts";
 import { authorize, PAYMENT_OPERATIONS, payerOf } from "./routes/paymentOperations.ts";
-import { runBatch } from "./routes/runBatch.ts";
 import { bytes32ParamSchema, resultQuerySchema } from "./routes/schemas.ts";
 import { payersOf } from "./store/payersOf.ts";
 import { findResult } from "./store/results.ts";
@@ -45,8 +46,24 @@ function settlementOf(body: Record<string, unknown>): "committed" | "confirmed" 
 }
 
 /**
- * The facilitator's HTTP surface (Koa): health, readiness, verify, release, settle (each alone or many in a batch),
- * results, revenue, metrics.
+ * The facilitator's HTTP surface: `POST /batch` (routes/batchListener.ts) before the Koa app of every other route.
+ * @example const server = await listen(facilitatorListener(ctx, { enabled: false }, isReady), 4020, "127.0.0.1")
+ */
+export function facilitatorListener(
+  ctx: FacilitatorContext,
+  auth: CallerAuth,
+  readiness: () => Promise<{ ready: boolean; [k: string]: unknown }>,
+): RequestListener {
+  const app = createFacilitatorApp(ctx, auth, readiness);
+  return batchListener(ctx, auth, errorsOf(ctx), app.callback());
+}
+
+/** How the facilitator answers a failure, on every route. */
+const errorsOf = (ctx: FacilitatorContext) => ({ logger: ctx.logger, translate: chainUnavailable });
+
+/**
+ * The facilitator's Koa app: health, readiness, verify, release, settle (each alone; many in a batch go to
+ * routes/batchListener.ts), results, revenue, metrics.
  * Routes only translate HTTP to the operations; outcomes of a well-formed request are data with status 200.
  * @example const app = createFacilitatorApp(ctx, { enabled: false }, isReady)
  */
@@ -77,11 +94,6 @@ export function createFacilitatorApp(
     router.post(`/${route}`, async (koa) => {
       koa.body = await operation(ctx, auth, koa.request.body, tokenOf(koa));
     });
-
-  const errors = { logger: ctx.logger, translate: chainUnavailable };
-  router.post("/batch", async (koa) => {
-    koa.body = await runBatch(ctx, auth, koa.request.body, errors);
-  });
 
   router.get("/results/:idemKey", async (koa) => {
     const idemKey = parseWith(bytes32ParamSchema, koa.params.idemKey) as Hex;
@@ -140,11 +152,9 @@ export function createFacilitatorApp(
       );
     }
   });
-  app.use(errorBodies(errors));
-  // A batch carries many calls, each at most FACILITATOR_BATCH_ITEM_MAX_BYTES; a single call at most 256 KiB.
-  const parse = bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" });
-  const parseBatch = bodyParser({ enableTypes: ["json"], jsonLimit: FACILITATOR_BATCH_MAX_BYTES, encoding: "utf-8" });
-  app.use((koa, next) => (koa.path === "/batch" ? parseBatch(koa, next) : parse(koa, next)));
+  app.use(errorBodies(errorsOf(ctx)));
+  // A single call is at most 256 KiB (a batch, read by batchListener, at most FACILITATOR_BATCH_MAX_BYTES).
+  app.use(bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -188,7 +188,7 @@ describe("facilitator batches: each call answered as its own route, each authori
     expect(await escrow.read.balanceOf([buyer.address]), "exactly one debit of 1300").to.equal(balance - 1300n);
   });
 
-  it("refuses a malformed batch whole: no calls, too many, an unknown route, not JSON, too big", async function () {
+  it("refuses a malformed batch whole: no calls, too many, an unknown route, not JSON, a prototype key, not typed JSON, too big", async function () {
     const call = { route: "verify", token: tokenOf(resourceA), body: {} };
     for (const calls of [[], Array(FACILITATOR_BATCH_MAX_CALLS + 1).fill(call), [{ ...call, route: "results" }]]) {
       const refused = await batch(calls);
@@ -197,9 +197,23 @@ describe("facilitator batches: each call answered as its own route, each authori
     }
     const notJson = await postJson(`${facilitator.url}/batch`, "{calls:");
     expect(notJson.status).to.equal(400);
+    expect(notJson.body.error.code).to.equal("invalid_request");
+    const poisoned = await postJson(
+      `${facilitator.url}/batch`,
+      `{"calls":[{"route":"verify","body":{"__proto__":{"x":1}}}]}`,
+    );
+    expect(poisoned.status).to.equal(400);
+    expect(poisoned.body.error.code).to.equal("invalid_request");
+    const plain = await postJson(`${facilitator.url}/batch`, JSON.stringify({ calls: [call] }), {
+      "content-type": "text/plain",
+    });
+    expect(plain.status).to.equal(415);
+    expect(plain.body.error.code).to.equal("unsupported_media_type");
     const big = "x".repeat(FACILITATOR_BATCH_MAX_BYTES);
     const tooBig = await batch([{ ...call, body: { big } }]);
     expect(tooBig.status).to.equal(413);
     expect(tooBig.body.error.code).to.equal("payload_too_large");
+    const metrics = await getJson(`${facilitator.url}/metrics`);
+    expect(metrics.body).to.match(/facilitator_http_request_duration_seconds_count\{route="\/batch",status="413"\} 1/);
   });
 });

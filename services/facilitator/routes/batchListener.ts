@@ -1,0 +1,92 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import Bourne from "@hapi/bourne";
+import type { ErrorBodiesParameters } from "../../http/errorBodies.ts";
+import { errorAnswer } from "../../http/errorBodies.ts";
+import { HttpError } from "../../http/httpError.ts";
+import { FACILITATOR_BATCH_MAX_BYTES } from "../../protocol/constants.ts";
+import type { FacilitatorContext } from "../facilitatorContext.ts";
+import type { CallerAuth } from "./paymentOperations.ts";
+import { runBatch } from "./runBatch.ts";
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** The body of a `POST /batch`: JSON of at most FACILITATOR_BATCH_MAX_BYTES, refused as the other routes refuse one. */
+function readBatchBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    if (!JSON_TYPE.test(req.headers["content-type"] ?? ""))
+      return reject(new HttpError(415, "unsupported_media_type", "a batch is JSON (content-type application/json)"));
+    if ((req.headers["content-encoding"] ?? "identity") !== "identity")
+      return reject(new HttpError(415, "unsupported_media_type", "a batch is sent without content-encoding"));
+    const tooBig = () =>
+      new HttpError(413, "payload_too_large", `a batch is at most ${FACILITATOR_BATCH_MAX_BYTES} bytes of JSON`);
+    if (Number(req.headers["content-length"] ?? 0) > FACILITATOR_BATCH_MAX_BYTES) return reject(tooBig());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= FACILITATOR_BATCH_MAX_BYTES) return void chunks.push(chunk);
+      req.off("data", onData);
+      reject(tooBig());
+    };
+    req.on("data", onData);
+    req.once("error", reject);
+    req.once("end", () => {
+      try {
+        // As Koa's body parser: a key that would reach an object's prototype refuses the body.
+        resolve(Bourne.parse(Buffer.concat(chunks).toString("utf8"), { protoAction: "error" }));
+      } catch (error) {
+        reject(new HttpError(400, "invalid_request", `the batch is not JSON: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res
+    .writeHead(status, {
+      ...headers,
+      "content-type": "application/json; charset=utf-8",
+      "content-length": String(Buffer.byteLength(text)),
+    })
+    .end(text);
+}
+
+/**
+ * The facilitator's request listener: `POST /batch` (runBatch) straight from Node's request, every other request to
+ * `rest` (the Koa app). Every paid call's verify and settle come in batches, and Koa's body parser, router and
+ * response cost about as much again as reading and answering a batch here (docs/benchmarks.md, "Gate"). Answers as
+ * the Koa routes do: the same error bodies (400 not JSON or a malformed envelope, 413 too big, 415 not JSON by its
+ * content type), the same request metric.
+ * @example const server = await listen(batchListener(ctx, auth, { logger }, app.callback()), 4020, "127.0.0.1")
+ */
+export function batchListener(
+  ctx: FacilitatorContext,
+  auth: CallerAuth,
+  errors: ErrorBodiesParameters,
+  rest: RequestListener,
+): RequestListener {
+  return (req, res) => {
+    const path = req.url?.split("?", 1)[0];
+    if (req.method !== "POST" || path !== "/batch") return rest(req, res);
+    const started = performance.now();
+    void readBatchBody(req)
+      .then((body) => runBatch(ctx, auth, body, errors))
+      .then(
+        (answers) => send(res, 200, answers),
+        (error: unknown) => {
+          const { status, headers, body } = errorAnswer(error, errors, "/batch");
+          // A body left unread (too big, or refused before it was read) is not read: the connection closes.
+          if (!req.complete) res.setHeader("connection", "close");
+          send(res, status, body, headers);
+          req.resume();
+        },
+      )
+      .finally(() =>
+        ctx.metrics.requestSeconds.observe(
+          { route: "/batch", status: String(res.statusCode) },
+          (performance.now() - started) / 1000,
+        ),
+      );
+  };
+}
