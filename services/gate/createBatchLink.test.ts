@@ -120,13 +120,25 @@ describe("createBatchLink: a process's payment calls to one facilitator, sent to
     link.close();
   });
 
-  it("resends a batch refused whole (413) call by call, and sends a call too big for a batch on its own", async function () {
+  it("resends a batch refused whole (413, 415) call by call, and sends a call too big for a batch on its own", async function () {
+    for (const [status, code] of [
+      [415, "unsupported_media_type"],
+      [413, "payload_too_large"],
+    ] as const) {
+      const { link, seen } = await start(({ path, body }) =>
+        path === "/batch" ? { status, body: { error: { code } } } : { status: 200, body },
+      );
+      const answers = await Promise.all([link.call("verify", { n: 1 }, "t"), link.call("verify", { n: 2 }, "t")]);
+      expect(
+        answers.map((a) => a.ok && a.status),
+        `after ${status}`,
+      ).to.deep.equal([200, 200]);
+      expect(seen.map((s) => s.path)).to.deep.equal(["/batch", "/verify", "/verify"]);
+      if (status === 415) link.close();
+    }
     const { link, seen } = await start(({ path, body }) =>
       path === "/batch" ? { status: 413, body: { error: { code: "payload_too_large" } } } : { status: 200, body },
     );
-    const answers = await Promise.all([link.call("verify", { n: 1 }, "t"), link.call("verify", { n: 2 }, "t")]);
-    expect(answers.map((a) => a.ok && a.status)).to.deep.equal([200, 200]);
-    expect(seen.map((s) => s.path)).to.deep.equal(["/batch", "/verify", "/verify"]);
     const big = { blob: "x".repeat(FACILITATOR_BATCH_ITEM_MAX_BYTES) };
     expect(await link.call("settle", big, "t")).to.deep.include({ ok: true, status: 200, body: big });
     expect(seen.at(-1)?.path).to.equal("/settle");

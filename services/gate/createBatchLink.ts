@@ -30,7 +30,7 @@ type Waiting = {
 type BatchAnswer = { status?: unknown; body?: unknown; retryAfter?: unknown };
 
 /** Batch answers that mean no call of the batch ran: no such route (an older facilitator), or an envelope refused. */
-const NOT_RUN = new Set([400, 404, 413]);
+const NOT_RUN = new Set([400, 404, 413, 415]);
 
 /**
  * Sends a process's payment calls to one facilitator in `POST /batch` requests (docs/protocol.md, "Facilitator
@@ -39,7 +39,7 @@ const NOT_RUN = new Set([400, 404, 413]);
  * calls, and the facilitator's store groups their statements. At most `maxInFlight` batches are out at once; calls
  * made meanwhile go in the next. A call bigger than FACILITATOR_BATCH_ITEM_MAX_BYTES goes to its own route, as do
  * all calls once the facilitator has answered a batch with 404 (it has no batch route). A batch the facilitator
- * refused whole (400, 413) is sent again call by call, since none of it ran; a batch that got no answer fails each
+ * refused whole (400, 413, 415) is sent again call by call, since none of it ran; a batch that got no answer fails each
  * of its calls as a lost request of its own would.
  * @example const link = createBatchLink(createJsonClient({ baseUrl, timeoutMs })); await link.call("verify", body, token)
  */
