@@ -29,7 +29,10 @@ function readBatchBody(req: IncomingMessage): Promise<unknown> {
       reject(tooBig());
     };
     req.on("data", onData);
-    req.once("error", reject);
+    // A client gone before its batch arrived whole: refused as unread (nothing ran), not an internal error.
+    const unread = () => reject(new HttpError(400, "invalid_request", "the batch was not received whole"));
+    req.once("error", unread);
+    req.once("close", () => req.complete || unread());
     req.once("end", () => {
       try {
         // As Koa's body parser: a key that would reach an object's prototype refuses the body.
@@ -42,6 +45,7 @@ function readBatchBody(req: IncomingMessage): Promise<unknown> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed) return;
   const text = JSON.stringify(body);
   res
     .writeHead(status, {
@@ -70,23 +74,24 @@ export function batchListener(
     const path = req.url?.split("?", 1)[0];
     if (req.method !== "POST" || path !== "/batch") return rest(req, res);
     const started = performance.now();
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      send(res, status, body, headers);
+      ctx.metrics.requestSeconds.observe(
+        { route: "/batch", status: String(status) },
+        (performance.now() - started) / 1000,
+      );
+    };
     void readBatchBody(req)
       .then((body) => runBatch(ctx, auth, body, errors))
       .then(
-        (answers) => send(res, 200, answers),
+        (answers) => answer(200, answers),
         (error: unknown) => {
           const { status, headers, body } = errorAnswer(error, errors, "/batch");
           // A body left unread (too big, or refused before it was read) is not read: the connection closes.
           if (!req.complete) res.setHeader("connection", "close");
-          send(res, status, body, headers);
+          answer(status, body, headers);
           req.resume();
         },
-      )
-      .finally(() =>
-        ctx.metrics.requestSeconds.observe(
-          { route: "/batch", status: String(res.statusCode) },
-          (performance.now() - started) / 1000,
-        ),
       );
   };
 }

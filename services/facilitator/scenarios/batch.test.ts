@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -215,5 +216,28 @@ describe("facilitator batches: each call answered as its own route, each authori
     expect(tooBig.body.error.code).to.equal("payload_too_large");
     const metrics = await getJson(`${facilitator.url}/metrics`);
     expect(metrics.body).to.match(/facilitator_http_request_duration_seconds_count\{route="\/batch",status="413"\} 1/);
+  });
+
+  it("counts a batch whose client left before sending it whole as unread (400), and keeps answering", async function () {
+    const refusedCount = async () => {
+      const { body } = await getJson(`${facilitator.url}/metrics`);
+      const found = /facilitator_http_request_duration_seconds_count\{route="\/batch",status="400"\} (\d+)/.exec(body);
+      return Number(found?.[1] ?? 0);
+    };
+    const before = await refusedCount();
+    const { hostname, port } = new URL(facilitator.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(
+      'POST /batch HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"calls":',
+    );
+    await sleep(100);
+    socket.destroy();
+    await until(
+      async () => ((await refusedCount()) === before + 1 ? true : undefined),
+      10_000,
+      "the left batch counted as unread",
+    );
+    expect((await batch([])).status).to.equal(400);
   });
 });
