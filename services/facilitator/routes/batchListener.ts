@@ -59,9 +59,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 /**
  * The facilitator's request listener: `POST /batch` (runBatch) straight from Node's request, every other request to
  * `rest` (the Koa app). Every paid call's verify and settle come in batches, and Koa's body parser, router and
- * response cost about as much again as reading and answering a batch here (docs/benchmarks.md, "Gate"). Answers as
- * the Koa routes do: the same error bodies (400 not JSON or a malformed envelope, 413 too big, 415 not JSON by its
- * content type), the same request metric.
+ * response cost about as much again as reading and answering a batch here (docs/benchmarks.md, below the headline
+ * figures). Answers as the Koa routes do: the same error bodies (400 not JSON or a malformed envelope, 413 too big,
+ * 415 not JSON by its content type), the same request metric.
  * @example const server = await listen(batchListener(ctx, auth, { logger }, app.callback()), 4020, "127.0.0.1")
  */
 export function batchListener(
