@@ -61,7 +61,7 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
  * `rest` (the Koa app). Every paid call's verify and settle come in batches, and Koa's body parser, router and
  * response cost about as much again as reading and answering a batch here (docs/benchmarks.md, below the headline
  * figures). Answers as the Koa routes do: the same error bodies (400 not JSON or a malformed envelope, 413 too big,
- * 415 not JSON by its content type), the same request metric.
+ * 415 not JSON by its content type, 405 with `Allow: POST` for another method), the same request metric.
  * @example const server = await listen(batchListener(ctx, auth, { logger }, app.callback()), 4020, "127.0.0.1")
  */
 export function batchListener(
@@ -71,8 +71,7 @@ export function batchListener(
   rest: RequestListener,
 ): RequestListener {
   return (req, res) => {
-    const path = req.url?.split("?", 1)[0];
-    if (req.method !== "POST" || path !== "/batch") return rest(req, res);
+    if (req.url?.split("?", 1)[0] !== "/batch") return rest(req, res);
     const started = performance.now();
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       send(res, status, body, headers);
@@ -81,6 +80,12 @@ export function batchListener(
         (performance.now() - started) / 1000,
       );
     };
+    if (req.method !== "POST") {
+      const refused = new HttpError(405, "method_not_allowed", "a batch is sent with POST");
+      const { status, body } = errorAnswer(refused, errors, "/batch");
+      answer(status, body, { allow: "POST" });
+      return void req.resume();
+    }
     void readBatchBody(req)
       .then((body) => runBatch(ctx, auth, body, errors))
       .then(

@@ -189,13 +189,17 @@ describe("facilitator batches: each call answered as its own route, each authori
     expect(await escrow.read.balanceOf([buyer.address]), "exactly one debit of 1300").to.equal(balance - 1300n);
   });
 
-  it("refuses a malformed batch whole: no calls, too many, an unknown route, not JSON, a prototype key, not typed JSON, too big", async function () {
+  it("refuses a malformed batch whole: no calls, too many, an unknown route, not POST, not JSON, a prototype key, not typed JSON, too big", async function () {
     const call = { route: "verify", token: tokenOf(resourceA), body: {} };
     for (const calls of [[], Array(FACILITATOR_BATCH_MAX_CALLS + 1).fill(call), [{ ...call, route: "results" }]]) {
       const refused = await batch(calls);
       expect(refused.status).to.equal(400);
       expect(refused.body.error.code).to.equal("invalid_request");
     }
+    const got = await getJson(`${facilitator.url}/batch`);
+    expect(got.status).to.equal(405);
+    expect(got.headers.get("allow")).to.equal("POST");
+    expect(got.body.error.code).to.equal("method_not_allowed");
     const notJson = await postJson(`${facilitator.url}/batch`, "{calls:");
     expect(notJson.status).to.equal(400);
     expect(notJson.body.error.code).to.equal("invalid_request");
