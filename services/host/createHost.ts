@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { pino } from "pino";
 import type { Hex } from "viem";
 import { keepIdleConnections } from "../http/keepIdleConnections.ts";
+import { sendJson } from "../http/sendJson.ts";
 import { signCallerToken } from "../protocol/callerToken.ts";
 import type { Deployment, DeploymentStore, StoredDeployment } from "./createDeploymentStore.ts";
 import { createDeploymentStore } from "./createDeploymentStore.ts";
@@ -50,8 +51,7 @@ function tokens(secret: string | undefined): HostContext["facilitatorToken"] {
 }
 
 function answer(res: ServerResponse, status: number, code: string, message: string) {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" });
-  res.end(JSON.stringify({ error: { code, message } }));
+  sendJson(res, status, { error: { code, message } }, { "access-control-allow-origin": "*" });
 }
 
 /** Whether two deployments differ in nothing but the agent id and the time of the write. */

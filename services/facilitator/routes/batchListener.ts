@@ -1,8 +1,9 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener } from "node:http";
 import Bourne from "@hapi/bourne";
 import type { ErrorBodiesParameters } from "../../http/errorBodies.ts";
 import { errorAnswer } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { sendJson } from "../../http/sendJson.ts";
 import { FACILITATOR_BATCH_MAX_BYTES } from "../../protocol/constants.ts";
 import type { FacilitatorContext } from "../facilitatorContext.ts";
 import type { CallerAuth } from "./paymentOperations.ts";
@@ -44,18 +45,6 @@ function readBatchBody(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.destroyed) return;
-  const text = JSON.stringify(body);
-  res
-    .writeHead(status, {
-      ...headers,
-      "content-type": "application/json; charset=utf-8",
-      "content-length": String(Buffer.byteLength(text)),
-    })
-    .end(text);
-}
-
 /**
  * The facilitator's request listener: `POST /batch` (runBatch) straight from Node's request, every other request to
  * `rest` (the Koa app). Every paid call's verify and settle come in batches, and Koa's body parser, router and
@@ -74,7 +63,7 @@ export function batchListener(
     if (req.url?.split("?", 1)[0] !== "/batch") return rest(req, res);
     const started = performance.now();
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      send(res, status, body, headers);
+      sendJson(res, status, body, headers);
       ctx.metrics.requestSeconds.observe(
         { route: "/batch", status: String(status) },
         (performance.now() - started) / 1000,
