@@ -1,4 +1,4 @@
-import { createClient } from "@ponder/client";
+import { createClient, max } from "@ponder/client";
 import * as schema from "../../indexer/ponder.schema.ts";
 
 /** The indexer's tables, as `@ponder/client` queries them. */
@@ -6,6 +6,9 @@ export { schema as projections };
 
 /** How far the indexer has got on chain 5042002, and whether its historical backfill is complete. */
 export type IndexerProgress = { ready: boolean; block: number | null };
+
+/** A subscription to the indexer's changes (`watchProjections`); `close` ends it. */
+export type ProjectionsWatch = { close(): void };
 
 /**
  * A reader of the indexer's chain-derived projections: SQL over HTTP (`@ponder/client` against Ponder's `/sql`),
@@ -24,7 +27,6 @@ export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 
   return {
     url: base,
     db: client.db,
-    live: client.live,
     /** Whether the backfill is done and the last indexed block (null when the indexer cannot be reached). */
     async progress(): Promise<IndexerProgress> {
       try {
@@ -40,6 +42,34 @@ export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 
      */
     async indexedBlock(): Promise<number | null> {
       return statusBlock().catch(() => null);
+    },
+    /**
+     * Calls `onChange` each time the indexer indexes a block that moved the `resource` or `revenue` projection (two
+     * Ponder live queries over `/sql/live`, pushed as server-sent events once the block is written), and `onError`
+     * once, with the subscription closed, when either fails: refused (Ponder answers 503 until its backfill is
+     * done), dropped or unreadable. Changes made before the subscription opened are not pushed.
+     */
+    watchProjections(onChange: () => void, onError: (error: Error) => void): ProjectionsWatch {
+      let open = true;
+      const subscriptions: { unsubscribe(): void }[] = [];
+      const close = () => {
+        open = false;
+        for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
+      };
+      const failed = (error: Error) => {
+        if (!open) return;
+        close();
+        onError(error);
+      };
+      const changed = () => {
+        if (open) onChange();
+      };
+      const { resource, revenue } = schema;
+      subscriptions.push(
+        client.live((db) => db.select({ block: max(resource.updatedBlock) }).from(resource), changed, failed),
+        client.live((db) => db.select({ block: max(revenue.lastSettledBlock) }).from(revenue), changed, failed),
+      );
+      return { close };
     },
   };
 }

@@ -14,6 +14,20 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { createCatalog } from "./createCatalog.ts";
 import { startCatalogSync } from "./syncCatalog.ts";
 
+/** The real client with some of its parts replaced (to count or refuse what the sync asks of the indexer). */
+function clientWith(real: ProjectionsClient, parts: Partial<ProjectionsClient>): ProjectionsClient {
+  return {
+    url: parts.url ?? real.url,
+    db: parts.db ?? real.db,
+    progress: parts.progress ?? real.progress,
+    indexedBlock: parts.indexedBlock ?? real.indexedBlock,
+    watchProjections: parts.watchProjections ?? real.watchProjections,
+  };
+}
+
+const newCatalog = () =>
+  createCatalog({ cardUrlOf: (id) => `http://127.0.0.1/${id}`, uptimeWindow: 10, healthWindow: 5 });
+
 /** Polls the synchronous `check` every 20 ms (the sync's own interval). */
 const untilTrue = (what: string, check: () => boolean) => until(() => check() || undefined, 20_000, what, 20);
 
@@ -43,19 +57,15 @@ describe("catalog sync against the real indexer", function () {
     await waitForIndexedBlock(real, head);
     // The real client against the real Ponder, with its projection reads counted.
     let projectionReads = 0;
-    const counted: ProjectionsClient = {
-      url: real.url,
-      live: real.live,
-      progress: real.progress,
-      indexedBlock: real.indexedBlock,
+    const counted = clientWith(real, {
       db: new Proxy(real.db, {
         get(target, key, receiver) {
           if (key === "select") projectionReads++;
           return Reflect.get(target, key, receiver);
         },
       }),
-    };
-    const catalog = createCatalog({ cardUrlOf: (id) => `http://127.0.0.1/${id}`, uptimeWindow: 10, healthWindow: 5 });
+    });
+    const catalog = newCatalog();
     const sync = startCatalogSync({
       catalog,
       indexer: counted,
@@ -69,6 +79,10 @@ describe("catalog sync against the real indexer", function () {
         "the first pull at the chain's head",
         () => sync.state.initialized && sync.state.indexedBlock === head,
       );
+      // Subscribing to the indexer's changes makes the next pull read the projections once (what changed before
+      // the subscription opened is not pushed).
+      await untilTrue("subscribed to the indexer's changes", () => sync.state.watching);
+      await sleep(200);
       const reads = projectionReads;
       const lastSync = sync.state.lastSyncAt;
       await sleep(400);
@@ -83,4 +97,92 @@ describe("catalog sync against the real indexer", function () {
       await sync.stop();
     }
   });
+
+  it("pulls a block's rows when the indexer pushes them, without asking for its block in between", async function () {
+    const real = createProjectionsClient(indexer.url);
+    await waitForIndexedBlock(real, Number(await chain.publicClient.getBlockNumber()));
+    let blockAsked = 0;
+    const counted = clientWith(real, {
+      indexedBlock: () => {
+        blockAsked++;
+        return real.indexedBlock();
+      },
+    });
+    const catalog = newCatalog();
+    // Without the pushes, the block would next be asked for in a minute: the resource could not show up in time.
+    const sync = startCatalogSync({ ...syncOptions(catalog, counted), indexerCheckMs: 60_000 });
+    try {
+      await untilTrue("subscribed to the indexer's changes", () => sync.state.initialized && sync.state.watching);
+      // The pull right after subscribing asks once; the server-sent event stream opens on loopback meanwhile.
+      await sleep(1_000);
+      const asked = blockAsked;
+      const lastSync = sync.state.lastSyncAt;
+      await sleep(300);
+      expect(blockAsked, "the indexer's block asked for while nothing was pushed").to.equal(asked);
+      expect(sync.state.lastSyncAt, "the store is still pulled every interval").to.be.above(lastSync);
+
+      const resourceId = await chain.registerResource({ slug: "pushed" });
+      await untilTrue("the pushed resource in the catalog", () => catalog.get(resourceId)?.chain !== undefined);
+      expect(blockAsked, "the pushed pull does not ask for the block first").to.equal(asked);
+      expect(sync.state.watching).to.equal(true);
+    } finally {
+      await sync.stop();
+    }
+    expect(sync.state.watching, "stop ends the subscription").to.equal(false);
+  });
+
+  it("asks for the indexer's block every pull while it cannot subscribe, and subscribes again", async function () {
+    const real = createProjectionsClient(indexer.url);
+    let subscriptions = 0;
+    const refused = clientWith(real, {
+      watchProjections: (_onChange, onError) => {
+        subscriptions++;
+        setTimeout(() => onError(new Error("Live queries are not available")), 0);
+        return { close() {} };
+      },
+    });
+    const catalog = newCatalog();
+    const sync = startCatalogSync({ ...syncOptions(catalog, refused), indexerCheckMs: 60_000 });
+    try {
+      await untilTrue("the first pull", () => sync.state.initialized);
+      await untilTrue("the refusal seen", () => subscriptions >= 1 && !sync.state.watching);
+      const resourceId = await chain.registerResource({ slug: "polled" });
+      await untilTrue("the polled resource in the catalog", () => catalog.get(resourceId)?.chain !== undefined);
+      await untilTrue("a second subscription a second later", () => subscriptions >= 2);
+    } finally {
+      await sync.stop();
+    }
+  });
+
+  it("never takes a subscription that failed while it was being made", async function () {
+    const real = createProjectionsClient(indexer.url);
+    const refusedAtOnce = clientWith(real, {
+      watchProjections: (_onChange, onError) => {
+        onError(new Error("refused at once"));
+        return { close() {} };
+      },
+    });
+    const catalog = newCatalog();
+    const sync = startCatalogSync({ ...syncOptions(catalog, refusedAtOnce), indexerCheckMs: 60_000 });
+    try {
+      await untilTrue("the first pull", () => sync.state.initialized);
+      expect(sync.state.watching).to.equal(false);
+      const resourceId = await chain.registerResource({ slug: "refused-at-once" });
+      await untilTrue("the resource in the catalog", () => catalog.get(resourceId)?.chain !== undefined);
+    } finally {
+      await sync.stop();
+    }
+  });
+
+  /** The sync as the tests run it: every 20 ms, no full resync. */
+  function syncOptions(catalog: ReturnType<typeof createCatalog>, client: ProjectionsClient) {
+    return {
+      catalog,
+      indexer: client,
+      store,
+      logger: pino({ level: "silent" }),
+      intervalMs: 20,
+      resyncIntervalMs: 300_000,
+    };
+  }
 });
