@@ -198,45 +198,38 @@ export function startCatalogSync({
   async function syncOnce(full = false): Promise<void> {
     const resync = full || Date.now() - lastResync >= resyncIntervalMs;
     if (!resync && state.initialized && state.lastError === null) {
-      if (watch && !pushed && Date.now() - indexerCheckedAt < indexerCheckMs) {
-        await pullStore();
-        state.lastSyncAt = Date.now();
-        return;
-      }
+      if (watch && !pushed && Date.now() - indexerCheckedAt < indexerCheckMs) return pullRows(false);
       const afterPush = watch !== null && pushed;
       pushed = false;
       indexerCheckedAt = Date.now();
-      if (afterPush) {
-        // A push means rows moved, and Ponder serves live queries only once ready: the changed rows are pulled without
-        // asking where the indexer stands (it may write a block's checkpoint after its rows). A push during this pull
-        // makes the next one pull again.
-        await pullStore();
-        await pullResources(false);
-        await pullRevenue(false);
-        state.lastSyncAt = Date.now();
-        return;
-      }
+      // A push means rows moved, and Ponder serves live queries only once ready: the changed rows are pulled without
+      // asking where the indexer stands (it may write a block's checkpoint after its rows). A push during this pull
+      // makes the next one pull again.
+      if (afterPush) return pullRows(true);
       const block = await indexer.indexedBlock();
-      if (block !== null && block === state.indexedBlock) {
-        await pullStore();
-        state.lastSyncAt = Date.now();
-        return;
-      }
+      if (block !== null && block === state.indexedBlock) return pullRows(false);
     }
     const progress = await indexer.progress();
     if (!progress.ready) throw new Error("the indexer is not ready (backfill running or unreachable)");
     if (resync) catalog.beginResync();
-    await pullStore();
-    await pullResources(resync);
-    await pullRevenue(resync);
+    await pullRows(true, resync);
     if (resync) {
       catalog.endResync();
       lastResync = Date.now();
     }
     state.indexedBlock = progress.block;
-    state.lastSyncAt = Date.now();
     state.lastError = null;
     state.initialized = true;
+  }
+
+  /** Pulls the store's changes, and the indexer's when `chain` (all of its rows when `full`). */
+  async function pullRows(chain: boolean, full = false): Promise<void> {
+    await pullStore();
+    if (chain) {
+      await pullResources(full);
+      await pullRevenue(full);
+    }
+    state.lastSyncAt = Date.now();
   }
 
   const loop = () => {
