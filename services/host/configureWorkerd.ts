@@ -46,10 +46,9 @@ export function workerdDirectory(): string {
 }
 
 /**
- * Writes the workerd configuration (capnp text) of a shard: the dispatcher worker with a Worker Loader and the
- * Durable Object that holds the loaded handlers, the shard's outbound network service (only when it allows
- * something), one HTTP socket on 127.0.0.1 with a port of the kernel's choosing, and the V8 flags (heap limit, and
- * `--expose-gc` so that an unloaded handler's isolate is freed at once).
+ * Writes the workerd configuration (capnp text) of a shard: the dispatcher worker with a Worker Loader, the shard's
+ * outbound network service (only when it allows something), one HTTP socket on 127.0.0.1 with a port of the kernel's
+ * choosing, and the V8 flags (heap limit, and `--expose-gc` so that a retired handler's isolate is freed at once).
  * @returns the path of the configuration file.
  * @example const file = configureWorkerd({ allowNetwork: [], heapMb: 128 })
  */
@@ -64,10 +63,8 @@ const config :Workerd.Config = (
         modules = [(name = "dispatcher.js", esModule = embed "dispatcher.js")],
         compatibilityDate = "2025-01-01",
         bindings = [
-          (name = "LOADER", workerLoader = ()),
-          (name = "HANDLERS", durableObjectNamespace = "Handlers")${network ? `,\n          (name = "NETWORK", service = "network")` : ""}
+          (name = "LOADER", workerLoader = ())${network ? `,\n          (name = "NETWORK", service = "network")` : ""}
         ],
-        durableObjectNamespaces = [(className = "Handlers", ephemeralLocal = void, preventEviction = true)],
         globalOutbound = "none",
       )
     ),

@@ -25,8 +25,8 @@ export type ShardRestart = {
   /** The killed process. */
   pid: number | undefined;
   /**
-   * The handlers that can have run code since the process last answered a probe: those whose answer was still
-   * streaming at that probe, and those the host had sent a call or a load to since (or that were still running).
+   * The handlers that can have run code since the process last answered a probe: those with a call or a load under
+   * way (a call lasts until the host has read its answer's last byte), and those sent one since.
    */
   suspects: string[];
   /** The handlers that were loaded in the killed process. */
@@ -65,6 +65,8 @@ export type Shard = {
   restarts(): number;
   /** The pid of the workerd process serving now (undefined while it starts). */
   pid(): number | undefined;
+  /** The loopback address of the workerd process serving now (undefined while it starts). */
+  url(): URL | undefined;
   close(): Promise<void>;
 };
 
@@ -74,8 +76,8 @@ type Instance = {
   generation: number;
   loads: Map<string, Promise<void>>;
   watchdog: SandboxWatchdog;
-  /** The handlers whose answer was still streaming at the last answered probe, and when that probe was sent. */
-  open: { keys: string[]; probedAt: number };
+  /** When the last answered probe was sent. */
+  probedAt: number;
 };
 
 type Answer = { status: number; text: string };
@@ -158,11 +160,7 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     const probedAt = performance.now();
     const answer = await send(instance, SHARD_PATHS.health, undefined, timeoutMs);
     if (answer?.status !== 200) return false;
-    try {
-      instance.open = { keys: (JSON.parse(answer.text) as { open: string[] }).open, probedAt };
-    } catch {
-      return false;
-    }
+    instance.probedAt = probedAt;
     return true;
   }
 
@@ -190,7 +188,7 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       agent,
       generation: ++generations,
       loads: new Map(),
-      open: { keys: [], probedAt: performance.now() },
+      probedAt: performance.now(),
     } as unknown as Instance;
     if (!(await probe(instance, startTimeoutMs))) {
       agent.destroy();
@@ -221,9 +219,8 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     live = 0;
     restarts++;
     serving = undefined;
-    const since = from.open.probedAt;
-    const suspects = new Set(from.open.keys);
-    for (const [key, at] of startedAt) if (at >= since || inFlight.has(key)) suspects.add(key);
+    const suspects = new Set(inFlight.keys());
+    for (const [key, at] of startedAt) if (at >= from.probedAt) suspects.add(key);
     const restart: ShardRestart = {
       why,
       pid: from.workerd.pid,
@@ -330,6 +327,7 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     },
     restarts: () => restarts,
     pid: () => serving?.workerd.pid,
+    url: () => serving?.workerd.url,
     async close() {
       closed = true;
       const running = await current.catch(() => undefined);
