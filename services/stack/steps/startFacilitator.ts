@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { readDeployment } from "../../../indexer/deployment.ts";
 import { answers, startPart } from "../childProcess.ts";
 import { deploymentDir } from "../deploymentDir.ts";
+import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf, keysOf } from "../stackRun.ts";
 
@@ -20,8 +21,7 @@ export async function startFacilitator(run: StackRun): Promise<void> {
   run.parts.push(
     await startPart({
       name: "facilitator",
-      command: process.execPath,
-      args: ["services/facilitator/main.ts"],
+      ...nodeService("services/facilitator/main.ts"),
       cwd: run.root,
       env: {
         PORT: String(env.FACILITATOR_PORT),

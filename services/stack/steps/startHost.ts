@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { answers, startPart } from "../childProcess.ts";
+import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf } from "../stackRun.ts";
 
@@ -14,8 +15,7 @@ export async function startHost(run: StackRun): Promise<void> {
   run.parts.push(
     await startPart({
       name: "host",
-      command: process.execPath,
-      args: ["services/host/main.ts"],
+      ...nodeService("services/host/main.ts"),
       cwd: run.root,
       env: {
         PORT: String(env.HOST_PORT),

@@ -4,6 +4,7 @@ import { ponderCommand } from "../../../indexer/ponder/ponderCommand.ts";
 import { seedPgliteDir } from "../../store/pgliteCluster.ts";
 import { answers, startPart } from "../childProcess.ts";
 import { deploymentDir } from "../deploymentDir.ts";
+import { SERVICE_NODE_FLAGS } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 
 /**
@@ -21,20 +22,23 @@ export async function startIndexer(run: StackRun): Promise<void> {
   run.parts.push(
     await startPart({
       name: "indexer",
-      ...ponderCommand([
-        "--root",
-        join(run.root, "indexer"),
-        "--log-format",
-        "json",
-        "start",
-        "--schema",
-        "indexer",
-        "--port",
-        String(env.INDEXER_PORT),
-        "--hostname",
-        "127.0.0.1",
-        ...(env.DATABASE_URL ? ["--views-schema", "indexer_views"] : []),
-      ]),
+      ...ponderCommand(
+        [
+          "--root",
+          join(run.root, "indexer"),
+          "--log-format",
+          "json",
+          "start",
+          "--schema",
+          "indexer",
+          "--port",
+          String(env.INDEXER_PORT),
+          "--hostname",
+          "127.0.0.1",
+          ...(env.DATABASE_URL ? ["--views-schema", "indexer_views"] : []),
+        ],
+        { nodeArgs: SERVICE_NODE_FLAGS },
+      ),
       cwd: join(run.root, "indexer"),
       env: {
         RPC_URL: run.urls.rpc,

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { answers, startPart } from "../childProcess.ts";
+import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf, keysOf } from "../stackRun.ts";
 
@@ -15,8 +16,7 @@ export async function startMarketplace(run: StackRun): Promise<void> {
   run.parts.push(
     await startPart({
       name: "marketplace",
-      command: process.execPath,
-      args: ["services/marketplace/main.ts"],
+      ...nodeService("services/marketplace/main.ts"),
       cwd: run.root,
       env: {
         PORT: String(env.MARKETPLACE_PORT),

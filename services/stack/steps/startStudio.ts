@@ -1,4 +1,5 @@
 import { answers, startPart } from "../childProcess.ts";
+import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf } from "../stackRun.ts";
 
@@ -19,8 +20,7 @@ export async function startStudio(run: StackRun): Promise<void> {
   run.parts.push(
     await startPart({
       name: "studio",
-      command: process.execPath,
-      args: ["services/studio/main.ts"],
+      ...nodeService("services/studio/main.ts"),
       cwd: run.root,
       env: {
         PORT: String(env.STUDIO_PORT),
