@@ -30,7 +30,7 @@ parseCommandLine(
   `usage: npm run bench:gate
 
 Paid calls through the whole \`npm start\` stack, and the gate alone; writes the "Gate" section of
-docs/benchmarks.md. Environment: BENCH_GATE_PAID (2000), BENCH_GATE_LATENCY (100), BENCH_GATE_WARMUP (4000),
+docs/benchmarks.md. Environment: BENCH_GATE_PAID (6000), BENCH_GATE_LATENCY (500), BENCH_GATE_WARMUP (4000),
 BENCH_GATE_CONNECTIONS (32,128), BENCH_GATE_MINING (auto,interval), BENCH_GATE_BUYERS (64), BENCH_GATE_STUB (3000),
 BENCH_GATE_DRAIN_SECONDS (60), BENCH_GATE_CONFIRMED (1 adds SETTLEMENT=confirmed), SETTLEMENT.`,
   {},
@@ -44,8 +44,8 @@ const list = (value: string) =>
 const CONNECTIONS = envCounts("BENCH_GATE_CONNECTIONS", [32, 128]);
 /** A load cannot have more connections than calls (autocannon refuses it, deep in a run). */
 const MOST = Math.max(1, ...CONNECTIONS);
-const PAID = envCount("BENCH_GATE_PAID", 2000, MOST);
-const LATENCY = envCount("BENCH_GATE_LATENCY", 100);
+const PAID = envCount("BENCH_GATE_PAID", 6000, MOST);
+const LATENCY = envCount("BENCH_GATE_LATENCY", 500);
 const WARM_UP = envCount("BENCH_GATE_WARMUP", 4000, 0);
 const MINING = list(process.env.BENCH_GATE_MINING ?? "interval") as ("auto" | "interval")[];
 const BUYERS = envCount("BENCH_GATE_BUYERS", 64);

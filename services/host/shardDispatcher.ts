@@ -55,12 +55,15 @@ export default {
 
 /**
  * The source of a shard's dispatcher, the one static worker of a shard's workerd process. It routes each call
- * straight to its handler's isolate and passes the answer's stream through as it comes: the isolates are named
- * dynamic workers of workerd's Worker Loader (`LOADER.get(name, code)`: workerd keeps a named isolate loaded across
- * requests), each with an empty `env` and the shard's outbound (`env.NETWORK`, or none at all). Between requests the
- * dispatcher keeps only plain data in its module scope: per loaded handler its key, its isolate's name (the key and a
- * load count, so that a reload never meets an isolate of an older source) and its source. Which handler is busy is
- * the host's to know: it counts a call until it has read the answer's last byte (createShard.ts).
+ * straight to its handler's isolate: the isolates are named dynamic workers of workerd's Worker Loader
+ * (`LOADER.get(name, code)`: workerd keeps a named isolate loaded across requests), each with an empty `env` and the
+ * shard's outbound (`env.NETWORK`, or none at all). Between requests the dispatcher keeps only plain data in its
+ * module scope: per loaded handler its key, its isolate's name (the key and a load count, so that a reload never
+ * meets an isolate of an older source) and its source. Which handler is busy is the host's to know: it counts a call
+ * until it has read the answer's last byte (createShard.ts).
+ * - It passes an answer on through a stream of its own as the handler's stream gives it, and ends it only when the
+ *   handler's stream ends: workerd would end a fixed-length answer once its bytes are out, while the isolate can
+ *   still run code behind it. So an answer left open is a call that times out.
  * - A key names one source (createEndpoint.ts): loading a key that is loaded already changes nothing.
  * - Unloading a handler ends its isolate (the entry's `retire` route, `abortIsolate`): workerd drops it from the
  *   loader and frees it once the calls it is serving have ended. A call that comes after gets the unloaded answer.
