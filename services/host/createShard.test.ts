@@ -8,12 +8,17 @@ import { SANDBOX_KEY_HEADER, SHARD_PATHS } from "./shardDispatcher.ts";
 
 const MIB = 2 ** 20;
 
-/** Holds 64 MiB of touched memory from its top level on, and answers how many calls its isolate has served. */
-const HEAVY = `const ballast = new Uint8Array(64 * 1024 * 1024).fill(7)
+/**
+ * Holds 64 MiB of touched memory from its top level on, and answers how many calls its isolate has served; `wait`
+ * delays the answer, `abort` ends its own isolate.
+ */
+const HEAVY = `import { abortIsolate } from 'cloudflare:workers'
+const ballast = new Uint8Array(64 * 1024 * 1024).fill(7)
 let served = 0
 export default {
   async fetch(request) {
-    const { wait = 0 } = await request.json()
+    const { wait = 0, abort = false } = await request.json()
+    if (abort) abortIsolate('asked to')
     if (wait) await scheduler.wait(wait)
     return Response.json({ served: ++served, ballast: ballast[12345] })
   },
@@ -86,6 +91,17 @@ describe("createShard: a handler's isolate", function () {
     expect(await slow).to.equal(2);
     await unloading;
     expect(shard.loaded()).not.to.include("heavy.4");
+  });
+
+  it("that a handler ends itself fails only that call: its next call starts it again from its source", async function () {
+    expect(await servedBy(shard, "heavy.6")).to.equal(1);
+    expect(await servedBy(shard, "heavy.6")).to.equal(2);
+    const restarts = shard.restarts();
+    const aborted = await shard.call({ key: "heavy.6", source: HEAVY }, callOf({ abort: true })).catch((e: Error) => e);
+    expect(aborted instanceof Error || aborted.status >= 500, String(aborted)).to.equal(true);
+    await until(async () => ((await shard.ready()) ? true : undefined), 10_000, "the shard answering");
+    expect(await servedBy(shard, "heavy.6")).to.equal(1);
+    expect(shard.restarts()).to.equal(restarts);
   });
 
   it("attack: a request to the handler entry's retire route does not end the isolate (404, and it serves on)", async function () {
