@@ -84,7 +84,10 @@ export function createEscrowBook(p: EscrowBookParameters) {
       const span = BigInt(Math.max(1, p.logRangeBlocks));
       const to = head - from + 1n > span ? from + span - 1n : head;
       const events = await readEscrowEvents(client, { escrow, token, fromBlock: from, toBlock: to });
-      await advanceBook(p.store, { from, to, events, currentAt: to === head ? now : null });
+      const advanced = await advanceBook(p.store, { from, to, events, currentAt: to === head ? now : null });
+      // A page that reached the head it was read against marked the book current: this catch-up is done (another
+      // block mined since is the next poll's). A page another instance applied first: read where the book stands.
+      if (advanced && to === head) return;
       if (pages > 0 && pages % 20 === 0) p.logger.info({ block: to, head }, "escrow book catching up");
     }
   }
