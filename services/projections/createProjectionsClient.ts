@@ -10,6 +10,9 @@ export type IndexerProgress = { ready: boolean; block: number | null };
 /** A subscription to the indexer's changes (`watchProjections`); `close` ends it. */
 export type ProjectionsWatch = { close(): void };
 
+/** The projections `watchProjections` reports changes of. */
+export type WatchedProjection = "resource" | "revenue";
+
 /**
  * A reader of the indexer's chain-derived projections: SQL over HTTP (`@ponder/client` against Ponder's `/sql`),
  * typed by indexer/ponder.schema.ts, plus the indexer's progress (`/ready`, `/status`).
@@ -44,12 +47,13 @@ export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 
       return statusBlock().catch(() => null);
     },
     /**
-     * Calls `onChange` each time the indexer indexes a block that moved the `resource` or `revenue` projection (two
-     * Ponder live queries over `/sql/live`, pushed as server-sent events once the block is written), and `onError`
+     * Calls `onChange` with the projection each time the indexer indexes a block that moved the `resource` or
+     * `revenue` projection (two Ponder live queries over `/sql/live`, pushed as server-sent events once the block is
+     * written), and `onError`
      * once, with the subscription closed, when either fails: refused (Ponder answers 503 until its backfill is
      * done), dropped or unreadable. Changes made before the subscription opened are not pushed.
      */
-    watchProjections(onChange: () => void, onError: (error: Error) => void): ProjectionsWatch {
+    watchProjections(onChange: (moved: WatchedProjection) => void, onError: (error: Error) => void): ProjectionsWatch {
       let open = true;
       const subscriptions: { unsubscribe(): void }[] = [];
       const close = () => {
@@ -61,13 +65,21 @@ export function createProjectionsClient(indexerUrl: string, { timeoutMs = 5_000 
         close();
         onError(error);
       };
-      const changed = () => {
-        if (open) onChange();
+      const changed = (moved: WatchedProjection) => () => {
+        if (open) onChange(moved);
       };
       const { resource, revenue } = schema;
       subscriptions.push(
-        client.live((db) => db.select({ block: max(resource.updatedBlock) }).from(resource), changed, failed),
-        client.live((db) => db.select({ block: max(revenue.lastSettledBlock) }).from(revenue), changed, failed),
+        client.live(
+          (db) => db.select({ block: max(resource.updatedBlock) }).from(resource),
+          changed("resource"),
+          failed,
+        ),
+        client.live(
+          (db) => db.select({ block: max(revenue.lastSettledBlock) }).from(revenue),
+          changed("revenue"),
+          failed,
+        ),
       );
       return { close };
     },

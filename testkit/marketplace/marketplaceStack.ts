@@ -103,21 +103,22 @@ export async function startMarketplaceStack(
     return { status: response.status, headers: response.headers, body, text };
   }
 
-  /** Waits until the indexer and the catalog have seen the chain's latest block. */
+  /**
+   * Waits until the indexer has the chain's latest block and the catalog every change up to it (a checked pull, as the
+   * catalog's pushes may still be on their way), and the store's changes have been pulled.
+   */
   async function settle(): Promise<void> {
     const head = Number(await chain.publicClient.getBlockNumber());
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      const synced = marketplace.ctx.sync.state;
       const progress = await marketplace.ctx.indexer.progress();
-      if (
-        progress.block !== null &&
-        progress.block >= head &&
-        synced.indexedBlock !== null &&
-        synced.indexedBlock >= head
-      ) {
-        await sleep(3 * marketplace.ctx.config.SYNC_INTERVAL_MS);
-        return;
+      if (progress.block !== null && progress.block >= head) {
+        await marketplace.ctx.sync.syncNow().catch(() => undefined);
+        const synced = marketplace.ctx.sync.state.indexedBlock;
+        if (synced !== null && synced >= head) {
+          await sleep(3 * marketplace.ctx.config.SYNC_INTERVAL_MS);
+          return;
+        }
       }
       await sleep(50);
     }

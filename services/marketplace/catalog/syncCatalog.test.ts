@@ -131,6 +131,59 @@ describe("catalog sync against the real indexer", function () {
     expect(sync.state.watching, "stop ends the subscription").to.equal(false);
   });
 
+  it("pulls only the projection a push names, and both when a missed push is checked for", async function () {
+    const real = createProjectionsClient(indexer.url);
+    await waitForIndexedBlock(real, Number(await chain.publicClient.getBlockNumber()));
+    // The resource pull selects whole rows (`select()`), the revenue pull three columns (`select({ ... })`).
+    const reads = { resource: 0, revenue: 0 };
+    let push: ((moved: "resource" | "revenue") => void) | undefined;
+    const counted = clientWith(real, {
+      db: new Proxy(real.db, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (key !== "select") return value;
+          return (...fields: unknown[]) => {
+            reads[fields.length === 0 ? "resource" : "revenue"]++;
+            return (value as (...a: unknown[]) => unknown).apply(target, fields);
+          };
+        },
+      }),
+      watchProjections: (onChange) => {
+        push = onChange;
+        return { close() {} };
+      },
+    });
+    const catalog = newCatalog();
+    const check = 1_500;
+    const sync = startCatalogSync({ ...syncOptions(catalog, counted), indexerCheckMs: check });
+    try {
+      await untilTrue("subscribed to the indexer's changes", () => sync.state.initialized && sync.state.watching);
+      // The pull after subscribing reads both (what changed before is not pushed); then nothing is read unpushed.
+      await untilTrue("the pull after subscribing", () => reads.resource >= 2 && reads.revenue >= 2);
+      const settled = { ...reads };
+      await sleep(200);
+      expect(reads, "reads while nothing was pushed").to.deep.equal(settled);
+
+      push?.("revenue");
+      await untilTrue("the pushed revenue pulled", () => reads.revenue > settled.revenue);
+      await sleep(100);
+      expect(reads.resource, "a revenue push reads no resource rows").to.equal(settled.resource);
+
+      push?.("resource");
+      await untilTrue("the pushed resources pulled", () => reads.resource > settled.resource);
+      const pushedOnly = { ...reads };
+      await sleep(100);
+      expect(reads.revenue, "a resource push reads no revenue rows").to.equal(pushedOnly.revenue);
+
+      await untilTrue(
+        "both pulled unpushed once the check is due",
+        () => reads.resource > pushedOnly.resource && reads.revenue > pushedOnly.revenue,
+      );
+    } finally {
+      await sync.stop();
+    }
+  });
+
   it("asks for the indexer's block every pull while it cannot subscribe, and subscribes again", async function () {
     const real = createProjectionsClient(indexer.url);
     let subscriptions = 0;

@@ -2,7 +2,11 @@ import type { SQL } from "@ponder/client";
 import { and, asc, eq, gt, gte, or } from "@ponder/client";
 import type { Logger } from "pino";
 import type { Hex } from "viem";
-import type { ProjectionsClient, ProjectionsWatch } from "../../projections/createProjectionsClient.ts";
+import type {
+  ProjectionsClient,
+  ProjectionsWatch,
+  WatchedProjection,
+} from "../../projections/createProjectionsClient.ts";
 import { projections } from "../../projections/createProjectionsClient.ts";
 import type { Sql } from "../../store/store.ts";
 import { listingsChangedSince } from "../store/listings.ts";
@@ -11,8 +15,8 @@ import type { Catalog } from "./createCatalog.ts";
 
 const PAGE = 5_000;
 
-/** While the indexer pushes its changes, how often its block is still asked for, in case a push was missed. */
-export const INDEXER_CHECK_WHILE_WATCHING_MS = 1_000;
+/** While the indexer pushes its changes, how often its projections are still pulled, in case a push was missed. */
+export const INDEXER_CHECK_WHILE_WATCHING_MS = 5_000;
 
 /** How long after a failed subscription to the indexer's changes the sync subscribes again. */
 const WATCH_RETRY_MS = 1_000;
@@ -24,9 +28,12 @@ export type SyncCatalogParameters = {
   logger: Logger;
   intervalMs: number;
   resyncIntervalMs: number;
-  /** How often the indexer's block is asked for while its pushes arrive (INDEXER_CHECK_WHILE_WATCHING_MS). */
+  /** How often the projections are pulled unpushed while the indexer's pushes arrive (INDEXER_CHECK_WHILE_WATCHING_MS). */
   indexerCheckMs?: number;
 };
+
+const BOTH: ReadonlySet<WatchedProjection> = new Set(["resource", "revenue"]);
+const NEITHER: ReadonlySet<WatchedProjection> = new Set();
 
 /** Where the catalog's incremental pull stands. */
 export type SyncState = {
@@ -46,9 +53,10 @@ export type SyncState = {
  * probes: every `intervalMs` it pulls the store's rows changed since the last pull (keyset pages of 5,000 over its
  * `seq`), and the indexer's rows changed since the last pull (over `updated_block`/`last_settled_block`) when the
  * indexer's block has moved; every `resyncIntervalMs` it rebuilds the chain facts from scratch, which also drops rows
- * a reorg took back. Once the indexer is ready the sync subscribes to its changes (`watchProjections`): then the
- * indexer's block is asked for only after a push, or every `indexerCheckMs` in case one was missed, instead of every
- * pull; without a subscription (refused, dropped), every pull asks, and the sync subscribes again a second later.
+ * a reorg took back. Once the indexer is ready the sync subscribes to its changes (`watchProjections`): then a
+ * projection is pulled only after the indexer pushed a change of it, and the indexer's block is asked for only every
+ * `indexerCheckMs` (then both projections are pulled, in case a push was missed); without a subscription (refused,
+ * dropped), every pull asks for it, and the sync subscribes again a second later.
  * @example const sync = startCatalogSync({ catalog, indexer, store, logger, intervalMs: 100, resyncIntervalMs: 300_000 })
  */
 export function startCatalogSync({
@@ -63,8 +71,8 @@ export function startCatalogSync({
   const state: SyncState = { initialized: false, indexedBlock: null, lastSyncAt: 0, lastError: null, watching: false };
   let watch: ProjectionsWatch | null = null;
   let watchAgainAt = 0;
-  /** The indexer pushed a change (or may have changed unseen) since its block was last asked for. */
-  let pushed = true;
+  /** The projections the indexer pushed a change of (or that may have changed unseen) since they were last pulled. */
+  let pushed = new Set<WatchedProjection>(BOTH);
   let indexerCheckedAt = 0;
   let resourceFrom = 0n;
   let revenueFrom = 0n;
@@ -170,49 +178,55 @@ export function startCatalogSync({
     let subscription: ProjectionsWatch | undefined;
     let ended = false;
     subscription = indexer.watchProjections(
-      () => {
-        pushed = true;
+      (moved) => {
+        pushed.add(moved);
       },
       (error) => {
         ended = true;
         if (watch === subscription) watch = null;
         state.watching = watch !== null;
-        pushed = true;
+        pushed = new Set(BOTH);
         watchAgainAt = Date.now() + WATCH_RETRY_MS;
         logger.debug({ err: error.message }, "the indexer's change subscription ended; asking for its block each pull");
       },
     );
     if (!ended) watch = subscription;
     state.watching = watch !== null;
-    // What changed before the subscription opened is not pushed: the next pull asks.
-    pushed = true;
+    // What changed before the subscription opened is not pushed: the next pull reads both.
+    pushed = new Set(BOTH);
   }
 
   /**
-   * One pull; a full one rebuilds the chain facts. While the indexer's block stays the one the last pull started
-   * at, its projections cannot have changed: only the store is pulled, and the indexer is asked one question, not
-   * four; and while the indexer pushes its changes, it is not even asked that, but after a push or every
-   * `indexerCheckMs` (polling every 100 ms, an idle stack spent a sixth of a core on the marketplace's pulls and the
-   * indexer's answers, then about 6% of a core on asking for the indexer's block).
+   * One pull; a full one rebuilds the chain facts. While the indexer pushes its changes, a projection is pulled after
+   * a push of it (a block of debits moves `revenue` alone), and the indexer is asked where it stands only every
+   * `indexerCheckMs` (or when `checked`), with both projections pulled then: Ponder serves live queries only once
+   * ready, and a push means rows moved, so the changed rows are pulled without asking where the indexer stands (it may
+   * write a block's checkpoint after its rows); a push during this pull makes the next one pull again. Without a subscription, while the indexer's block stays the one the last
+   * pull started at, its projections cannot have changed: only the store is pulled, and the indexer is asked one
+   * question, not four. (Polling every 100 ms, an idle stack spent a sixth of a core on the marketplace's pulls and
+   * the indexer's answers; asking for the indexer's block every second while subscribed, with the test network's
+   * block every 500 ms, still pulled both projections each second.)
    */
-  async function syncOnce(full = false): Promise<void> {
+  async function syncOnce(full = false, checked = false): Promise<void> {
     const resync = full || Date.now() - lastResync >= resyncIntervalMs;
-    if (!resync && state.initialized && state.lastError === null) {
-      if (watch && !pushed && Date.now() - indexerCheckedAt < indexerCheckMs) return pullRows(false);
-      const afterPush = watch !== null && pushed;
-      pushed = false;
-      indexerCheckedAt = Date.now();
-      // A push means rows moved, and Ponder serves live queries only once ready: the changed rows are pulled without
-      // asking where the indexer stands (it may write a block's checkpoint after its rows). A push during this pull
-      // makes the next one pull again.
-      if (afterPush) return pullRows(true);
-      const block = await indexer.indexedBlock();
-      if (block !== null && block === state.indexedBlock) return pullRows(false);
+    if (!resync && !checked && state.initialized && state.lastError === null) {
+      if (watch && Date.now() - indexerCheckedAt < indexerCheckMs) {
+        const moved = pushed;
+        pushed = new Set();
+        return pullRows(moved);
+      }
+      if (!watch) {
+        const block = await indexer.indexedBlock();
+        if (block !== null && block === state.indexedBlock) return pullRows(NEITHER);
+      }
     }
+    // A checked pull: where the indexer stands, then both projections' changes (a push meanwhile pulls again).
+    indexerCheckedAt = Date.now();
+    pushed = new Set();
     const progress = await indexer.progress();
     if (!progress.ready) throw new Error("the indexer is not ready (backfill running or unreachable)");
     if (resync) catalog.beginResync();
-    await pullRows(true, resync);
+    await pullRows(BOTH, resync);
     if (resync) {
       catalog.endResync();
       lastResync = Date.now();
@@ -222,13 +236,11 @@ export function startCatalogSync({
     state.initialized = true;
   }
 
-  /** Pulls the store's changes, and the indexer's when `chain` (all of its rows when `full`). */
-  async function pullRows(chain: boolean, full = false): Promise<void> {
+  /** Pulls the store's changes, and those of the indexer's projections in `chain` (all of their rows when `full`). */
+  async function pullRows(chain: ReadonlySet<WatchedProjection>, full = false): Promise<void> {
     await pullStore();
-    if (chain) {
-      await pullResources(full);
-      await pullRevenue(full);
-    }
+    if (chain.has("resource")) await pullResources(full);
+    if (chain.has("revenue")) await pullRevenue(full);
     state.lastSyncAt = Date.now();
   }
 
@@ -249,10 +261,13 @@ export function startCatalogSync({
 
   return {
     state,
-    /** Pulls now (after any pull in flight); used by publish to see its own registration without waiting a tick. */
+    /**
+     * Pulls now (after any pull in flight), asking where the indexer stands and reading both projections' changes
+     * whatever was pushed: afterwards `state.indexedBlock` is a block the catalog has every change of.
+     */
     async syncNow(): Promise<void> {
       await running;
-      await syncOnce();
+      await syncOnce(false, true);
     },
     async stop(): Promise<void> {
       stopped = true;
