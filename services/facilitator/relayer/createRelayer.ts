@@ -8,6 +8,7 @@ import type { BatchBook } from "./batchBook.ts";
 import { BATCH_BASE_GAS, EXACT_GAS, itemGas, STRIKE_GAS } from "./batchGas.ts";
 import type { Pending } from "./createDebitQueue.ts";
 import { createDebitQueue } from "./createDebitQueue.ts";
+import { createReceiptWatcher } from "./createReceiptWatcher.ts";
 import type { Lane } from "./createSignerLanes.ts";
 import { createSignerLanes } from "./createSignerLanes.ts";
 import type { DebitItem } from "./debitItem.ts";
@@ -58,6 +59,7 @@ export function createRelayer(p: RelayerParameters) {
   const errorAbis = [escrowAbi, registryAbi];
   const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey);
   const fees = cachedRead(p.feeCacheMs ?? 1_000, () => publicClient.estimateFeesPerGas());
+  const receipts = createReceiptWatcher(publicClient);
   const queue = createDebitQueue({
     batchWindowMs: p.batchWindowMs,
     batchMaxItems: p.batchMaxItems,
@@ -71,6 +73,7 @@ export function createRelayer(p: RelayerParameters) {
       publicClient,
       account: lane.account,
       nonces: lane.nonces,
+      receipts,
       to,
       data,
       gas,

@@ -5,18 +5,22 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { serviceChain } from "../../protocol/chain.ts";
+import type { ReceiptWatcher } from "./createReceiptWatcher.ts";
+import { createReceiptWatcher } from "./createReceiptWatcher.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
 
 describe("relayer transactions", function () {
   let chain: LocalChain;
   let publicClient: PublicClient;
+  let receipts: ReceiptWatcher;
   const account = privateKeyToAccount(devKey(ROLE.relayer2));
 
   before(async function () {
     chain = await startLocalChain();
     const transport = http(chain.rpcUrl, { retryCount: 0 });
     publicClient = createPublicClient({ chain: serviceChain(chain.rpcUrl), transport }) as PublicClient;
+    receipts = createReceiptWatcher(publicClient, 20);
   });
 
   after(async function () {
@@ -37,6 +41,7 @@ describe("relayer transactions", function () {
         publicClient,
         account,
         nonces,
+        receipts,
         to: to(),
         data: "0x",
         gas: 30_000n,
@@ -63,6 +68,7 @@ describe("relayer transactions", function () {
       publicClient,
       account,
       nonces,
+      receipts,
       to: to(),
       data: "0x",
       gas: 30_000n,
@@ -81,6 +87,7 @@ describe("relayer transactions", function () {
         publicClient,
         account,
         nonces,
+        receipts,
         to: to(),
         data: "0x",
         gas: 30_000n,
@@ -96,6 +103,7 @@ describe("relayer transactions", function () {
       publicClient,
       account,
       nonces,
+      receipts,
       to: to(),
       data: "0x",
       gas: 30_000n,
@@ -114,6 +122,7 @@ describe("relayer transactions", function () {
           publicClient,
           account,
           nonces,
+          receipts,
           to: to(),
           data: "0x",
           gas: 30_000n,

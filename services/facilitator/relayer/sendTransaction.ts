@@ -1,6 +1,7 @@
 import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt } from "viem";
 import { defined } from "../../protocol/defined.ts";
 import { BaseError } from "../../protocol/errors.ts";
+import type { ReceiptWatcher } from "./createReceiptWatcher.ts";
 import type { NonceManager } from "./nonceManager.ts";
 
 export type SendTransactionParameters = {
@@ -8,6 +9,8 @@ export type SendTransactionParameters = {
   /** The signer: transactions are signed locally and sent raw, so a send is one RPC call. */
   account: LocalAccount;
   nonces: NonceManager;
+  /** Where the receipt is awaited: the relayer's one watcher, which asks for every transaction's once per block. */
+  receipts: ReceiptWatcher;
   to: Address;
   data: Hex;
   gas: bigint;
@@ -53,7 +56,7 @@ export class TransactionRevertedError extends BaseError {
  * Sends a transaction on the signer's nonce lane and waits for its receipt; if it is not mined in time it is
  * replaced (same nonce, fees raised by a quarter) and whichever version is mined is returned. The lane is held
  * only while the nonce is assigned and the transaction broadcast, so transactions of one signer pipeline.
- * @example const receipt = await sendTransaction({ publicClient, account, nonces, to, data, gas, receiptTimeoutMs })
+ * @example const receipt = await sendTransaction({ publicClient, account, nonces, receipts, to, data, gas, receiptTimeoutMs })
  */
 export async function sendTransaction(p: SendTransactionParameters): Promise<TransactionReceipt> {
   let fees: Fees;
@@ -83,7 +86,7 @@ export async function sendTransaction(p: SendTransactionParameters): Promise<Tra
     .finally(() => p.onBroadcast?.());
   const hashes: Hex[] = [hash];
   for (let attempt = 0; ; attempt++) {
-    const receipt = await firstReceipt(p.publicClient, hashes, p.receiptTimeoutMs);
+    const receipt = await p.receipts.firstReceipt(hashes, p.receiptTimeoutMs);
     if (receipt) return receipt;
     if (attempt >= (p.replacements ?? 2)) break;
     maxFeePerGas = (maxFeePerGas * 125n) / 100n + 1n;
@@ -96,21 +99,4 @@ export async function sendTransaction(p: SendTransactionParameters): Promise<Tra
   }
   p.nonces.resync();
   throw new ChainUnavailableError(`transaction with nonce ${nonce} was not mined after replacements`);
-}
-
-async function firstReceipt(client: PublicClient, hashes: readonly Hex[], timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 5;
-  while (Date.now() < deadline) {
-    for (const hash of hashes) {
-      const receipt = await client.getTransactionReceipt({ hash }).catch((error: { name?: string }) => {
-        if (error.name === "TransactionReceiptNotFoundError") return null;
-        throw error;
-      });
-      if (receipt) return receipt;
-    }
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 500);
-  }
-  return null;
 }
