@@ -168,7 +168,7 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
       .join(" | ")} |`,
     `| window (s) | ${loadsOf.map(({ l }) => l.windowSeconds.toFixed(1)).join(" | ")} |`,
     `| Ponder ms per paid call | ${loadsOf.map(({ l }) => ponderMsPerCall(l).toFixed(2)).join(" | ")} |`,
-    ...["facilitator" as const, "host" as const, "workerd" as const].map(
+    ...(["facilitator", "host", "workerd", "chain", "marketplace"] as const).map(
       (part) =>
         `| ${part} ms per paid call | ${loadsOf.map(({ l }) => ((l.cpu[part] * 1000) / Math.max(l.run.paidIndices.length, 1)).toFixed(2)).join(" | ")} |`,
     ),
