@@ -1,6 +1,7 @@
 import { registerHooks } from "node:module";
 import { memoizeBloom } from "./bloomMemo.ts";
 import { addLoadKeys, loadKeysBeforeBulkInsert } from "./bulkInsertLookup.ts";
+import { sampleEventLoopLess } from "./eventLoopPrecision.ts";
 import { createLiveQueryTableOnce } from "./liveQueryTable.ts";
 import { checkpointPonderPglite } from "./pgliteCheckpoints.ts";
 import { fixRealtimeCache } from "./realtimeCacheFix.ts";
@@ -19,6 +20,7 @@ export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) 
   { module: /\/ponder\/dist\/esm\/utils\/pglite\.js$/, patch: checkpointPonderPglite },
   { module: /\/ponder\/dist\/esm\/runtime\/multichain\.js$/, patch: createLiveQueryTableOnce },
   { module: /\/ponder\/dist\/esm\/runtime\/omnichain\.js$/, patch: createLiveQueryTableOnce },
+  { module: /\/ponder\/dist\/esm\/internal\/metrics\.js$/, patch: sampleEventLoopLess },
 ];
 
 registerHooks({
