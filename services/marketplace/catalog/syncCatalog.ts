@@ -15,7 +15,10 @@ import type { Catalog } from "./createCatalog.ts";
 
 const PAGE = 5_000;
 
-/** While the indexer pushes its changes, how often its projections are still pulled, in case a push was missed. */
+/**
+ * While the indexer pushes its changes, how often it is still asked where it stands and both projections pulled, in
+ * case a push was missed.
+ */
 export const INDEXER_CHECK_WHILE_WATCHING_MS = 5_000;
 
 /** How long after a failed subscription to the indexer's changes the sync subscribes again. */
@@ -28,7 +31,7 @@ export type SyncCatalogParameters = {
   logger: Logger;
   intervalMs: number;
   resyncIntervalMs: number;
-  /** How often the projections are pulled unpushed while the indexer's pushes arrive (INDEXER_CHECK_WHILE_WATCHING_MS). */
+  /** How often a checked pull runs while the indexer's pushes arrive (INDEXER_CHECK_WHILE_WATCHING_MS). */
   indexerCheckMs?: number;
 };
 
@@ -200,12 +203,13 @@ export function startCatalogSync({
    * One pull; a full one rebuilds the chain facts. While the indexer pushes its changes, a projection is pulled after
    * a push of it (a block of debits moves `revenue` alone), and the indexer is asked where it stands only every
    * `indexerCheckMs` (or when `checked`), with both projections pulled then: Ponder serves live queries only once
-   * ready, and a push means rows moved, so the changed rows are pulled without asking where the indexer stands (it may
-   * write a block's checkpoint after its rows); a push during this pull makes the next one pull again. Without a subscription, while the indexer's block stays the one the last
-   * pull started at, its projections cannot have changed: only the store is pulled, and the indexer is asked one
-   * question, not four. (Polling every 100 ms, an idle stack spent a sixth of a core on the marketplace's pulls and
-   * the indexer's answers; asking for the indexer's block every second while subscribed, with the test network's
-   * block every 500 ms, still pulled both projections each second.)
+   * ready, and a push means rows moved, so the changed rows are pulled without asking where the indexer stands (it
+   * may write a block's checkpoint after its rows); a push during this pull makes the next one pull again. Without a
+   * subscription, while the indexer's block stays the one the last pull started at, its projections cannot have
+   * changed: only the store is pulled, and the indexer is asked one question, not four. (Polling every 100 ms, an idle
+   * stack spent a sixth of a core on the marketplace's pulls and the indexer's answers; asking for the indexer's block
+   * every second while subscribed, with the test network's block every 500 ms, still pulled both projections each
+   * second.)
    */
   async function syncOnce(full = false, checked = false): Promise<void> {
     const resync = full || Date.now() - lastResync >= resyncIntervalMs;
