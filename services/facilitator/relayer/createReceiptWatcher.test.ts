@@ -45,7 +45,7 @@ describe("the relayer's receipt watcher", function () {
   }
 
   it("takes a transaction mined at once with one question, and no watching", async function () {
-    const watcher = createReceiptWatcher(publicClient, 20);
+    const watcher = createReceiptWatcher(publicClient, { pollMs: 20 });
     const [hash] = await send(1);
     asked.clear();
     const receipt = await watcher.firstReceipt([hash as Hex], 5_000);
@@ -55,7 +55,8 @@ describe("the relayer's receipt watcher", function () {
 
   it("looks for every awaited transaction once per new block, not on a clock of its own", async function () {
     const pollMs = 20;
-    const watcher = createReceiptWatcher(publicClient, pollMs);
+    // No look on the clock alone here: every look the count below expects is the watcher's own.
+    const watcher = createReceiptWatcher(publicClient, { pollMs, staleMs: 60_000 });
     await automine(false);
     try {
       // The first awaited transaction starts the watcher, which has seen no head yet: it is looked for on the first
@@ -84,8 +85,31 @@ describe("the relayer's receipt watcher", function () {
     }
   });
 
+  it("still finds a mined transaction when the node's head stands still (a lagging backend answers it)", async function () {
+    // A head that never moves, as from a backend behind a load balancer that stopped following the chain: the
+    // receipt, answered by another backend, must still be found, not given up at the deadline and replaced.
+    const stuck = await publicClient.getBlockNumber({ cacheTime: 0 });
+    const lagging = new Proxy(publicClient, {
+      get: (target, key, receiver) =>
+        key === "getBlockNumber" ? async () => stuck : Reflect.get(target, key, receiver),
+    });
+    const watcher = createReceiptWatcher(lagging, { pollMs: 20, staleMs: 200 });
+    await automine(false);
+    try {
+      const [hash] = await send(1);
+      const started = Date.now();
+      const receipt = watcher.firstReceipt([hash as Hex], 10_000);
+      await sleep(300);
+      await mine();
+      expect((await receipt)?.transactionHash).to.equal(hash);
+      expect(Date.now() - started, "found within a stale period of the mining, not at the deadline").to.be.below(2_000);
+    } finally {
+      await automine(true);
+    }
+  });
+
   it("answers null once the wait is over and stops watching", async function () {
-    const watcher = createReceiptWatcher(publicClient, 20);
+    const watcher = createReceiptWatcher(publicClient, { pollMs: 20 });
     await automine(false);
     try {
       const [hash] = await send(1);
@@ -101,7 +125,7 @@ describe("the relayer's receipt watcher", function () {
   });
 
   it("rejects every wait when the node cannot be asked, and serves again once it can", async function () {
-    const watcher = createReceiptWatcher(publicClient, 20);
+    const watcher = createReceiptWatcher(publicClient, { pollMs: 20 });
     await automine(false);
     try {
       const hashes = await send(2);

@@ -20,7 +20,7 @@ describe("relayer transactions", function () {
     chain = await startLocalChain();
     const transport = http(chain.rpcUrl, { retryCount: 0 });
     publicClient = createPublicClient({ chain: serviceChain(chain.rpcUrl), transport }) as PublicClient;
-    receipts = createReceiptWatcher(publicClient, 20);
+    receipts = createReceiptWatcher(publicClient, { pollMs: 20 });
   });
 
   after(async function () {
