@@ -88,22 +88,19 @@ for (let run = 0; run < RUNS; run++) {
 }
 
 const restParts = [...STACK_PARTS, "other"] as const;
-const measuredRest = results.filter((r) => r.idle !== null);
-const restTable = measuredRest.length
+const restRows = results.flatMap(({ idle }, i) =>
+  idle
+    ? [`| ${i + 1} | ${restParts.map((part) => msPerSecond(idle[part])).join(" | ")} | ${msPerSecond(total(idle))} |`]
+    : [],
+);
+const restTable = restRows.length
   ? `
 CPU of the stack at rest, ms per second (no traffic; ${IDLE_SECONDS} s from /proc, starting ${SETTLE_MS / 1000} s after
 ready; the chain mines a block every ${process.env.CHAIN_MINING === "auto" ? "transaction" : "500 ms"}):
 
 | run | ${restParts.join(" | ")} | all |
 |---|${restParts.map(() => "---|").join("")}---|
-${results
-  .map((r, i) =>
-    r.idle
-      ? `| ${i + 1} | ${restParts.map((part) => msPerSecond(r.idle?.[part] ?? 0)).join(" | ")} | ${msPerSecond(total(r.idle))} |`
-      : "",
-  )
-  .filter(Boolean)
-  .join("\n")}
+${restRows.join("\n")}
 `
   : "";
 
