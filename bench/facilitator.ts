@@ -1,4 +1,3 @@
-import pg from "pg";
 import type { Hex, LocalAccount } from "viem";
 import { parseEventLogs, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -14,6 +13,7 @@ import { stopChild } from "../services/stack/childProcess.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
 import { ROLE, startLocalChain } from "../testkit/chain/localChain.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../testkit/facilitator/startFacilitator.ts";
+import { testSchema } from "../testkit/postgres/testPostgres.ts";
 import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
 
@@ -27,7 +27,7 @@ parseCommandLine(
 
 Signature verification on one core, POST /verify throughput and settle throughput on the local chain; writes the
 "Facilitator" section of docs/benchmarks.md. Environment: BENCH_SIGNATURES (3000), BENCH_VERIFIES (4000),
-BENCH_CONCURRENCY (128), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres).`,
+BENCH_CONCURRENCY (128), BENCH_DATABASE_URL (the tests' PostgreSQL: TEST_DATABASE_URL, else 127.0.0.1:5432, else one started for the run).`,
   {},
 );
 
@@ -115,7 +115,7 @@ const viemSigning = await signingCpuMs(privateKeyToAccount(relayerKey));
 const oursSigning = await signingCpuMs(signingAccount(relayerKey));
 
 const { token } = chain.contracts;
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 
 /** Funds fresh buyers, starts a facilitator in its own process on `store`, and measures verify and settle. */
 async function measure(store: Record<string, string>) {
@@ -190,27 +190,14 @@ async function measure(store: Record<string, string>) {
   }
 }
 
-const schema = `facilitator_bench_${process.pid}`;
 const pglite = await measure({ DATA_DIR: "memory://" });
-let postgres: Awaited<ReturnType<typeof measure>> | null = null;
-try {
-  postgres = await measure({ DATABASE_URL, DATABASE_SCHEMA: schema });
-} catch (error) {
-  log(`PostgreSQL run skipped: ${(error as Error).message.split("\n")[0]}`);
-} finally {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client
-    .connect()
-    .then(() => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
-    .catch(() => {});
-  await client.end().catch(() => {});
-}
+const db = await testSchema("facilitator_bench");
+const postgres = await measure({ DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema }).finally(() => db.drop());
 await chain.close();
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const met = (ok: boolean) => (ok ? "met" : "not met");
-const best = (operation: "verify" | "settle") =>
-  Math.max(pglite[operation].perSecond, postgres?.[operation].perSecond ?? 0);
+const best = (operation: "verify" | "settle") => Math.max(pglite[operation].perSecond, postgres[operation].perSecond);
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const markdown = `
 ## Facilitator
@@ -236,8 +223,12 @@ End to end over HTTP (${fmt(VERIFIES)} payments, ${BUYERS} buyers, ${CONCURRENCY
 
 | store | operation | per second | p50 | p99 |
 |---|---|---|---|---|
-${[["PGlite (embedded)", pglite], ["PostgreSQL", postgres] as const]
-  .filter((row): row is [string, NonNullable<typeof postgres>] => row[1] !== null)
+${(
+  [
+    ["PGlite (embedded)", pglite],
+    ["PostgreSQL", postgres],
+  ] as const
+)
   .flatMap(([name, r]) => [
     `| ${name} | \`POST /verify\` (decode, signature, chain read, per-buyer lock, reserve) | ${fmt(r.verify.perSecond)} | ${ms(r.verify.p50)} | ${ms(r.verify.p99)} |`,
     `| ${name} | \`POST /settle\` (debit mined on chain, receipt stored) | ${fmt(r.settle.perSecond)} | ${ms(r.settle.p50)} | ${ms(r.settle.p99)} |`,
@@ -246,7 +237,7 @@ ${[["PGlite (embedded)", pglite], ["PostgreSQL", postgres] as const]
 
 Batching (PGlite run): ${pglite.items} debits in ${pglite.batches} transactions (${(pglite.items / Math.max(pglite.batches, 1)).toFixed(1)} per batch, ${pglite.skipped} items skipped), ${fmt(Number(pglite.gas) / Math.max(pglite.items, 1))} gas per debit including each transaction's 21,000 base. A signer cuts its next batch when its previous one has been broadcast, so batches grow with the load.
 
-Against the facilitator's targets: signature verification on one core ${fmt(oursNative)}/s (target ≥ 2,000: ${met(oursNative >= 2000)}); the whole \`POST /verify\` (decode, signature, chain read, per-buyer lock, reservation) ${fmt(best("verify"))}/s at best, ${met(best("verify") >= 2000)} against the same figure; debits ${fmt(pglite.settle.perSecond)}/s with PGlite${postgres ? ` and ${fmt(postgres.settle.perSecond)}/s with PostgreSQL` : ""} (target ≥ 500 sustained: ${met(best("settle") >= 500)}${postgres && pglite.settle.perSecond < 500 && postgres.settle.perSecond >= 500 ? " with PostgreSQL, not with the embedded PGlite" : ""}). Gas per batched debit: docs/gas.md.
+Against the facilitator's targets: signature verification on one core ${fmt(oursNative)}/s (target ≥ 2,000: ${met(oursNative >= 2000)}); the whole \`POST /verify\` (decode, signature, chain read, per-buyer lock, reservation) ${fmt(best("verify"))}/s at best, ${met(best("verify") >= 2000)} against the same figure; debits ${fmt(pglite.settle.perSecond)}/s with PGlite and ${fmt(postgres.settle.perSecond)}/s with PostgreSQL (target ≥ 500 sustained: ${met(best("settle") >= 500)}${pglite.settle.perSecond < 500 && postgres.settle.perSecond >= 500 ? " with PostgreSQL, not with the embedded PGlite" : ""}). Gas per batched debit: docs/gas.md.
 `;
 writeBenchSection("facilitator", markdown);
 process.stdout.write(markdown);

@@ -63,6 +63,7 @@ const nodeArgs = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] :
 const METRICS_FILE = process.env.BENCH_METRICS_FILE;
 /** PostgreSQL server for Ponder's store (a database per run); PGlite when unset. */
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || undefined;
+if (POSTGRES_URL) process.env.TEST_DATABASE_URL = POSTGRES_URL;
 /** Where Ponder's PGlite directory is made (e.g. /dev/shm for tmpfs); the OS's temporary directory when unset. */
 const PGLITE_ROOT = process.env.BENCH_PGLITE_ROOT || undefined;
 /** Which variants to measure: `installed`, `patched` (default both). */
@@ -137,7 +138,7 @@ async function startTimed(chain: LocalChain, variant: Variant, cpus: string | un
     pollingMs: POLLING_MS,
     cpus,
     nodeArgs,
-    postgresUrl: POSTGRES_URL,
+    postgres: POSTGRES_URL !== undefined,
     dataRoot: PGLITE_ROOT,
     patched: variant.patched,
   });

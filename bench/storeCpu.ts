@@ -12,6 +12,8 @@ import { escrowReservation, paidCallReceipts } from "../testkit/facilitator/stor
 export type StoreCpu = { reserve: number; commit: number; mined: number; book: number; total: number };
 
 const ESCROW: Address = `0x${"e5".repeat(20)}`;
+/** The hash of a page's last block and of the start block: the store keeps them, the follower checks them. */
+const HASH: Hex = `0x${"ab".repeat(32)}`;
 const CAP = 20_000n;
 const AMOUNT = 10_200n;
 
@@ -31,9 +33,9 @@ export async function measureStoreCpu(
   const resourceId = hex(0x5e);
   const buyers = Array.from({ length: p.buyers }, (_, i) => hex(0xb0000 + i, 20) as Address);
   const now = Math.floor(Date.now() / 1000);
-  await resetBook(store, ESCROW, 1n);
+  await resetBook(store, ESCROW, 1n, HASH);
   const deposits = buyers.map((buyer) => ({ kind: "deposited" as const, buyer, block: 1n, balance: 10n ** 15n }));
-  await advanceBook(store, { from: 1n, to: 1n, events: deposits, currentAt: now });
+  await advanceBook(store, { toHash: HASH, from: 1n, to: 1n, events: deposits, currentAt: now });
   const cpu = { reserve: 0, commit: 0, mined: 0, book: 0 };
   const timed = async (part: keyof typeof cpu, work: () => Promise<unknown>) => {
     const start = process.cpuUsage();
@@ -106,7 +108,9 @@ export async function measureStoreCpu(
       fromBalance: true,
       timestamp: BigInt(now),
     }));
-    await timed("book", () => advanceBook(store, { from: block, to: block, events: debits, currentAt: now }));
+    await timed("book", () =>
+      advanceBook(store, { toHash: HASH, from: block, to: block, events: debits, currentAt: now }),
+    );
   }
   const per = (ms: number) => ms / p.calls;
   return {

@@ -4,6 +4,7 @@ import type { Store } from "../services/facilitator/store/createStore.ts";
 import { createStore } from "../services/facilitator/store/createStore.ts";
 import type { StoredResponse } from "../services/facilitator/store/reservations.ts";
 import { parseCommandLine } from "../services/stack/parseCommandLine.ts";
+import { openTestStore, TEST_STORES } from "../testkit/facilitator/openTestStore.ts";
 import { storePaidCalls } from "../testkit/facilitator/storePaidCalls.ts";
 import { envCount } from "./benchEnv.ts";
 import { machineLine, writeBenchSection } from "./benchReport.ts";
@@ -17,7 +18,7 @@ Bytes the facilitator's store keeps per paid call: N committed-then-mined calls 
 and PostgreSQL; and the CPU each statement of a paid call costs on PGlite (storeCpu.ts). Writes the "Store" section of
 docs/benchmarks.md. Environment: BENCH_STORE_CALLS (1000), BENCH_STORE_RESPONSE_BYTES (512, the JSON body of each
 response), BENCH_STORE_CPU_CALLS (8000), BENCH_STORE_CPU_GROUP (16, calls reserved or committed together),
-BENCH_STORE_CPU_BLOCK (128, calls mined in one block), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres).`,
+BENCH_STORE_CPU_BLOCK (128, calls mined in one block), BENCH_DATABASE_URL (the tests' PostgreSQL: TEST_DATABASE_URL, else 127.0.0.1:5432, else one started for the run).`,
   {},
 );
 
@@ -27,7 +28,7 @@ const CPU_CALLS = envCount("BENCH_STORE_CPU_CALLS", 8000);
 const CPU_GROUP = envCount("BENCH_STORE_CPU_GROUP", 16);
 const CPU_BLOCK = envCount("BENCH_STORE_CPU_BLOCK", 128);
 const CPU_BUYERS = 64;
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+if (process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 /** Calls stored together, as a relayer batch lands them. */
 const GROUP = 50;
 const NOW = 1_800_000_000;
@@ -122,21 +123,16 @@ async function measure(store: Store): Promise<Figures> {
   };
 }
 
-const schema = `bench_store_rows_${process.pid}`;
 const lines = [
   "| store | live row bytes per call: rows × bytes per row | columns of 100 B or more, per call | table + index bytes per call | after VACUUM FULL | WAL bytes per call |",
   "| --- | --- | --- | --- | --- | --- |",
 ];
-for (const [kind, open] of [
-  ["PGlite", () => createStore({ dataDir: "memory://" })],
-  ["PostgreSQL", () => createStore({ databaseUrl: DATABASE_URL, schema })],
-] as const) {
-  const store = await open();
+for (const kind of TEST_STORES) {
+  const store = await openTestStore(kind);
   try {
     const f = await measure(store);
     lines.push(`| ${kind} | ${f.rows} | ${f.columns} | ${f.relation} | ${f.vacuumed} | ${f.wal} |`);
   } finally {
-    if (store.kind === "postgres") await store.query(`DROP SCHEMA ${schema} CASCADE`);
     await store.close();
   }
 }

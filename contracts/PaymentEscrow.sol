@@ -4,7 +4,7 @@ pragma solidity ^0.8.28;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {AccessControlDefaultAdminRules} from "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
@@ -20,8 +20,10 @@ import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
 /// Withdrawals take `WITHDRAWAL_DELAY`, longer than any reservation the facilitator holds, so funds
 /// cannot leave from under a live reservation. A tighter spend limit likewise waits `SPEND_LIMIT_DELAY` before it
 /// may be applied, so that nothing a buyer does after the facilitator committed a debit can make that debit fail
-/// on chain. Pausing stops debits, never withdrawals, spend limits or claims.
-contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGuard, EIP712 {
+/// on chain. Pausing stops debits, never withdrawals, spend limits or claims. The admin role moves only in two steps
+/// with a delay (AccessControlDefaultAdminRules), longer than WITHDRAWAL_DELAY by default, so buyers see a new admin
+/// coming in time to leave.
+contract PaymentEscrow is IPaymentEscrow, AccessControlDefaultAdminRules, Pausable, ReentrancyGuard, EIP712 {
     using SafeERC20 for IERC20;
 
     bytes32 public constant RELAYER_ROLE = keccak256("RELAYER_ROLE");
@@ -168,24 +170,23 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// @param registry_ The resource registry that names each resource's payout and status.
     /// @param treasury_ Receives the fee share.
     /// @param feeBps_ The initial fee, below 5000.
-    /// @param admin Holds DEFAULT_ADMIN_ROLE and PAUSER_ROLE.
+    /// @param admin Holds DEFAULT_ADMIN_ROLE (the only one to hold it) and PAUSER_ROLE.
+    /// @param adminDelay Seconds a transfer of DEFAULT_ADMIN_ROLE waits between its two steps.
     constructor(
         IERC20 token_,
         IResourceRegistry registry_,
         address treasury_,
         uint16 feeBps_,
-        address admin
-    ) EIP712("ServiceEscrow", "1") {
-        if (address(token_) == address(0) || address(registry_) == address(0) || admin == address(0)) {
-            revert ZeroAddress();
-        }
+        address admin,
+        uint48 adminDelay
+    ) AccessControlDefaultAdminRules(adminDelay, admin) EIP712("ServiceEscrow", "1") {
+        if (address(token_) == address(0) || address(registry_) == address(0)) revert ZeroAddress();
         if (feeBps_ >= FEE_BPS_LIMIT) revert FeeTooHigh(feeBps_);
         token = token_;
         registry = registry_;
         feeBps = feeBps_;
         lastFeeChangeAt = uint64(block.timestamp);
         _setTreasury(treasury_);
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _grantRole(PAUSER_ROLE, admin);
     }
 
@@ -761,7 +762,8 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
     /// for an account with code, ERC-1271 with at most ERC1271_GAS_LIMIT gas and only the first 32 bytes of its
     /// answer copied, so that a failing wallet costs a bounded amount and is skipped in a batch. The wallet is shown
     /// `signature` as sent (an empty one too: some wallets answer it for a hash they approved), or, when `packed`,
-    /// the 65 bytes r, s, v that a compact item was packed from.
+    /// the 65 bytes r, s, v that a compact item was packed from. A check that fails without having had its
+    /// ERC1271_GAS_LIMIT reverts SignatureCheckOutOfGas: the transaction was short of gas, the signature may be good.
     function _isValidSignature(
         address signer,
         bytes32 hash,
@@ -786,7 +788,13 @@ contract PaymentEscrow is IPaymentEscrow, AccessControl, Pausable, ReentrancyGua
             returnSize := returndatasize()
             returnValue := mload(0x00)
         }
-        return success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector);
+        if (success && returnSize >= 0x20 && returnValue == bytes32(IERC1271.isValidSignature.selector)) return true;
+        // With G gas at the call the wallet gets min(ERC1271_GAS_LIMIT, G - G/64). Given less than the limit, it had
+        // G - G/64 < ERC1271_GAS_LIMIT, so once it has used what it got at most G/64 < ERC1271_GAS_LIMIT/63 is left;
+        // given the limit, G - ERC1271_GAS_LIMIT >= ERC1271_GAS_LIMIT/63 is left, less the few opcodes since the call
+        // (which at worst blames a wallet that had its limit on the gas: a retry with more gas then skips it).
+        if (gasleft() < ERC1271_GAS_LIMIT / 63) revert SignatureCheckOutOfGas(signer);
+        return false;
     }
 
     /// @dev Puts a limit in force; the current window (its start and what it has spent) carries over. The account's

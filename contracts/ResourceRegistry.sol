@@ -4,7 +4,7 @@ pragma solidity ^0.8.28;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {AccessControlDefaultAdminRules} from "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
@@ -17,7 +17,11 @@ import {IResourceRegistry} from "./interfaces/IResourceRegistry.sol";
 /// and slashes the bond after `strikeThreshold` of them. A marketplace registers for a creator with `registerFor`,
 /// on the creator's EIP-712 consent, posting the creator's own bond in the same transaction. Uses only ERC-721
 /// `ownerOf` of the identity registry, so the canonical ERC-8004 deployment serves as well as ours.
-contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, EIP712 {
+/// What the privileged roles can do is bounded: a strike policy needs at least `MIN_STRIKE_THRESHOLD` strikes for a
+/// slash of at most `MAX_SLASH_BPS` of the bond, a resource is slashed at most once per `SLASH_INTERVAL` however many
+/// strikes FACILITATOR_ROLE sends, and the admin role moves only in two steps with a delay
+/// (AccessControlDefaultAdminRules).
+contract ResourceRegistry is IResourceRegistry, AccessControlDefaultAdminRules, ReentrancyGuard, EIP712 {
     using SafeERC20 for IERC20;
 
     bytes32 public constant FACILITATOR_ROLE = keccak256("FACILITATOR_ROLE");
@@ -29,6 +33,14 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     );
     uint256 public constant MAX_SLUG_BYTES = 64;
     uint16 public constant BPS = 10_000;
+    /// @notice The fewest strikes a policy may slash at: no single strike (nor two) costs a creator any bond.
+    uint32 public constant MIN_STRIKE_THRESHOLD = 3;
+    /// @notice The largest share of the bond one slash may take (half): no policy takes a whole bond at once.
+    uint16 public constant MAX_SLASH_BPS = 5_000;
+    /// @notice A resource is slashed at most once in this time: strikes in between count, and the first strike at or
+    /// past the threshold after it slashes. It bounds what a burst of strikes (a compromised FACILITATOR_ROLE) can take
+    /// to one slash, leaving the admin a day to revoke the key.
+    uint256 public constant SLASH_INTERVAL = 1 days;
 
     IERC20 public immutable token;
     IERC721 public immutable identity;
@@ -43,16 +55,17 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
 
     mapping(bytes32 resourceId => Resource) private _resources;
     mapping(uint256 agentId => bytes32 resourceId) public resourceOfAgent;
-    mapping(bytes32 idemKey => bool) public strikeRecorded;
+    mapping(bytes32 strikeKey => bool) public strikeRecorded;
 
     /// @param token_ The stablecoin bonds are posted in.
     /// @param identity_ The ERC-8004 identity registry.
     /// @param treasury_ Receives slashed bonds.
-    /// @param admin Holds DEFAULT_ADMIN_ROLE.
-    /// @param strikeThreshold_ Strikes that trigger a slash (>= 1).
-    /// @param slashBps_ Share of the bond slashed (<= 10000).
+    /// @param admin Holds DEFAULT_ADMIN_ROLE, the only one to hold it.
+    /// @param strikeThreshold_ Strikes that trigger a slash (>= MIN_STRIKE_THRESHOLD).
+    /// @param slashBps_ Share of the bond slashed (<= MAX_SLASH_BPS).
     /// @param minBond_ Bond required to reactivate a resource.
     /// @param bondWithdrawalDelay_ Seconds from deactivation until the bond may be withdrawn.
+    /// @param adminDelay Seconds a transfer of DEFAULT_ADMIN_ROLE waits between its two steps.
     constructor(
         IERC20 token_,
         IERC721 identity_,
@@ -61,15 +74,13 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         uint32 strikeThreshold_,
         uint16 slashBps_,
         uint256 minBond_,
-        uint256 bondWithdrawalDelay_
-    ) EIP712("ResourceRegistry", "1") {
-        if (address(token_) == address(0) || address(identity_) == address(0) || admin == address(0)) {
-            revert ZeroAddress();
-        }
+        uint256 bondWithdrawalDelay_,
+        uint48 adminDelay
+    ) AccessControlDefaultAdminRules(adminDelay, admin) EIP712("ResourceRegistry", "1") {
+        if (address(token_) == address(0) || address(identity_) == address(0)) revert ZeroAddress();
         token = token_;
         identity = identity_;
         bondWithdrawalDelay = bondWithdrawalDelay_;
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _setTreasury(treasury_);
         _setStrikePolicy(strikeThreshold_, slashBps_, minBond_);
     }
@@ -103,6 +114,7 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         resourceId = _register(creator, registration);
         if (bond.value < minBond) revert BondTooLow(resourceId, bond.value, minBond);
         if (bond.value == 0) return resourceId;
+        _checkBondNonce(bond.nonce, resourceId);
         _creditBond(resourceId, creator, bond.value);
         // Interaction last (checks-effects-interactions): the token is the immutable stablecoin and this function is
         // nonReentrant; if the pull fails, the whole registration reverts with it.
@@ -143,6 +155,11 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     /// @inheritdoc IResourceRegistry
     function resourceIdOf(address creator, string calldata slug) public pure returns (bytes32) {
         return keccak256(abi.encode(creator, slug));
+    }
+
+    /// @inheritdoc IResourceRegistry
+    function strikeKeyOf(address buyer, bytes32 nonce) public pure returns (bytes32) {
+        return keccak256(abi.encode(buyer, nonce));
     }
 
     function _register(address creator, Registration calldata r) private returns (bytes32 resourceId) {
@@ -241,9 +258,12 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     }
 
     /// @notice Posts a bond from the creator's EIP-3009 ReceiveWithAuthorization (to = this registry), so an
-    /// operator can submit it without holding the creator's funds; it cannot be front-run.
-    /// @dev The authorization names only the registry, not the resource: `from` must be the resource's creator,
-    /// or whoever sees it first could credit it to a resource of their own and later withdraw it.
+    /// operator can submit it without holding the creator's funds. Whoever submits it, it bonds only the resource it
+    /// was signed for.
+    /// @dev The token's authorization names the registry, not the resource, so the resource is bound twice: `from` must
+    /// be the resource's creator (or whoever saw it first could credit it to a resource of their own and later
+    /// withdraw it), and the nonce must begin with the first 16 bytes of the resource id (or it could be credited to
+    /// another resource of the same creator, and a pending `registerFor` carrying it would revert).
     function postBondWithAuthorization(
         bytes32 resourceId,
         address from,
@@ -256,6 +276,7 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         Resource storage res = _requireKnown(resourceId);
         if (from != res.creator) revert NotCreator(from, res.creator);
         if (value == 0) revert ZeroAmount();
+        _checkBondNonce(nonce, resourceId);
         IERC3009(address(token)).receiveWithAuthorization(
             from,
             address(this),
@@ -283,6 +304,12 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
         token.safeTransfer(res.creator, amount);
     }
 
+    /// @dev A bond authorization bonds only the resource whose first 16 bytes begin its nonce (the other 16 are the
+    /// creator's, so that one resource can take many bonds).
+    function _checkBondNonce(bytes32 nonce, bytes32 resourceId) private pure {
+        if (bytes16(nonce) != bytes16(resourceId)) revert BondNonceBoundToOtherResource(nonce, resourceId);
+    }
+
     function _creditBond(bytes32 resourceId, address from, uint256 amount) private {
         Resource storage res = _resources[resourceId];
         res.bond += amount;
@@ -291,23 +318,30 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
 
     // ---------------------------------------------------------------- strikes
 
-    /// @notice Records a strike for the failed call `idemKey`; at `strikeThreshold` strikes a `slashBps` share
-    /// of the bond goes to the treasury, the count restarts and the resource is deactivated. Facilitator only.
+    /// @notice Records a strike for `buyer`'s failed call with payment nonce `nonce`, once per (buyer, nonce)
+    /// (`strikeKeyOf`); at `strikeThreshold` strikes a `slashBps` share of the bond goes to the treasury, the count
+    /// restarts and the resource is deactivated, at most once per `SLASH_INTERVAL` (until then strikes only count).
+    /// Facilitator only.
     function recordStrike(
         bytes32 resourceId,
-        bytes32 idemKey,
+        address buyer,
+        bytes32 nonce,
         string calldata reason
     ) external onlyRole(FACILITATOR_ROLE) nonReentrant {
         Resource storage res = _requireKnown(resourceId);
-        if (strikeRecorded[idemKey]) revert StrikeAlreadyRecorded(idemKey);
-        strikeRecorded[idemKey] = true;
+        if (buyer == address(0)) revert ZeroAddress();
+        bytes32 strikeKey = strikeKeyOf(buyer, nonce);
+        if (strikeRecorded[strikeKey]) revert StrikeAlreadyRecorded(buyer, nonce);
+        strikeRecorded[strikeKey] = true;
         uint32 strikes = res.strikes + 1;
-        emit StrikeRecorded(resourceId, idemKey, strikes, reason);
-        if (strikes < strikeThreshold) {
+        emit StrikeRecorded(resourceId, strikeKey, buyer, nonce, strikes, reason);
+        if (strikes < strikeThreshold || block.timestamp < uint256(res.slashedAt) + SLASH_INTERVAL) {
             res.strikes = strikes;
             return;
         }
         res.strikes = 0;
+        // A timestamp fits 40 bits until the year 36812.
+        res.slashedAt = uint40(block.timestamp);
         uint256 slashed = (res.bond * slashBps) / BPS;
         res.bond -= slashed;
         emit BondSlashed(resourceId, slashed, res.bond);
@@ -317,7 +351,8 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
 
     // ---------------------------------------------------------------- admin
 
-    /// @notice Sets the slashing policy. Admin only.
+    /// @notice Sets the slashing policy: at least MIN_STRIKE_THRESHOLD strikes for a slash of at most MAX_SLASH_BPS.
+    /// Admin only.
     function setStrikePolicy(
         uint32 strikeThreshold_,
         uint16 slashBps_,
@@ -357,7 +392,9 @@ contract ResourceRegistry is IResourceRegistry, AccessControl, ReentrancyGuard, 
     }
 
     function _setStrikePolicy(uint32 strikeThreshold_, uint16 slashBps_, uint256 minBond_) private {
-        if (strikeThreshold_ == 0 || slashBps_ > BPS) revert InvalidStrikePolicy(strikeThreshold_, slashBps_);
+        if (strikeThreshold_ < MIN_STRIKE_THRESHOLD || slashBps_ > MAX_SLASH_BPS) {
+            revert InvalidStrikePolicy(strikeThreshold_, slashBps_);
+        }
         strikeThreshold = strikeThreshold_;
         slashBps = slashBps_;
         minBond = minBond_;

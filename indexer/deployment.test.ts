@@ -46,6 +46,28 @@ describe("readDeployment (the indexer's contracts, from Ignition's output)", fun
     expect(found.ResourceRegistry.startBlock).to.equal(0);
   });
 
+  it("takes the start blocks npm run deploy found for a registry and an escrow bound by address", function () {
+    writeFileSync(
+      join(dir, "deployed_addresses.json"),
+      JSON.stringify({
+        "ExternalStack#ExistingIdentity": addresses["IdentityRegistry#IdentityRegistry"],
+        "ExternalStack#ExistingResourceRegistry": addresses["ResourceRegistry#ResourceRegistry"],
+        "ExternalStack#ExistingPaymentEscrow": addresses["PaymentEscrow#PaymentEscrow"],
+      }),
+    );
+    writeFileSync(
+      join(dir, "deployment.json"),
+      JSON.stringify({ startBlocks: { ResourceRegistry: 1200, PaymentEscrow: 1201 } }),
+    );
+    const found = readDeployment(join(dir, "deployed_addresses.json"));
+    expect(found.ResourceRegistry.startBlock).to.equal(1200);
+    expect(found.PaymentEscrow).to.deep.equal({
+      address: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9",
+      startBlock: 1201,
+    });
+    expect(found.IdentityRegistry.startBlock).to.equal(0);
+  });
+
   it("fails with a clear message when the output is missing or incomplete", function () {
     expect(() => readDeployment(join(dir, "nothing.json"))).to.throw(/not found.*DEPLOYED_ADDRESSES/);
     writeFileSync(

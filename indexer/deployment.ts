@@ -21,13 +21,23 @@ export const DEFAULT_DEPLOYED_ADDRESSES = resolve(
 
 /**
  * Future ids Ignition gives each contract, in the `Stack` modules (deployed here) and the `ExternalStack` module
- * (the test network's existing identity registry, bound with `contractAt`).
+ * (the test network's existing identity registry, and a registry or escrow already deployed, bound with `contractAt`).
  */
 const FUTURE_SUFFIXES: Record<IndexedContract, readonly string[]> = {
-  ResourceRegistry: ["#ResourceRegistry"],
-  PaymentEscrow: ["#PaymentEscrow"],
+  ResourceRegistry: ["#ResourceRegistry", "#ExistingResourceRegistry"],
+  PaymentEscrow: ["#PaymentEscrow", "#ExistingPaymentEscrow"],
   IdentityRegistry: ["#IdentityRegistry", "#ExistingIdentity"],
 };
+
+/** Start blocks `npm run deploy` found for contracts bound by address (`deployment.json` beside the record). */
+function recordedStartBlocks(directory: string): Partial<Record<IndexedContract, number>> {
+  const file = join(directory, "deployment.json");
+  if (!existsSync(file)) return {};
+  return (
+    (JSON.parse(readFileSync(file, "utf8")) as { startBlocks?: Partial<Record<IndexedContract, number>> })
+      .startBlocks ?? {}
+  );
+}
 
 /** Deployment blocks from Ignition's journal (`TRANSACTION_CONFIRM` receipts), by future id. */
 function journalBlocks(directory: string): Map<string, number> {
@@ -52,9 +62,9 @@ function journalBlocks(directory: string): Map<string, number> {
 
 /**
  * Reads the contracts the indexer follows from an Ignition deployment output: addresses from
- * `deployed_addresses.json`, start blocks from the deployment receipts in the `journal.jsonl` beside it (block 0
- * when there is no journal, as for a deployment written by a test harness, or for a contract bound with
- * `contractAt`, whose deployment Ignition never saw).
+ * `deployed_addresses.json`, start blocks from the deployment receipts in the `journal.jsonl` beside it, else from
+ * the `deployment.json` of `npm run deploy` (which finds the block of a contract bound by address), else block 0 (a
+ * deployment written by a test harness, or the test network's identity registry, whose deployment Ignition never saw).
  * @throws {Error} when the file is missing or lacks one of the contracts.
  * @example const { ResourceRegistry } = readDeployment(process.env.DEPLOYED_ADDRESSES)
  */
@@ -64,12 +74,16 @@ export function readDeployment(path: string = DEFAULT_DEPLOYED_ADDRESSES): Recor
   }
   const futures = JSON.parse(readFileSync(path, "utf8")) as Record<string, string>;
   const blocks = journalBlocks(dirname(path));
+  const recorded = recordedStartBlocks(dirname(path));
   const found = {} as Record<IndexedContract, DeployedContract>;
   for (const name of INDEXED_CONTRACTS) {
     const futureId = Object.keys(futures).find((id) => FUTURE_SUFFIXES[name].some((suffix) => id.endsWith(suffix)));
     if (!futureId)
       throw new Error(`deployment output ${path} has no ${name} (looked for ${FUTURE_SUFFIXES[name].join(", ")})`);
-    found[name] = { address: getAddress(futures[futureId] as string), startBlock: blocks.get(futureId) ?? 0 };
+    found[name] = {
+      address: getAddress(futures[futureId] as string),
+      startBlock: blocks.get(futureId) ?? recorded[name] ?? 0,
+    };
   }
   return found;
 }

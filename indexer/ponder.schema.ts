@@ -100,12 +100,17 @@ export const revenue = onchainTable("revenue", (t) => ({
   lastSettledBlock: t.bigint().notNull(),
 }));
 
-/** One strike (`StrikeRecorded`) against a resource's failed call. */
+/**
+ * One strike (`StrikeRecorded`) against a resource's failed call: the buyer's call with payment nonce `idemKey`,
+ * struck once under `strikeKey` = keccak256(abi.encode(buyer, idemKey)).
+ */
 export const strike = onchainTable(
   "strike",
   (t) => ({
     id: t.text().primaryKey(),
     resourceId: t.hex().notNull(),
+    strikeKey: t.hex().notNull(),
+    buyer: t.hex().notNull(),
     idemKey: t.hex().notNull(),
     strikes: t.integer().notNull(),
     reason: t.text().notNull(),

@@ -171,6 +171,11 @@ interface IPaymentEscrow {
     error ResourceInactive(bytes32 resourceId);
     /// @param buyer The account the signature should come from.
     error InvalidSignature(address buyer);
+    /// @notice A contract buyer's ERC-1271 check failed with too little gas left for it to have been given
+    /// ERC1271_GAS_LIMIT (the 63/64 rule): the transaction's gas limit decided it, not the signature, and the same
+    /// transaction with more gas may succeed. The whole transaction reverts, a batch too, so no valid debit is skipped.
+    /// @param buyer The contract buyer whose check ran short of gas.
+    error SignatureCheckOutOfGas(address buyer);
     /// @param buyer The buyer.
     /// @param balance The buyer's escrow balance.
     /// @param needed The amount needed.

@@ -24,7 +24,8 @@ interface IResourceRegistry {
     }
 
     /// @notice A creator's EIP-3009 `ReceiveWithAuthorization` (from = the creator, to = this registry) that posts
-    /// the bond in the same transaction as `registerFor`; `value` 0 (with an empty signature) posts none.
+    /// the bond in the same transaction as `registerFor`; `value` 0 (with an empty signature) posts none. Its `nonce`
+    /// begins with the first 16 bytes of the resource id it bonds (`BondNonceBoundToOtherResource`).
     struct BondAuthorization {
         uint256 value;
         uint256 validAfter;
@@ -35,7 +36,8 @@ interface IResourceRegistry {
 
     /// @notice A registered resource.
     /// @dev payout, active, strikes, deactivatedAt and retired share one slot: a debit reads one slot. `retired`: the
-    /// bond was withdrawn, so the resource can never be reactivated.
+    /// bond was withdrawn, so the resource can never be reactivated. `slashedAt`: when the bond was last slashed (0:
+    /// never), which shares the creator's slot; the next slash waits `SLASH_INTERVAL` after it.
     struct Resource {
         address payout;
         bool active;
@@ -43,6 +45,7 @@ interface IResourceRegistry {
         uint40 deactivatedAt;
         bool retired;
         address creator;
+        uint40 slashedAt;
         uint256 agentId;
         uint256 bond;
         Pricing pricing;
@@ -106,10 +109,19 @@ interface IResourceRegistry {
     event BondWithdrawn(bytes32 indexed resourceId, address indexed to, uint256 amount);
 
     /// @param resourceId The resource.
-    /// @param idemKey The failed call's payment nonce; a call is struck at most once.
+    /// @param strikeKey `strikeKeyOf(buyer, nonce)`: the failed call, struck at most once.
+    /// @param buyer The buyer of the failed call.
+    /// @param nonce The failed call's payment nonce (its idemKey), which is unique only per buyer.
     /// @param strikes The strike count after this one.
     /// @param reason Why the call failed.
-    event StrikeRecorded(bytes32 indexed resourceId, bytes32 indexed idemKey, uint32 strikes, string reason);
+    event StrikeRecorded(
+        bytes32 indexed resourceId,
+        bytes32 indexed strikeKey,
+        address indexed buyer,
+        bytes32 nonce,
+        uint32 strikes,
+        string reason
+    );
 
     /// @param resourceId The resource.
     /// @param amount The amount moved from the bond to the treasury.
@@ -162,13 +174,19 @@ interface IResourceRegistry {
     /// @param bond Its bond.
     /// @param minBond The bond required to reactivate.
     error BondTooLow(bytes32 resourceId, uint256 bond, uint256 minBond);
-    /// @param idemKey The call already struck.
-    error StrikeAlreadyRecorded(bytes32 idemKey);
-    /// @param strikeThreshold The threshold (must be >= 1).
-    /// @param slashBps The share (must be <= 10000).
+    /// @param buyer The buyer of the call already struck.
+    /// @param nonce Its payment nonce.
+    error StrikeAlreadyRecorded(address buyer, bytes32 nonce);
+    /// @param strikeThreshold The threshold (must be at least `MIN_STRIKE_THRESHOLD`).
+    /// @param slashBps The share (must be at most `MAX_SLASH_BPS`).
     error InvalidStrikePolicy(uint32 strikeThreshold, uint16 slashBps);
     /// @param resourceId A resource whose bond was withdrawn: it cannot be reactivated.
     error ResourceRetired(bytes32 resourceId);
+    /// @notice A bond authorization's nonce must begin with the first 16 bytes of the resource id it bonds, so that an
+    /// authorization seen in the mempool cannot be credited to another resource of the same creator.
+    /// @param nonce The authorization's EIP-3009 nonce.
+    /// @param resourceId The resource it was submitted for.
+    error BondNonceBoundToOtherResource(bytes32 nonce, bytes32 resourceId);
 
     /// @notice Registers a resource for `msg.sender`, who must own `registration.agentId`, and posts `minBond` of the
     /// caller's stablecoin (approved beforehand) as its bond when `minBond` is not 0.
@@ -178,8 +196,9 @@ interface IResourceRegistry {
     /// @dev The creator's EIP-712 `RegisterResource` signature covers (creator, slug, payout, category, base, perKB,
     /// max, deadline). The submitter (the marketplace) supplies `agentId`, `cardURI` and `cardHash`, which exist only
     /// after it has minted the identity and finalized the card; `agentId` must be owned by `creator`. The bond is pulled
-    /// from the creator with `bond` (a ReceiveWithAuthorization to this registry), never from the submitter, and must
-    /// be at least `minBond`: when either part fails, nothing is registered and nothing is posted. Only a holder of
+    /// from the creator with `bond` (a ReceiveWithAuthorization to this registry, its nonce bound to the resource id),
+    /// never from the submitter, and must be at least `minBond`: when either part fails, nothing is registered and
+    /// nothing is posted. Only a holder of
     /// PUBLISHER_ROLE may submit it, so nobody who copies a pending registration from the mempool can register the
     /// slug first with a card (or identity) of their choosing.
     /// @param creator The creator, who signed `signature` and `bond`.
@@ -204,4 +223,9 @@ interface IResourceRegistry {
 
     /// @notice keccak256(abi.encode(creator, slug)).
     function resourceIdOf(address creator, string calldata slug) external pure returns (bytes32);
+
+    /// @notice The key a failed call is struck under: keccak256(abi.encode(buyer, nonce)). A payment nonce is unique
+    /// only per buyer (every buyer's bitmap nonces start at index 0), so a strike names the buyer too, as the escrow's
+    /// nonce book and the facilitator's store do.
+    function strikeKeyOf(address buyer, bytes32 nonce) external pure returns (bytes32);
 }

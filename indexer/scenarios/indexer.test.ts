@@ -11,15 +11,16 @@ import {
   projections,
   waitForIndexedBlock,
 } from "../../services/projections/createProjectionsClient.ts";
-import { randomNonce } from "../../services/protocol/resourceId.ts";
+import { bitmapNonce } from "../../services/protocol/bitmapNonce.ts";
+import { bondNonce } from "../../services/protocol/bondNonce.ts";
+import { resourceIdOf } from "../../services/protocol/resourceId.ts";
+import { strikeKeyOf } from "../../services/protocol/strikeKey.ts";
 import { bondTypedData, registerResourceTypedData } from "../../services/protocol/typedData.ts";
 import { debitsOnChain } from "../../testkit/chain/debitsOnChain.ts";
 import type { LocalChain } from "../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
 import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
 import { startIndexer } from "../../testkit/indexer/startIndexer.ts";
-
-const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
  * Drives a mixed history through the contracts: registrations (plain and registerFor with a bond), escrow debits and
@@ -65,7 +66,7 @@ async function driveHistory(chain: LocalChain) {
     value: 4_000_000n,
     validAfter: 0n,
     validBefore: deadline,
-    nonce: randomNonce(),
+    nonce: bondNonce(resourceIdOf(other.address, "translate")),
   };
   const bondSignature = await chain.wallets[ROLE.other]!.signTypedData(
     bondTypedData(bondAuth, chain.addresses.registry, chain.addresses.token),
@@ -147,9 +148,17 @@ async function driveHistory(chain: LocalChain) {
   await token.write.approve([chain.addresses.registry, 1_000_000n], { account: creator });
   await token.write.mint([creator.address, 1_000_000n]);
   await registry.write.postBond([weather, 1_000_000n], { account: creator });
-  for (const label of ["s1", "s2", "s3"])
-    await registry.write.recordStrike([translate, keccak256(toHex(label)), `failed ${label}`], asFacilitator);
-  await registry.write.recordStrike([weather, keccak256(toHex("w1")), "timeout"], asFacilitator);
+  // Two buyers' calls with the same nonce are two strikes (a nonce is unique only per buyer).
+  for (const [label, by] of [
+    ["s1", buyer],
+    ["s2", other],
+    ["s3", buyer],
+  ] as const)
+    await registry.write.recordStrike(
+      [translate, by.address, label === "s3" ? bitmapNonce(1) : bitmapNonce(0), `failed ${label}`],
+      asFacilitator,
+    );
+  await registry.write.recordStrike([weather, buyer.address, keccak256(toHex("w1")), "timeout"], asFacilitator);
   await registry.write.updatePricing([weather, { base: 2_000n, perKB: 100n, max: 60_000n }], { account: creator });
   await registry.write.setPayout([weather, account(ROLE.treasury).address], { account: creator });
 
@@ -186,7 +195,7 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
 
     before(async function () {
       chain = await startLocalChain();
-      indexer = await startIndexer(chain, backend === "PostgreSQL" ? { postgresUrl: POSTGRES_URL } : {});
+      indexer = await startIndexer(chain, { postgres: backend === "PostgreSQL" });
       client = createProjectionsClient(indexer.url);
       history = await driveHistory(chain);
       await waitForIndexedBlock(client, await chain.publicClient.getBlockNumber());
@@ -273,12 +282,13 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
 
     it("records every strike, and bond changes including the slash", async function () {
       const strikes = await client.db.select().from(projections.strike).orderBy(asc(projections.strike.blockNumber));
-      expect(strikes.map((s) => [s.resourceId, s.strikes, s.reason])).to.deep.equal([
-        [history.translate, 1, "failed s1"],
-        [history.translate, 2, "failed s2"],
-        [history.translate, 3, "failed s3"],
-        [history.weather, 1, "timeout"],
+      expect(strikes.map((s) => [s.resourceId, s.buyer.toLowerCase(), s.idemKey, s.strikes, s.reason])).to.deep.equal([
+        [history.translate, history.buyer.toLowerCase(), bitmapNonce(0), 1, "failed s1"],
+        [history.translate, history.other.toLowerCase(), bitmapNonce(0), 2, "failed s2"],
+        [history.translate, history.buyer.toLowerCase(), bitmapNonce(1), 3, "failed s3"],
+        [history.weather, history.buyer.toLowerCase(), keccak256(toHex("w1")), 1, "timeout"],
       ]);
+      for (const s of strikes) expect(s.strikeKey).to.equal(strikeKeyOf({ buyer: s.buyer, nonce: s.idemKey }));
       const bonds = await client.db.select().from(projections.bond).orderBy(asc(projections.bond.blockNumber));
       expect(bonds.map((b) => [b.resourceId, b.kind, b.amount, b.bondAfter])).to.deep.equal([
         [history.translate, "posted", 4_000_000n, 4_000_000n],

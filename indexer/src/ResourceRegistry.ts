@@ -117,7 +117,9 @@ ponder.on("ResourceRegistry:StrikeRecorded", async ({ event, context }) => {
   await context.db.insert(strike).values({
     id: event.id,
     resourceId: a.resourceId,
-    idemKey: a.idemKey,
+    strikeKey: a.strikeKey,
+    buyer: a.buyer,
+    idemKey: a.nonce,
     strikes: a.strikes,
     reason: a.reason,
     blockNumber: event.block.number,

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { createPublicClient, createWalletClient, http, parseUnits } from "viem";
+import { createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { SpawnedEdrChain as EdrChain } from "../../testkit/chain/spawnEdrChain.ts";
 import { spawnEdrChain } from "../../testkit/chain/spawnEdrChain.ts";
@@ -64,6 +64,40 @@ describe("the embedded chain (startEdrChain, in a process of its own)", function
       ),
     );
     for (const [number, fee] of fees.entries()) expect(fee, `block ${number}'s base fee`).to.equal(BASE_FEE_FLOOR_WEI);
+  });
+
+  /**
+   * The relayer simulates a settlement (`eth_call`) before it sends it, and a revert is what tells a payment the chain
+   * refuses for good from an unreachable chain. EDR answers a reverting call as a result holding the revert data
+   * unless it bails on call failures, and so did this chain: every simulation passed, and a reverting `settleExact`
+   * was sent again with every retry.
+   */
+  it("answers a reverting call with an error carrying the revert, as public nodes do", async function () {
+    chain = await spawnEdrChain({ funded, mining: "auto" });
+    const admin = clientsOf(chain, keys[0]);
+    const token = await deployFiatToken({ publicClient: admin.publicClient, wallet: admin.wallet });
+    const overdraw = encodeFunctionData({
+      abi: abiOf("IFiatToken"),
+      functionName: "transfer",
+      args: [privateKeyToAccount(keys[2]).address, 1n],
+    });
+    const from = privateKeyToAccount(keys[1]).address;
+    const answer = (await (
+      await fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "eth_call",
+          params: [{ from, to: token, data: overdraw }],
+        }),
+      })
+    ).json()) as { result?: unknown; error?: { data?: { data?: unknown } } };
+    expect(answer.result, "a result").to.equal(undefined);
+    const revert = answer.error?.data?.data as Hex;
+    const reason = decodeErrorResult({ abi: [], data: revert });
+    expect(reason.args).to.deep.equal(["ERC20: transfer amount exceeds balance"]);
   });
 
   /**

@@ -86,7 +86,9 @@ export async function startEdrChain(p: StartEdrChainParameters): Promise<EdrChai
     {
       allowBlocksWithSameTimestamp: true,
       allowUnlimitedContractSize: false,
-      bailOnCallFailure: false,
+      // A reverting eth_call is an error carrying its revert, as public nodes answer it: the relayer's simulation and
+      // the ERC-1271 check tell a refusal by it (as a result, every simulation passed).
+      bailOnCallFailure: true,
       bailOnTransactionFailure: false,
       baseFeeConfig: [{ activation: { hardfork }, maxChangeDenominator: PINNED_DENOMINATOR, elasticityMultiplier: 2n }],
       chainId: BigInt(CHAIN_ID),

@@ -1,3 +1,4 @@
+import type { Address, Hex } from "viem";
 import { RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { maintainEmbedded } from "../store/maintainEmbedded.ts";
 import type { Store } from "../store/store.ts";
@@ -94,29 +95,28 @@ async function retrySettlement(ctx: FacilitatorContext, r: Reservation, now: num
 }
 
 async function sendStrikes(ctx: FacilitatorContext, now: number): Promise<void> {
+  // The instance holding the facilitator signer's lease records the strikes; the others leave them queued.
+  if (!ctx.relayer.holdsStrikeSigner()) return;
   const strikes = await ctx.store.transaction((tx) => claimStrikes(tx, now, 60));
   for (const strike of strikes) {
     try {
-      if (await ctx.chain.strikeRecorded(strike.idemKey as `0x${string}`)) {
-        await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status: "recorded" }));
+      const call = { buyer: strike.buyer as Address, nonce: strike.idemKey as Hex };
+      if (await ctx.chain.strikeRecorded(call)) {
+        await ctx.store.transaction((tx) => finishStrike(tx, strike, { status: "recorded" }));
         continue;
       }
-      const txHash = await ctx.relayer.recordStrike(
-        strike.resourceId as `0x${string}`,
-        strike.idemKey as `0x${string}`,
-        strike.reason,
-      );
-      await ctx.store.transaction((tx) => finishStrike(tx, strike.idemKey, { status: "recorded", txHash }));
+      const txHash = await ctx.relayer.recordStrike(strike.resourceId as Hex, call, strike.reason);
+      await ctx.store.transaction((tx) => finishStrike(tx, strike, { status: "recorded", txHash }));
       ctx.metrics.strikes.inc();
     } catch (error) {
       const status =
         strike.attempts >= STRIKE_ATTEMPTS || error instanceof TransactionRevertedError ? "failed" : "queued";
       const retryAt = now + RETRY_BACKOFF_SECONDS * 2 ** Math.min(strike.attempts, 5);
       await ctx.store.transaction((tx) =>
-        finishStrike(tx, strike.idemKey, { status, error: (error as Error).message.slice(0, 500), retryAt }),
+        finishStrike(tx, strike, { status, error: (error as Error).message.slice(0, 500), retryAt }),
       );
       ctx.logger.warn(
-        { idemKey: strike.idemKey, attempts: strike.attempts, err: (error as Error).message },
+        { idemKey: strike.idemKey, buyer: strike.buyer, attempts: strike.attempts, err: (error as Error).message },
         "strike not recorded",
       );
     }

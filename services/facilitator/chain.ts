@@ -1,12 +1,15 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, encodeFunctionData, http, isAddressEqual } from "viem";
+import { createPublicClient, encodeFunctionData, isAddressEqual } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
 import { BLOCK_TIME_MS } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import { findDebits } from "../protocol/findDebits.ts";
 import { readBaseFeeWei } from "../protocol/readBaseFeeWei.ts";
+import { strikeKeyOf } from "../protocol/strikeKey.ts";
 import { cachedRead } from "./cachedRead.ts";
+import type { RpcErrorObserver } from "./observedTransport.ts";
+import { rpcTransport, rpcUrlsOf } from "./observedTransport.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
@@ -52,6 +55,8 @@ export type ChainReaderParameters = {
   policyTtlMs?: number;
   /** Most blocks one `eth_getLogs` request spans (public RPCs cap the range); longer searches are paged. */
   logRangeBlocks?: number;
+  /** Told of every failed request (metrics). */
+  onRpcError?: RpcErrorObserver;
 };
 
 /** Reads of escrow, registry and token state, against one RPC endpoint. */
@@ -69,10 +74,11 @@ export function createChainReader({
   resourceTtlMs = 2_000,
   policyTtlMs = POLICY_TTL_MS,
   logRangeBlocks = 1_000,
+  onRpcError,
 }: ChainReaderParameters) {
   const publicClient = createPublicClient({
-    chain: serviceChain(rpcUrl),
-    transport: http(rpcUrl, { retryCount: 0, timeout: 5_000, batch: { wait: 0 } }),
+    chain: serviceChain(rpcUrlsOf(rpcUrl)[0] ?? rpcUrl),
+    transport: rpcTransport(rpcUrl, { retryCount: 0, timeout: 5_000, batch: { wait: 0 } }, onRpcError),
   }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
@@ -211,12 +217,13 @@ export function createChainReader({
       return false;
     },
 
-    strikeRecorded: (idemKey: Hex) =>
+    /** Whether the registry has struck the buyer's failed call with payment nonce `nonce` (its `strikeKeyOf`). */
+    strikeRecorded: (call: { buyer: Address; nonce: Hex }) =>
       publicClient.readContract({
         address: registry,
         abi: registryAbi,
         functionName: "strikeRecorded",
-        args: [idemKey],
+        args: [strikeKeyOf(call)],
       }),
 
     async isContract(address: Address): Promise<boolean> {

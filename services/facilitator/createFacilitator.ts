@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -15,10 +16,14 @@ import type { FacilitatorConfig } from "./loadFacilitatorConfig.ts";
 import { batchSettings } from "./loadFacilitatorConfig.ts";
 import { createLogger } from "./logger.ts";
 import { createFacilitatorMetrics } from "./metrics.ts";
+import type { RpcErrorObserver } from "./observedTransport.ts";
 import { createRelayer } from "./relayer/createRelayer.ts";
 import { createReservedTerms } from "./reservedTerms.ts";
 import { createStore } from "./store/createStore.ts";
+import { readBookCursor } from "./store/escrowBook.ts";
+import { readCommittedUnmined } from "./store/reservations.ts";
 import { readBookTotals, recordSettlementBook } from "./store/settlementBooks.ts";
+import { beatSignerHolder, forgetSignerLeases, holdSignerLease, releaseSignerLeases } from "./store/signerLeases.ts";
 
 export type CreateFacilitatorOptions = { clock?: Clock; logger?: Logger; backgroundIntervalMs?: number };
 
@@ -40,16 +45,21 @@ export async function createFacilitator(
     dataDir: config.DATA_DIR,
     schema: config.DATABASE_SCHEMA,
   });
+  // Created once the relayer is (it reads the relayer's balances); every use below runs after that.
+  let metrics: FacilitatorContext["metrics"];
+  const onRpcError: RpcErrorObserver = (e) => metrics.rpcErrors.inc(e);
   const chain = createChainReader({
     rpcUrl: config.RPC_URL,
     escrow: config.ESCROW_ADDRESS,
     registry: config.REGISTRY_ADDRESS,
     token: config.TOKEN_ADDRESS,
     logRangeBlocks: config.LOG_RANGE_BLOCKS,
+    onRpcError,
   });
   const clock = options.clock ?? systemClock;
   const batching = batchSettings(config);
-  let metrics: FacilitatorContext["metrics"];
+  /** This instance's name in the signer leases: new at every start, so a restart never inherits a dead run's. */
+  const holder = randomUUID();
   const relayer = createRelayer({
     rpcUrl: config.RPC_URL,
     escrow: config.ESCROW_ADDRESS,
@@ -60,6 +70,19 @@ export async function createFacilitator(
     batchMaxItems: batching.maxItems,
     minBatchIntervalMs: batching.minIntervalMs,
     receiptTimeoutMs: config.RECEIPT_TIMEOUT_MS,
+    maxFeePerGas: config.MAX_FEE_PER_GAS,
+    logger,
+    onRpcError,
+    leases: {
+      leaseMs: config.SIGNER_LEASE_SECONDS * 1000,
+      book: {
+        beat: (leaseMs) => beatSignerHolder(store, holder, leaseMs),
+        hold: (address, leaseMs) => holdSignerLease(store, holder, address, leaseMs),
+        release: (addresses) => releaseSignerLeases(store, holder, addresses),
+      },
+    },
+    onReplacement: () => metrics.replacements.inc(),
+    onCancel: (cancel) => metrics.cancels.inc({ reason: cancel.reason }),
     onBatch: (book) => {
       metrics.batchSize.observe(book.items);
       metrics.batchGas.observe(Number(book.gasUsed) / book.items);
@@ -75,10 +98,17 @@ export async function createFacilitator(
         );
     },
   });
-  metrics = createFacilitatorMetrics(
-    () => relayer.gasBalances(),
-    () => readBookTotals(store),
-  );
+  metrics = createFacilitatorMetrics({
+    gasBalances: () => relayer.gasBalances(),
+    fullBatchCost: async () => (await relayer.funding()).minimumBalance,
+    bookTotals: () => readBookTotals(store),
+    committedUnmined: () => readCommittedUnmined(store),
+    escrowBook: async () => {
+      const [head, cursor] = await Promise.all([chain.publicClient.getBlockNumber(), readBookCursor(store)]);
+      return cursor && { head, bookBlock: cursor.syncedBlock, currentAt: cursor.currentAt };
+    },
+    now: () => clock.now(),
+  });
   const ctx: FacilitatorContext = {
     store,
     chain,
@@ -101,12 +131,14 @@ export async function createFacilitator(
       logger,
       startBlock: config.ESCROW_START_BLOCK,
       maxLagSeconds: config.ESCROW_BOOK_MAX_LAG_SECONDS,
+      marginBlocks: config.ESCROW_BOOK_MARGIN_BLOCKS,
       logRangeBlocks: config.LOG_RANGE_BLOCKS,
       pollMs: BLOCK_TIME_MS,
       catchUpGapMs: BLOCK_TIME_MS / 2,
       auditMs: 30_000,
       auditSize: 8,
       onCorrection: () => metrics.bookCorrections.inc(),
+      onIncompletePage: () => metrics.bookIncompletePages.inc(),
     }),
     projections: config.INDEXER_URL ? createProjectionsClient(config.INDEXER_URL) : undefined,
   };
@@ -114,9 +146,39 @@ export async function createFacilitator(
   const readiness = async () => {
     try {
       await store.query("SELECT 1");
-      const [chainId, balances] = await Promise.all([chain.publicClient.getChainId(), relayer.gasBalances()]);
+      const [chainId, balances, funding, book] = await Promise.all([
+        chain.publicClient.getChainId(),
+        relayer.gasBalances(),
+        relayer.funding(),
+        readBookCursor(store),
+      ]);
       const lowGas = balances.filter((b) => b.balance < config.LOW_GAS_WEI).map((b) => b.address);
-      return { ready: true, chainId, lowGas };
+      const unfunded = [...new Set([...relayer.unfundedSigners(), ...funding.belowMinimum])];
+      const state = {
+        chainId,
+        lowGas,
+        unfunded,
+        minimumBalanceWei: funding.minimumBalance.toString(),
+        maxFeePerGas: funding.maxFeePerGas.toString(),
+        ...(config.MAX_FEE_PER_GAS === undefined ? {} : { maxFeePerGasCap: config.MAX_FEE_PER_GAS.toString() }),
+        escrowBook: book && {
+          block: book.syncedBlock.toString(),
+          currentAgeSeconds: Math.max(0, clock.now() - book.currentAt),
+        },
+      };
+      // Verify trusts the book only this long after it last reached the head (EscrowBookBehindError past it).
+      const bookBehind = !book || clock.now() - book.currentAt > config.ESCROW_BOOK_MAX_LAG_SECONDS;
+      if (unfunded.length > 0) return { ready: false, reason: `relayer unfunded: ${unfunded.join(", ")}`, ...state };
+      if (funding.feeAboveCap) return { ready: false, reason: "the chain's fee is above MAX_FEE_PER_GAS", ...state };
+      if (bookBehind)
+        return {
+          ready: false,
+          reason: book
+            ? `the escrow book has not reached the chain's head for ${state.escrowBook?.currentAgeSeconds} s (limit ${config.ESCROW_BOOK_MAX_LAG_SECONDS} s)`
+            : "the escrow book is being built from the chain",
+          ...state,
+        };
+      return { ready: true, ...state };
     } catch (error) {
       return { ready: false, reason: (error as Error).message.split("\n")[0] };
     }
@@ -126,6 +188,8 @@ export async function createFacilitator(
     config.CALLER_AUTH ? { enabled: true, secret: config.CALLER_AUTH_SECRET } : { enabled: false },
     readiness,
   );
+  if (store.kind === "pglite") await forgetSignerLeases(store);
+  await relayer.startLeasing();
   const server = await listen(listener, config.PORT, config.HOST);
   ctx.escrowBook.start();
   const { port } = server.address() as AddressInfo;
@@ -167,6 +231,7 @@ export async function createFacilitator(
       await pass;
       await relayer.drain();
       while (ctx.driving.size > 0) await Promise.allSettled([...ctx.driving]);
+      await relayer.stopLeasing();
       await store.close();
     },
   };

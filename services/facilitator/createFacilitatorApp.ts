@@ -11,6 +11,7 @@ import { readRevenue } from "../projections/readRevenue.ts";
 import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { isChainUnavailable } from "./chain.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
+import { RelayerCannotPayError } from "./relayer/relayerCannotPay.ts";
 import { batchListener } from "./routes/batchListener.ts";
 import type { CallerAuth } from "./routes/paymentOperations.ts";
 import { authorize, PAYMENT_OPERATIONS, payerOf } from "./routes/paymentOperations.ts";
@@ -25,9 +26,12 @@ export { HttpError, listen };
 
 /**
  * The facilitator's own expected failures beyond the shared ones: an unreachable chain, or an escrow book that is not
- * current yet, is 503 with Retry-After.
+ * current yet, or a relayer that cannot pay for new debits (unfunded, or the fee above its cap), is 503 with
+ * Retry-After.
  */
 function chainUnavailable(error: unknown): HttpError | undefined {
+  if (error instanceof RelayerCannotPayError)
+    return new HttpError(503, error.reason, error.shortMessage, { "Retry-After": "30" });
   if (error instanceof EscrowBookBehindError)
     return new HttpError(503, "chain_unavailable", error.message, { "Retry-After": "2" });
   if (!isChainUnavailable(error)) return undefined;

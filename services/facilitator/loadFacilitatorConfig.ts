@@ -1,22 +1,39 @@
 import { z } from "zod";
 import { isLoopbackHost } from "../http/isLoopbackHost.ts";
+import { parseSettings } from "../keys/parseSettings.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
+import { rpcUrlsOf } from "./observedTransport.ts";
 
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
 const flag = z.enum(["0", "1", "true", "false", "on", "off"]).transform((v) => v === "1" || v === "true" || v === "on");
+
+/** The key settings, each also given as a keystore file (`NAME_FILE`, `NAME_PASSWORD_FILE`; services/keys). */
+export const FACILITATOR_KEY_SETTINGS = { RELAYER_KEYS: "list", FACILITATOR_KEY: "one" } as const;
 
 /** Everything the facilitator reads from its environment, validated at start-up. */
 export const facilitatorEnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4020),
   HOST: z.string().default("127.0.0.1"),
-  RPC_URL: z.url(),
+  /**
+   * JSON-RPC endpoint of chain 5042002, or several, comma-separated: requests go to the best-ranked endpoint that
+   * answers, the others in turn when it fails (observedTransport.ts).
+   */
+  RPC_URL: z
+    .string()
+    .min(1)
+    .refine((value) => rpcUrlsOf(value).every((url) => z.url().safeParse(url).success), {
+      message: "a URL, or several separated by commas",
+    }),
   ESCROW_ADDRESS: addressSchema,
   REGISTRY_ADDRESS: addressSchema,
   TOKEN_ADDRESS: addressSchema,
   /** The Ponder indexer (its base URL); `GET /revenue/:resourceId` reads the chain-derived projections there. */
   INDEXER_URL: z.url().optional(),
-  /** Comma-separated private keys of the relayer pool; each signer has its own nonce lane. */
+  /**
+   * Comma-separated private keys of the relayer pool; each signer has its own nonce lane. Or keystores:
+   * `RELAYER_KEYS_FILE` (files or directories) with `RELAYER_KEYS_PASSWORD_FILE` ({@link FACILITATOR_KEY_SETTINGS}).
+   */
   RELAYER_KEYS: z.string().transform((v, ctx) => {
     const keys = v
       .split(",")
@@ -58,6 +75,11 @@ export const facilitatorEnvSchema = z.object({
   EXACT_COVERS_SETTLEMENT: flag.default(false),
   /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
   SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
+  /**
+   * Seconds an instance leases a relayer signer (renewed every third of it): instances sharing RELAYER_KEYS send from
+   * a signer one at a time, and a dead instance's signers are taken over once its leases expire.
+   */
+  SIGNER_LEASE_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** The escrow's first block: the escrow book (escrowBook/) replays the escrow's events from there. */
   ESCROW_START_BLOCK: z.coerce.bigint().min(0n).default(0n),
   /**
@@ -65,7 +87,15 @@ export const facilitatorEnvSchema = z.object({
    * it; far below the escrow's one-day withdrawal delay, which is what makes a slightly old book safe.
    */
   ESCROW_BOOK_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  /**
+   * Blocks below the chain's head the escrow book follows to: a provider whose nodes lag one another (a load-balanced
+   * RPC) may answer a head before it has that block's logs. 0 only for a chain served by one node that mines a block per
+   * transaction (the embedded chain of `npm start`), whose newest block a margin would keep from the book.
+   */
+  ESCROW_BOOK_MARGIN_BLOCKS: z.coerce.number().int().min(0).max(64).default(2),
   LOW_GAS_WEI: z.coerce.bigint().default(10n ** 16n),
+  /** Highest maxFeePerGas (wei) the relayer pays; above it sends wait and verify refuses new escrow payments. */
+  MAX_FEE_PER_GAS: z.coerce.bigint().positive().optional(),
   /** Most blocks one `eth_getLogs` request spans; public RPCs cap the range, so longer searches are paged. */
   LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(1_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -115,10 +145,9 @@ export type LoadFacilitatorConfigErrorType = FacilitatorConfigError;
  * @example const config = loadFacilitatorConfig(process.env)
  */
 export function loadFacilitatorConfig(env: Record<string, string | undefined>): FacilitatorConfig {
-  const parsed = facilitatorEnvSchema.safeParse(env);
+  const parsed = parseSettings(facilitatorEnvSchema, env, FACILITATOR_KEY_SETTINGS);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new FacilitatorConfigError(`invalid facilitator configuration: ${problems}`);
+    throw new FacilitatorConfigError(`invalid facilitator configuration: ${parsed.problems.join("; ")}`);
   }
   const config = parsed.data;
   if (config.CALLER_AUTH && !config.CALLER_AUTH_SECRET) {

@@ -1,18 +1,81 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { BookTotals } from "./store/settlementBooks.ts";
 
+/**
+ * A read shared by the callers that ask while it is under way and made afresh after: the gauges of one scrape are
+ * collected together, so each read is made once per scrape, and the next scrape never sees an old answer.
+ */
+function sharedWhileInFlight<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | null = null;
+  return () => {
+    inFlight ??= read().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
+}
+
 /** The facilitator's Prometheus metrics, on a registry of its own (several instances may share a process in tests). */
 export type FacilitatorMetrics = ReturnType<typeof createFacilitatorMetrics>;
 
+/** What /metrics reads at scrape time: from the chain (through the relayer), the store and the escrow book. */
+export type MetricReads = {
+  /** Native gas balance of every relayer signer. */
+  gasBalances: () => Promise<{ address: string; balance: bigint }[]>;
+  /** What one full batch needs up front at the current fee (the least a debit signer must hold). */
+  fullBatchCost: () => Promise<bigint>;
+  /** The relayer's books, kept in the store (they survive a restart and add up across instances). */
+  bookTotals: () => Promise<BookTotals>;
+  /** Debits answered committed and not mined yet, and when the oldest was committed (seconds). */
+  committedUnmined: () => Promise<{ debits: number; oldestAt: number | null }>;
+  /** The chain's head and the escrow book's block, and when the book was last current (seconds). */
+  escrowBook: () => Promise<{ head: bigint; bookBlock: bigint; currentAt: number } | null>;
+  /** Now, in seconds (the facilitator's clock). */
+  now: () => number;
+};
+
+/** A gauge set at scrape time from one read; a read that fails leaves the gauge at its last value. */
+function readGauge<T>(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => Promise<T>,
+  set: (gauge: Gauge, value: T) => void,
+  labelNames: string[] = [],
+): Gauge {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      const value = await read().then(
+        (v) => ({ v }),
+        () => null,
+      );
+      if (value) set(this, value.v);
+    },
+  });
+}
+
 /**
- * Creates the facilitator's metrics; `gasBalances` and `bookTotals` are read at scrape time, so /metrics shows low
- * relayer gas and the relayer's books (kept in the store, so they survive a restart and add up across instances).
- * @example const metrics = createFacilitatorMetrics(() => relayer.gasBalances(), () => readBookTotals(store))
+ * Creates the facilitator's metrics; the gauges are read at scrape time (`reads`), so /metrics shows low relayer gas,
+ * the relayer's books, committed debits not mined yet and the escrow book's lag as they are when scraped.
+ * `alerts.yml` beside this file holds the alert rules over them (docs/operations.md, "Alerts").
+ * @example const metrics = createFacilitatorMetrics({ gasBalances, fullBatchCost, bookTotals, committedUnmined, escrowBook, now })
  */
-export function createFacilitatorMetrics(
-  gasBalances: () => Promise<{ address: string; balance: bigint }[]>,
-  bookTotals: () => Promise<BookTotals>,
-) {
+export function createFacilitatorMetrics(given: MetricReads) {
+  // Several gauges read the same thing at one scrape: each read is made once per scrape, not once per gauge.
+  const once = sharedWhileInFlight;
+  const reads: MetricReads = {
+    gasBalances: once(given.gasBalances),
+    fullBatchCost: once(given.fullBatchCost),
+    bookTotals: once(given.bookTotals),
+    committedUnmined: once(given.committedUnmined),
+    escrowBook: once(given.escrowBook),
+    now: given.now,
+  };
+  const { gasBalances, bookTotals } = reads;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const books: { name: string; help: string; read: (t: BookTotals) => number }[] = [
@@ -69,6 +132,22 @@ export function createFacilitatorMetrics(
       help: "Buyers the escrow book's audit found booked differently from the chain, and corrected",
       registers: [registry],
     }),
+    bookIncompletePages: new Counter({
+      name: "facilitator_escrow_book_incomplete_pages_total",
+      help: "Pages of escrow events refused because the RPC's logs lacked a debit this facilitator saw mined in them",
+      registers: [registry],
+    }),
+    replacements: new Counter({
+      name: "facilitator_relayer_replacements_total",
+      help: "Fee-bumped replacements of relayer transactions not mined in time",
+      registers: [registry],
+    }),
+    cancels: new Counter({
+      name: "facilitator_relayer_cancels_total",
+      help: "Cancels sent (a zero-value self-transfer at the nonce): `stuck`, a transaction not mined through its replacements; `unknown`, a pending nonce the relayer held no transaction of (a crash)",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
     strikes: new Counter({
       name: "facilitator_strikes_recorded_total",
       help: "Strikes recorded on chain",
@@ -108,5 +187,60 @@ export function createFacilitatorMetrics(
         for (const { address, balance } of await gasBalances().catch(() => [])) this.set({ address }, Number(balance));
       },
     }),
+    balanceBatches: readGauge(
+      registry,
+      "facilitator_relayer_balance_batches",
+      "Each relayer signer's gas balance in full batches at the current fee (below 1: it cannot send a full batch)",
+      () => Promise.all([gasBalances(), reads.fullBatchCost()]),
+      (gauge, [balances, cost]) => {
+        for (const { address, balance } of balances)
+          gauge.set({ address }, cost > 0n ? Number((balance * 1000n) / cost) / 1000 : 0);
+      },
+      ["address"],
+    ),
+    committedUnmined: readGauge(
+      registry,
+      "facilitator_committed_unmined_debits",
+      "Debits answered committed (the call was served) whose transaction is not mined yet",
+      reads.committedUnmined,
+      (gauge, { debits }) => gauge.set(debits),
+    ),
+    committedUnminedAge: readGauge(
+      registry,
+      "facilitator_committed_unmined_oldest_seconds",
+      "Age of the oldest debit answered committed and not mined yet (0 when there is none)",
+      reads.committedUnmined,
+      (gauge, { oldestAt }) => gauge.set(oldestAt === null ? 0 : Math.max(0, reads.now() - oldestAt)),
+    ),
+    settlementLatency: new Histogram({
+      name: "facilitator_settlement_latency_seconds",
+      help: "From a debit answered committed to its transaction mined",
+      buckets: [1, 2, 5, 10, 30, 60, 120, 300, 900],
+      registers: [registry],
+    }),
+    rpcErrors: new Counter({
+      name: "facilitator_rpc_errors_total",
+      help: "Failed JSON-RPC requests, by kind (classifyRpcError), endpoint host and method",
+      labelNames: ["kind", "endpoint", "method"],
+      registers: [registry],
+    }),
+    escrowBookLag: readGauge(
+      registry,
+      "facilitator_escrow_book_lag_blocks",
+      "Blocks between the chain's head and the escrow book (its margin for lagging RPC nodes included)",
+      reads.escrowBook,
+      (gauge, book) => {
+        if (book) gauge.set(Number(book.head - book.bookBlock));
+      },
+    ),
+    escrowBookAge: readGauge(
+      registry,
+      "facilitator_escrow_book_current_age_seconds",
+      "Seconds since the escrow book last reached the chain's head (verify refuses past ESCROW_BOOK_MAX_LAG_SECONDS)",
+      reads.escrowBook,
+      (gauge, book) => {
+        if (book) gauge.set(Math.max(0, reads.now() - book.currentAt));
+      },
+    ),
   };
 }

@@ -19,7 +19,7 @@ export type ReleasePaymentReturnType =
 
 /**
  * Releases a reservation so its cap is free again; with a `strikeReason` a strike against the resource is queued
- * for the chain (at most one per call). Idempotent: releasing again answers the same and strikes nothing more.
+ * for the chain (at most one per call: per buyer and nonce). Idempotent: releasing again answers the same and strikes nothing more.
  * @example await releasePayment(ctx, { idemKey, buyer, resourceId, strikeReason: "handler_timeout" })
  */
 export async function releasePayment(
@@ -37,11 +37,15 @@ export async function releasePayment(
     }
     let strikeRecorded: boolean;
     if (r.status === "released") {
-      strikeRecorded = await strikeQueued(tx, r.idemKey);
+      strikeRecorded = await strikeQueued(tx, r);
     } else {
       await updateReservation(tx, r, { status: "released" }, now);
       strikeRecorded = p.strikeReason
-        ? await enqueueStrike(tx, { idemKey: r.idemKey, resourceId: r.resourceId, reason: p.strikeReason }, now)
+        ? await enqueueStrike(
+            tx,
+            { idemKey: r.idemKey, buyer: r.buyer, resourceId: r.resourceId, reason: p.strikeReason },
+            now,
+          )
         : false;
       ctx.metrics.release.inc({ strike: String(strikeRecorded) });
     }

@@ -214,6 +214,10 @@ export async function finalize(
     treasuryAmount: d.treasuryAmount.toString(),
     settledAt: new Date(settledAt * 1000).toISOString(),
   };
+  // Before it is recorded mined, and so no longer held against the buyer: the escrow book must have its debit.
+  await ctx.escrowBook
+    .debitMined({ buyer: d.payer, nonce: r.idemKey, block: d.block })
+    .catch((error: Error) => ctx.logger.error({ err: error.message }, "escrow book: a debited buyer's audit failed"));
   const stored = await recordSettlement(
     ctx.store,
     {
@@ -228,6 +232,7 @@ export async function finalize(
     r.committedAt === null,
   );
   ctx.metrics.settle.inc({ outcome: "settled" });
+  if (r.committedAt !== null) ctx.metrics.settlementLatency.observe(Math.max(0, now - r.committedAt));
   return { kind: "settled", body: stored ?? settleBody(receipt) };
 }
 

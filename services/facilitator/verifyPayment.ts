@@ -2,6 +2,7 @@ import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
 import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
+import { BaseError } from "../protocol/errors.ts";
 import { exactNonceAllows } from "../protocol/exactNonce.ts";
 import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
@@ -49,6 +50,21 @@ export class EscrowBookBehindError extends Error {
 }
 
 /**
+ * A verify that cannot be answered before the escrow book has caught up with the chain (a refusal the book may owe to
+ * a block it has not read, or a book behind), asked not to wait for it (`waitForBook: false`): the call of a batch,
+ * which is then sent on its own route (docs/protocol.md, "Facilitator batches").
+ */
+export class BookCatchUpDeferredError extends BaseError {
+  override name = "BookCatchUpDeferredError";
+  constructor() {
+    super("this verify waits for the escrow book to catch up: send it on its own route");
+  }
+}
+
+/** How a verify may be answered: whether it may wait for the escrow book to catch up (default: yes). */
+export type VerifyPaymentOptions = { waitForBook?: boolean };
+
+/**
  * Reserve-before-run: checks a payment's binding, window, signature and cap, then — in one statement, under a
  * per-buyer lock that holds across instances — the nonce, the buyer's un-reserved balance and spend limit, from the
  * escrow book the store keeps (escrowBook/; an `exact` payment's token state is read on chain), and reserves the
@@ -58,6 +74,7 @@ export class EscrowBookBehindError extends Error {
 export async function verifyPayment(
   ctx: FacilitatorContext,
   p: VerifyPaymentParameters,
+  options: VerifyPaymentOptions = {},
 ): Promise<VerifyPaymentReturnType> {
   const now = ctx.clock.now();
   const a = p.payload.scheme === "service-escrow" ? escrowTerms(p.payload) : exactTerms(p.payload, ctx.escrow);
@@ -116,11 +133,16 @@ export async function verifyPayment(
   };
   let outcome: ReserveOutcome;
   if (scheme === "service-escrow") {
+    // Committed at settle and mined later by the relayer: not taken at all when the relayer cannot pay for it now.
+    await ctx.relayer.ensureCanPay();
     // Against the escrow book (escrowBook/): one statement, no chain read. A refusal the book may owe to being a
     // block or two behind (a deposit just mined) is tried once more after the book has caught up with the head, in a
     // catch-up that starts after the refusal and is shared with every other caller (at most one per catchUpGapMs).
     const against = { now, book: { maxLagSeconds: ctx.escrowBook.maxLagSeconds } };
     outcome = await reserve(ctx.store, reservation, against);
+    const waits =
+      outcome.outcome === "book_behind" || outcome.outcome === "insufficient_balance" || outcome.outcome === "over_cap";
+    if (waits && options.waitForBook === false) throw new BookCatchUpDeferredError();
     if (outcome.outcome === "book_behind") {
       await ctx.escrowBook.catchUpAfterNow().catch((cause: unknown) => {
         throw new EscrowBookBehindError(cause);

@@ -145,6 +145,52 @@ describe("createBatchLink: a process's payment calls to one facilitator, sent to
     link.close();
   });
 
+  it("answers each call as its frame arrives, sends a call whose frame says alone on its own route, and fails a call the frames never answered", async function () {
+    const { url, seen, server } = await facilitatorAt(() => ({ status: 200, body: {} }));
+    servers.push(server);
+    // A streaming facilitator: the last call's frame first, the first call's 300 ms later, the second's never; the
+    // third is to be sent alone.
+    let release: () => void = () => {};
+    const lastFrameSent = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server.removeAllListeners("request");
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString());
+        seen.push({ path: req.url ?? "", authorization: req.headers.accept, body });
+        if (req.url !== "/batch") return res.writeHead(200, { "content-type": "application/json" }).end('{"alone":1}');
+        res.writeHead(200, { "content-type": "application/x-ndjson" });
+        res.write(`${JSON.stringify({ index: 3, status: 503, body: { n: 3 }, retryAfter: "1" })}\n`);
+        res.write(`${JSON.stringify({ index: 2, alone: true })}\n`);
+        setTimeout(() => {
+          res.end(`${JSON.stringify({ index: 0, status: 200, body: { n: 0 } })}\n`);
+          release();
+        }, 300);
+      });
+    });
+    const link = createBatchLink(createJsonClient({ baseUrl: url, timeoutMs: 5_000 }));
+    const order: number[] = [];
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map(async (n) => {
+        const answer = await link.call("verify", { n }, undefined);
+        order.push(n);
+        return answer;
+      }),
+    );
+    await lastFrameSent;
+    expect(seen[0]?.authorization, "the link asks for frames").to.match(/application\/x-ndjson/);
+    expect(order.slice(0, 2), "answered as their frames came, before the batch ended").to.have.members([3, 2]);
+    expect(answers[3]).to.deep.include({ ok: true, status: 503, headers: { "retry-after": "1" }, body: { n: 3 } });
+    expect(answers[2]).to.deep.include({ ok: true, status: 200, body: { alone: 1 } });
+    expect(seen.map((s) => s.path)).to.deep.equal(["/batch", "/verify"]);
+    expect(answers[0]).to.deep.include({ ok: true, status: 200, body: { n: 0 } });
+    expect(answers[1]?.ok, "no frame: a lost request").to.equal(false);
+    link.close();
+  });
+
   it("fails each call of a batch that got no answer, as a lost request of its own would fail", async function () {
     const { url, server } = await facilitatorAt(() => ({ status: 200, body: {} }));
     await new Promise((resolve) => server.close(resolve));

@@ -4,7 +4,7 @@ import {
   FACILITATOR_BATCH_MAX_CALLS,
 } from "../protocol/constants.ts";
 import type { JsonClient, RequestJsonReturnType } from "./createJsonClient.ts";
-import { createJsonClient, JsonText } from "./createJsonClient.ts";
+import { createJsonClient, FRAMES_TYPE, JsonText } from "./createJsonClient.ts";
 
 /** The facilitator's payment routes a batch carries. */
 export type BatchRoute = "verify" | "release" | "settle";
@@ -28,6 +28,16 @@ type Waiting = {
 };
 
 type BatchAnswer = { status?: unknown; body?: unknown; retryAfter?: unknown };
+/** One call's frame of a streamed batch answer: its index and answer, or `alone` (send it on its own route). */
+type BatchFrame = BatchAnswer & { index?: unknown; alone?: unknown };
+
+/** A call's answer as its own route would have given it. */
+const answerOf = (a: BatchAnswer): RequestJsonReturnType => ({
+  ok: true,
+  status: typeof a.status === "number" ? a.status : 0,
+  headers: typeof a.retryAfter === "string" ? { "retry-after": a.retryAfter } : {},
+  body: a.body,
+});
 
 /** Batch answers that mean no call of the batch ran: no such route (an older facilitator), or an envelope refused. */
 const NOT_RUN = new Set([400, 404, 413, 415]);
@@ -37,7 +47,9 @@ const NOT_RUN = new Set([400, 404, 413, 415]);
  * batches") instead of one request each: a call waits one turn of the event loop, and every call made in that turn
  * goes in the same batch, so under load one exchange (and one parse, one answer write on each side) serves many paid
  * calls, and the facilitator's store groups their statements. At most `maxInFlight` batches are out at once; calls
- * made meanwhile go in the next. A call bigger than FACILITATOR_BATCH_ITEM_MAX_BYTES goes to its own route, as do
+ * made meanwhile go in the next. The link asks for frames: each call is answered as soon as its frame arrives, and a
+ * verify whose frame says `alone` (it waits for the facilitator's escrow book) is sent on its own route, outside the
+ * batch and its slot. A call bigger than FACILITATOR_BATCH_ITEM_MAX_BYTES goes to its own route, as do
  * all calls once the facilitator has answered a batch with 404 (it has no batch route). A batch the facilitator
  * refused whole (400, 413, 415) is sent again call by call, since none of it ran; a batch that got no answer fails each
  * of its calls as a lost request of its own would.
@@ -74,11 +86,35 @@ export function createBatchLink(client: JsonClient, maxInFlight = 4): BatchLink 
     const calls = batch.map(
       (w) => `{"route":"${w.route}",${w.token ? `"token":${JSON.stringify(w.token)},` : ""}"body":${w.text}}`,
     );
-    const answer = await client.request("POST", "/batch", new JsonText(`{"calls":[${calls.join(",")}]}`));
+    const answered = new Set<number>();
+    // Each call is answered as soon as its frame arrives; a verify waiting for the escrow book goes alone, outside
+    // this batch, so that it holds no batch (and none of its neighbours) while it waits.
+    const onFrame = (frame: unknown) => {
+      const f = (frame ?? {}) as BatchFrame;
+      const w = typeof f.index === "number" ? batch[f.index] : undefined;
+      if (!w || answered.has(f.index as number)) return;
+      answered.add(f.index as number);
+      if (f.alone === true) void alone(w.route, new JsonText(w.text), w.token).then(w.resolve);
+      else w.resolve(answerOf(f));
+    };
+    const answer = await client.requestFrames(
+      "POST",
+      "/batch",
+      new JsonText(`{"calls":[${calls.join(",")}]}`),
+      { accept: `${FRAMES_TYPE}, application/json` },
+      onFrame,
+    );
+    const unanswered = batch.filter((_, i) => !answered.has(i));
     if (!answer.ok) {
-      for (const w of batch) w.resolve(answer);
+      for (const w of unanswered) w.resolve(answer);
       return;
     }
+    if (String(answer.headers["content-type"] ?? "").startsWith(FRAMES_TYPE)) {
+      for (const w of unanswered)
+        w.resolve({ ok: false, error: "the facilitator's batch answer ended without this call" });
+      return;
+    }
+    // Answered whole: a facilitator that does not stream, or a batch refused whole.
     const answers = (answer.body as { answers?: BatchAnswer[] } | undefined)?.answers;
     if (answer.status !== 200 || !Array.isArray(answers) || answers.length !== batch.length) {
       if (answer.status === 404) batches = false;
@@ -86,15 +122,7 @@ export function createBatchLink(client: JsonClient, maxInFlight = 4): BatchLink 
       for (const w of batch) w.resolve({ ok: false, error: `the facilitator answered a batch with ${answer.status}` });
       return;
     }
-    for (const [i, w] of batch.entries()) {
-      const a = answers[i] as BatchAnswer;
-      w.resolve({
-        ok: true,
-        status: typeof a.status === "number" ? a.status : 0,
-        headers: typeof a.retryAfter === "string" ? { "retry-after": a.retryAfter } : {},
-        body: a.body,
-      });
-    }
+    for (const [i, w] of batch.entries()) w.resolve(answerOf(answers[i] as BatchAnswer));
   }
 
   function flush(): void {

@@ -81,6 +81,7 @@ export function createGate(input: GateConfig): Gate {
     load,
     reproduce: createFailureReproducer({
       handler: config.handler,
+      alone: config.alone,
       load,
       limits,
       validateResponse: validateResponseSchema,

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
@@ -23,8 +23,23 @@ export type JsonClient = {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<RequestJsonReturnType>;
+  /**
+   * `request`, for an answer that may come as JSON frames, one per line (`application/x-ndjson`): each frame goes to
+   * `onFrame` as soon as its line has arrived, and the result, once the answer has ended, carries no body. Any other
+   * answer resolves as `request` resolves it.
+   */
+  requestFrames(
+    method: "POST",
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    onFrame: (frame: unknown) => void,
+  ): Promise<RequestJsonReturnType>;
   close(): void;
 };
+
+/** The content type of an answer made of JSON frames, one per line. */
+export const FRAMES_TYPE = "application/x-ndjson";
 
 /**
  * A small JSON-over-HTTP client with keep-alive connections; failures are data, never exceptions.
@@ -53,6 +68,7 @@ export function createJsonClient({
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
+    onFrame?: (frame: unknown) => void,
   ): Promise<RequestJsonReturnType> {
     const payload =
       body === undefined ? undefined : Buffer.from(body instanceof JsonText ? body.text : JSON.stringify(body), "utf8");
@@ -73,6 +89,14 @@ export function createJsonClient({
           },
         },
         (res) => {
+          if (onFrame && (res.headers["content-type"] ?? "").startsWith(FRAMES_TYPE))
+            return readFrames(res, onFrame, (error) =>
+              resolve(
+                error
+                  ? { ok: false, error }
+                  : { ok: true, status: res.statusCode ?? 0, headers: res.headers, body: undefined },
+              ),
+            );
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", (error) => resolve({ ok: false, error: error.message }));
@@ -97,5 +121,43 @@ export function createJsonClient({
     });
   }
 
-  return { request, close: () => agent.destroy() };
+  return {
+    request: (method, path, body, headers) => request(method, path, body, headers),
+    requestFrames: (method, path, body, headers, onFrame) => request(method, path, body, headers, onFrame),
+    close: () => agent.destroy(),
+  };
+}
+
+/** Hands each line of `res` to `onFrame` as JSON as it arrives; `done` once it has ended, with why it failed, if it did. */
+function readFrames(res: IncomingMessage, onFrame: (frame: unknown) => void, done: (error?: string) => void): void {
+  let pending = "";
+  let failed = false;
+  const fail = (error: string) => {
+    if (failed) return;
+    failed = true;
+    res.destroy();
+    done(error);
+  };
+  res.setEncoding("utf8");
+  res.on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (failed || line.trim() === "") continue;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(line);
+      } catch {
+        fail(`a frame of answer ${res.statusCode} is not JSON`);
+        continue;
+      }
+      onFrame(frame);
+    }
+  });
+  res.on("error", (error) => fail(error.message));
+  res.on("aborted", () => fail("the answer was cut off"));
+  res.on("end", () => {
+    if (pending.trim() !== "") fail("the answer ended inside a frame");
+    else if (!failed) done();
+  });
 }

@@ -16,6 +16,9 @@ export const VERIFY_GRACE_SECONDS = 5;
 /** Seconds the gate keeps for settlement after the handler's wall-time limit, within the authorization's lifetime. */
 export const SETTLE_BUDGET_SECONDS = 15;
 
+/** Runs work with a handler where no other code runs, once its turn comes before a deadline (see `GateConfig.alone`). */
+export type AloneRunner = <T>(work: (handler: Handler) => Promise<T>, deadline: number) => Promise<T | undefined>;
+
 /** Trusted configuration of one resource's gate. Money fields of the quote come only from here. */
 export type GateConfig = {
   resourceId: Hex;
@@ -51,6 +54,13 @@ export type GateConfig = {
   sampleRequest?: Record<string, unknown> | undefined;
   /** Whether the handler can take calls (the host: its sandbox is up). */
   ready?: (() => boolean | Promise<boolean>) | undefined;
+  /**
+   * Runs `work` with the handler's code where no other code runs (the host: a fresh isolate in a workerd process of
+   * its own), once its turn comes before `deadline` (ms); undefined when it does not. The sample request runs there,
+   * so that only the creator's own code decides a strike. Without it the sample runs on `handler`, alone on this
+   * gate, once `ready` holds: enough only where the handler has its process to itself.
+   */
+  alone?: AloneRunner | undefined;
   logger?: Logger | undefined;
 };
 

@@ -10,7 +10,8 @@ export type SandboxMemory = {
   heapMb: number;
   /**
    * RLIMIT_DATA of a workerd process holding one handler (about 500 MB of it are V8's own reservations); a process
-   * that may hold more gets `DATA_MB_PER_HANDLER` more per handler. ArrayBuffer and Wasm bombs fail there.
+   * that may hold more gets `DATA_MB_PER_HANDLER` more per handler. An allocation larger than the room left fails with
+   * a `RangeError`; one that finds no room for V8's own pages (1 MB buffers reach that point) ends the process.
    */
   dataLimitMb: number;
 };

@@ -40,7 +40,8 @@ export function pooledHandler(deployment: Deployment): PooledHandler {
 
 /**
  * Makes the endpoint of a stored deployment: its served card now (so a card that does not validate is refused here),
- * its gate on the first request that needs it, its handler loaded by the pool on its first call.
+ * its gate on the first request that needs it, its handler loaded by the pool on its first call, its sample request
+ * run alone (`SandboxPool.alone`).
  * @throws {SchemaValidationError} when the finalized card does not validate.
  * @example const endpoint = createEndpoint(ctx, pool, stored); endpoint.gate().callback(req, res)
  */
@@ -60,7 +61,11 @@ export function createEndpoint(ctx: HostContext, pool: SandboxPool, stored: Stor
           endpoint.deployment,
           pool.handler(sandbox),
           () => withLiveFields(endpoint.card, ctx.liveFields(endpoint.deployment.resourceId)),
-          () => pool.ready(sandbox.key),
+          {
+            ready: () => pool.ready(sandbox.key),
+            alone: (work, deadline) =>
+              pool.alone(sandbox, work, AbortSignal.timeout(Math.max(0, deadline - Date.now()))),
+          },
         ),
       );
       return gate;

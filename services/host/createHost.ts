@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { Logger } from "pino";
 import { pino } from "pino";
 import type { Hex } from "viem";
@@ -23,6 +24,7 @@ import { resourceUrls } from "./hostContext.ts";
 import { importJsonDeployments } from "./importJsonDeployments.ts";
 import type { HostConfig } from "./loadHostConfig.ts";
 import { prepareDeployment } from "./prepareDeployment.ts";
+import { readSealKey, SEAL_KEY_FILE } from "./readSealKey.ts";
 import { servedCard } from "./servedCard.ts";
 
 /** A running host: its URL, the endpoints it serves by slug, its sandbox pool and store, and `stop`. */
@@ -81,10 +83,18 @@ function revalidated(stored: StoredDeployment): StoredDeployment | undefined {
  */
 export async function createHost(config: HostConfig, options: { logger?: Logger } = {}): Promise<Host> {
   const logger = options.logger ?? pino({ name: "host", level: config.LOG_LEVEL });
+  if (config.DATABASE_URL && !config.HOST_SEAL_SECRET)
+    logger.warn(
+      { file: join(config.DATA_DIR, SEAL_KEY_FILE) },
+      "no HOST_SEAL_SECRET: deployments are sealed with this instance's own key; other instances sharing the database will not serve them",
+    );
   const deployments = await createDeploymentStore({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     schema: config.DATABASE_SCHEMA,
+    sealKey: readSealKey({ secret: config.HOST_SEAL_SECRET, dataDir: config.DATA_DIR }),
+    onRefused: (slug) =>
+      logger.error({ slug }, "a stored deployment does not match its seal (written outside the host); not served"),
   });
   const imported = await importJsonDeployments(deployments, config.DATA_DIR);
   if (imported.imported.length + imported.kept.length + imported.unreadable.length > 0)
@@ -206,7 +216,7 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
           if (!(error instanceof SandboxStartError)) throw error;
           return { kind: "refused", status: 422, code: "handler_failed", message: error.message } as const;
         }
-        const { written, existing } = await deployments.write(request.slug, (existing) =>
+        const { written, existing, refused } = await deployments.write(request.slug, (existing) =>
           existing && existing.creator !== request.creator
             ? undefined
             : {
@@ -215,6 +225,11 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
                 deployedAt: existing?.deployedAt ?? prepared.deployment.deployedAt,
               },
         );
+        if (refused)
+          return {
+            ...taken,
+            message: "the stored deployment of this slug does not match its seal; an operator must remove it first",
+          };
         if (!written) return taken;
         install(written);
         void pool

@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
-import type { Handler } from "../gate/handler.ts";
+import type { Handler, HandlerCall, HandlerResult } from "../gate/handler.ts";
 import type { SandboxMemory } from "./configureWorkerd.ts";
 import type { Shard, ShardEndpoint, ShardRestart } from "./createShard.ts";
-import { createShard } from "./createShard.ts";
+import { createShard, SandboxInterruptedError } from "./createShard.ts";
+import { createSoloRunner } from "./createSoloRunner.ts";
 import type { SandboxWatchdogLimits } from "./watchSandboxProcess.ts";
 
 /** How a host shares its workerd processes among handlers. */
@@ -48,8 +49,16 @@ export type SandboxPool = {
   verify(handler: PooledHandler): Promise<void>;
   /** Loads a handler now, where its calls will run. @throws {SandboxStartError} */
   warm(handler: PooledHandler): Promise<void>;
-  /** The gate's handler: runs each call in the handler's shard, loading it there first when needed. */
+  /**
+   * The gate's handler: runs each call in the handler's shard, loading it there first when needed. A call that a
+   * restart of a shard without network interrupted, naming other suspects too, runs once more alone (`alone`).
+   */
   handler(handler: PooledHandler): Handler;
+  /**
+   * Runs `work` with the handler's code alone in a workerd process, in a fresh isolate, once its turn comes (unless
+   * `until` aborts first: undefined); see `createSoloRunner`.
+   */
+  alone<T>(handler: PooledHandler, work: (run: Handler) => Promise<T>, until: AbortSignal): Promise<T | undefined>;
   /** Whether the handler's shard answers (true for a handler not loaded: its next call loads it). */
   ready(key: string): Promise<boolean>;
   unload(key: string): Promise<void>;
@@ -58,7 +67,7 @@ export type SandboxPool = {
   close(): Promise<void>;
 };
 
-type ShardKind = "pool" | "quarantine" | "staging";
+type ShardKind = "pool" | "quarantine" | "staging" | "solo";
 
 type Slot = {
   name: string;
@@ -84,7 +93,9 @@ function networkKey(allow: readonly string[] | undefined): string {
  * together to a quarantine shard of their own for `quarantineMs`; the others load again in the fresh process on their
  * next call. A stall in a quarantine shard moves its suspects on again (or half of them, when all its handlers are
  * suspects), so a repeat offender ends up alone and takes down no one but itself. New code is first loaded in a
- * staging shard (`verify`), so a module whose top level never finishes stalls no one.
+ * staging shard (`verify`), so a module whose top level never finishes stalls no one. One more process runs a
+ * handler's code alone (`alone`, `createSoloRunner`): a failed call's sample request, and a call that another
+ * handler's stall or crash interrupted.
  * @example const pool = createSandboxPool({ shards: 4, capacity: 400, idleUnloadMs: 900_000, quarantineMs: 3_600_000 })
  */
 export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
@@ -98,6 +109,12 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
   let staging: Slot | undefined;
   let serial = 0;
   let closed = false;
+  const solo = createSoloRunner({
+    memory: p.memory,
+    watchdog: p.watchdog,
+    startTimeoutMs: p.startTimeoutMs,
+    logger: log,
+  });
 
   function open(name: string, kind: ShardKind, allowNetwork: readonly string[], capacity: number): Slot {
     const slot: Slot = { name, kind, allowNetwork, members: new Set(), started: undefined } as unknown as Slot;
@@ -223,6 +240,25 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
     return work(await place(handler).shard);
   }
 
+  /**
+   * A call interrupted by a restart that names other suspects too runs once more, alone: whatever it did died with the
+   * process, and a handler without network has no other effect, so the buyer gets its answer unless this very call is
+   * what kills a process. One that only this handler can be blamed for, or one with network (it may have reached an
+   * outside service), fails.
+   */
+  async function call(handler: PooledHandler, handlerCall: HandlerCall): Promise<HandlerResult> {
+    try {
+      return await run(handler, (shard) => shard.call(handler, handlerCall));
+    } catch (error) {
+      const others = error instanceof SandboxInterruptedError && error.suspects.some((key) => key !== handler.key);
+      if (!others || networkKey(handler.allowNetwork) !== NO_NETWORK || closed) throw error;
+      log?.info({ handler: handler.name }, "a call a restart interrupted runs again, alone");
+      const again = await solo.alone(handler, (alone) => alone(handlerCall), handlerCall.signal);
+      if (again === undefined) throw error;
+      return again;
+    }
+  }
+
   const all = (): Slot[] =>
     [...[...slots.values()].flat(), ...quarantines, staging].filter((slot): slot is Slot => slot !== undefined);
 
@@ -254,7 +290,8 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
       }
     },
     warm: (handler) => run(handler, (shard) => shard.load(handler)),
-    handler: (handler) => (call) => run(handler, (shard) => shard.call(handler, call)),
+    handler: (handler) => (handlerCall) => call(handler, handlerCall),
+    alone: (handler, work, until) => solo.alone(handler, work, until),
     async ready(key) {
       const slot = placed.get(key);
       if (!slot) return !closed;
@@ -272,18 +309,25 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
       };
     },
     shards() {
-      return all().map((slot) => ({
-        name: slot.name,
-        kind: slot.kind,
-        pid: slot.started?.pid(),
-        loaded: slot.started?.loaded().length ?? 0,
-        restarts: slot.started?.restarts() ?? 0,
-      }));
+      const alone = solo.status();
+      return [
+        ...all().map((slot) => ({
+          name: slot.name,
+          kind: slot.kind,
+          pid: slot.started?.pid(),
+          loaded: slot.started?.loaded().length ?? 0,
+          restarts: slot.started?.restarts() ?? 0,
+        })),
+        ...(alone ? [{ ...alone, kind: "solo" as const, loaded: 0 }] : []),
+      ];
     },
     async close() {
       closed = true;
       clearInterval(sweep);
-      await Promise.all(all().map((slot) => slot.shard.then((shard) => shard.close()).catch(() => undefined)));
+      await Promise.all([
+        ...all().map((slot) => slot.shard.then((shard) => shard.close()).catch(() => undefined)),
+        solo.close(),
+      ]);
     },
   };
 }

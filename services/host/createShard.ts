@@ -16,6 +16,20 @@ export class SandboxStartError extends BaseError {
   override name = "SandboxStartError";
 }
 
+/**
+ * A call that was in flight on a process that was killed or died (a stall, a crash, memory exhausted), not at its own
+ * time limit: whatever the handler did in it died with the process. `suspects` are the restart's (see
+ * `ShardRestart`): when they name other handlers too, the call may have been the victim of one of them.
+ */
+export class SandboxInterruptedError extends BaseError {
+  override name = "SandboxInterruptedError";
+  readonly suspects: readonly string[];
+  constructor(message: string, suspects: readonly string[]) {
+    super(message);
+    this.suspects = suspects;
+  }
+}
+
 /** A handler as a shard loads it: a key naming this version of it, and its module source. */
 export type ShardEndpoint = { key: string; source: string };
 
@@ -78,7 +92,14 @@ type Instance = {
   watchdog: SandboxWatchdog;
   /** When the last answered probe was sent. */
   probedAt: number;
+  /** Set when this process is killed or has died: why, and whom it names. */
+  ended?: ShardRestart;
+  /** Whether the process reported that it ran out of memory (V8's or the kernel's refusal, on its stderr). */
+  outOfMemory: boolean;
 };
+
+/** What workerd and V8 write when an allocation is refused (the isolate's heap limit, or the process's RLIMIT_DATA). */
+const OUT_OF_MEMORY = /out of memory|allocation failed|Cannot allocate memory/i;
 
 type Answer = { status: number; text: string };
 
@@ -172,12 +193,16 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
 
   async function start(): Promise<Instance> {
     let workerd: WorkerdProcess;
+    let outOfMemory = false;
     try {
       workerd = await startWorkerd({
         configFile,
         dataLimitMb,
         startTimeoutMs,
-        onLine: (line, stream) => log?.debug({ line: line.slice(0, 500) }, `sandbox ${stream}`),
+        onLine: (line, stream) => {
+          if (stream === "stderr" && OUT_OF_MEMORY.test(line)) outOfMemory = true;
+          log?.debug({ line: line.slice(0, 500) }, `sandbox ${stream}`);
+        },
       });
     } catch (error) {
       throw new SandboxStartError(`the sandbox process did not start: ${(error as Error).message}`);
@@ -189,6 +214,9 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       generation: ++generations,
       loads: new Map(),
       probedAt: performance.now(),
+      get outOfMemory() {
+        return outOfMemory;
+      },
     } as unknown as Instance;
     if (!(await probe(instance, startTimeoutMs))) {
       agent.destroy();
@@ -201,7 +229,9 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       onStuck: (why) => restart(instance, why),
       limits: p.watchdog,
     });
-    void workerd.exited.then(() => restart(instance, "the sandbox process exited"));
+    void workerd.exited.then(() =>
+      restart(instance, instance.outOfMemory ? "the sandbox process ran out of memory" : "the sandbox process exited"),
+    );
     if (closed) {
       await teardown(instance);
       throw new SandboxStartError("the shard is closed");
@@ -222,14 +252,20 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     const suspects = new Set(inFlight.keys());
     for (const [key, at] of startedAt) if (at >= from.probedAt) suspects.add(key);
     const restart: ShardRestart = {
-      why,
+      why: from.outOfMemory && !why.includes("memory") ? `${why} (it ran out of memory)` : why,
       pid: from.workerd.pid,
       suspects: [...suspects],
       loaded: [...from.loads.keys()],
     };
-    log?.warn({ why, restarts, pid: from.workerd.pid, suspects: restart.suspects }, "restarting the sandbox");
+    from.ended = restart;
+    log?.warn(
+      { why: restart.why, restarts, pid: from.workerd.pid, suspects: restart.suspects },
+      "restarting the sandbox",
+    );
     current = teardown(from).then(start);
-    current.catch((error) => log?.error({ err: (error as Error).message }, "the sandbox did not restart"));
+    current.catch((error) => {
+      if (!closed) log?.error({ err: (error as Error).message }, "the sandbox did not restart");
+    });
     startedAt.clear();
     p.onRestart?.(restart);
   }
@@ -244,10 +280,12 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     }
   }
 
-  function checkAfterFailure(running: Instance, why: string) {
-    void send(running, SHARD_PATHS.health, undefined, 1_000).then((health) => {
-      if (health?.status !== 200) restart(running, why);
-    });
+  /** Probes the process after a failed call or load, restarting it when it does not answer; resolves to its end, if it ended. */
+  async function checkAfterFailure(running: Instance, why: string): Promise<ShardRestart | undefined> {
+    if (running.ended) return running.ended;
+    const health = await send(running, SHARD_PATHS.health, undefined, 1_000);
+    if (health?.status !== 200) restart(running, why);
+    return running.ended;
   }
 
   function load(running: Instance, endpoint: ShardEndpoint): Promise<void> {
@@ -257,7 +295,7 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       const answer = await running.watchdog.call(() => send(running, SHARD_PATHS.load, endpoint, startTimeoutMs));
       if (answer?.status === 200) return;
       if (answer === undefined) {
-        checkAfterFailure(running, "a handler's load left the process unresponsive");
+        void checkAfterFailure(running, "a handler's load left the process unresponsive");
         throw new SandboxStartError(`the module did not finish loading within ${startTimeoutMs} ms`);
       }
       throw new SandboxStartError(`the module could not be loaded: ${messageOf(answer)}`);
@@ -291,16 +329,14 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
         throw new Error("the shard lost the handler twice");
       } catch (error) {
         if (error instanceof SandboxStartError) throw error;
-        const timedOut = call.signal.aborted;
-        checkAfterFailure(
-          running,
-          timedOut
-            ? "a timed-out call left the process unresponsive"
-            : `the sandbox process failed: ${(error as Error).message}`,
-        );
-        throw new Error(
-          timedOut ? "the handler did not answer in time" : `the sandbox failed: ${(error as Error).message}`,
-        );
+        if (call.signal.aborted) {
+          void checkAfterFailure(running, "a timed-out call left the process unresponsive");
+          throw new Error("the handler did not answer in time");
+        }
+        const message = `the sandbox failed: ${(error as Error).message}`;
+        const ended = await checkAfterFailure(running, `the sandbox process failed: ${(error as Error).message}`);
+        if (ended) throw new SandboxInterruptedError(`${message} (${ended.why})`, ended.suspects);
+        throw new Error(message);
       }
     },
     async load(endpoint) {

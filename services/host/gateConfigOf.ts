@@ -1,20 +1,21 @@
 import type { Handler } from "../gate/handler.ts";
-import type { GateConfig } from "../gate/resolveGateConfig.ts";
+import type { AloneRunner, GateConfig } from "../gate/resolveGateConfig.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { HostContext } from "./hostContext.ts";
 import { resourceUrls } from "./hostContext.ts";
 
 /**
  * The gate configuration of a deployment: money fields from the host's trusted configuration (escrow, token) and
- * the deployment's pricing, never from a request; the host's bound on each endpoint's calls in progress.
- * @example const config = gateConfigOf(ctx, deployment, handler, () => card, ready)
+ * the deployment's pricing, never from a request; the host's bound on each endpoint's calls in progress; where the
+ * handler's code runs alone (its sample request, see `GateConfig.alone`).
+ * @example const config = gateConfigOf(ctx, deployment, handler, () => card, { ready, alone })
  */
 export function gateConfigOf(
   ctx: HostContext,
   deployment: Deployment,
   handler: Handler,
   current: () => unknown,
-  ready?: () => Promise<boolean>,
+  sandbox: { ready?: () => Promise<boolean>; alone?: AloneRunner } = {},
 ): GateConfig {
   return {
     resourceId: deployment.resourceId,
@@ -38,7 +39,8 @@ export function gateConfigOf(
     handlerTimeoutMs: ctx.config.HANDLER_TIMEOUT_MS,
     maxConcurrentCalls: ctx.config.ENDPOINT_MAX_CONCURRENT_CALLS,
     handler,
-    ready,
+    ready: sandbox.ready,
+    alone: sandbox.alone,
     logger: ctx.logger.child({ resource: deployment.slug }),
   };
 }

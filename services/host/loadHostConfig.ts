@@ -24,6 +24,11 @@ export const hostEnvSchema = z.object({
   DEPLOYMENT_RESYNC_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Bearer token of the deploy API; when unset every deploy is refused. */
   HOST_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /**
+   * The key that seals each stored deployment (never in the database); unset: a key kept in DATA_DIR/seal.key. Every
+   * instance sharing a database needs the same one.
+   */
+  HOST_SEAL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   FACILITATOR_URL: httpUrlSchema,
   ESCROW_ADDRESS: addressSchema,
   TOKEN_ADDRESS: addressSchema,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseSettings } from "../keys/parseSettings.ts";
 import { SETTLEMENT_GAS_PER_DEBIT, SETTLEMENT_MARGIN_BPS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema, amountSchema } from "../protocol/schemas/primitives.ts";
@@ -19,7 +20,10 @@ export const marketplaceEnvSchema = z.object({
   ESCROW_ADDRESS: addressSchema,
   REGISTRY_ADDRESS: addressSchema,
   IDENTITY_ADDRESS: addressSchema,
-  /** The operator: mints identities and submits registrations (it pays gas, never a bond). */
+  /**
+   * The operator: mints identities and submits registrations (it pays gas, never a bond). Or a keystore:
+   * `OPERATOR_KEY_FILE` with `OPERATOR_KEY_PASSWORD_FILE`.
+   */
   OPERATOR_KEY: privateKey,
   /** Bearer token of `POST /resources`; when absent every publish is refused (fail-closed). */
   PUBLISH_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
@@ -79,10 +83,9 @@ export type LoadMarketplaceConfigErrorType = MarketplaceConfigError;
  * @example const config = loadMarketplaceConfig(process.env)
  */
 export function loadMarketplaceConfig(env: Record<string, string | undefined>): MarketplaceConfig {
-  const parsed = marketplaceEnvSchema.safeParse(env);
+  const parsed = parseSettings(marketplaceEnvSchema, env, { OPERATOR_KEY: "one" });
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new MarketplaceConfigError(`invalid marketplace configuration: ${problems}`);
+    throw new MarketplaceConfigError(`invalid marketplace configuration: ${parsed.problems.join("; ")}`);
   }
   return parsed.data;
 }

@@ -39,7 +39,16 @@ export type DeployableArtifact = {
   deployedBytecode: `0x${string}`;
   linkReferences: Record<string, Record<string, { start: number; length: number }[]>>;
   deployedLinkReferences: Record<string, Record<string, { start: number; length: number }[]>>;
+  /** Where the deployed code holds each immutable (filled in by the constructor), by AST id; Hardhat's own build. */
+  immutableReferences?: Record<string, { start: number; length: number }[]>;
+  /** The source's name in the compiler's input (`project/contracts/…`); Hardhat's own build. */
+  inputSourceName?: string;
+  /** The build info (`artifacts/build-info/<id>.json`) that holds the compiler's standard-JSON input. */
+  buildInfoId?: string;
 };
+
+/** Hardhat's record of one compilation: the compiler version and its standard-JSON input. */
+export type BuildInfo = { solcVersion: string; solcLongVersion: string; input: unknown };
 
 const cache = new Map<string, DeployableArtifact>();
 
@@ -72,6 +81,28 @@ function artifactOf(name: ContractName) {
     new URL(`../../artifacts/contracts/${CONTRACT_SOURCES[name]}/${name}.json`, import.meta.url),
     "run `npm run compile` first",
   );
+}
+
+/**
+ * One of our contracts' whole artifact from Hardhat's build output: the deployed bytecode and its immutables, what
+ * `npm run check-deployment` compares a deployed contract against.
+ * @example const { deployedBytecode, immutableReferences } = contractArtifactOf("PaymentEscrow")
+ */
+export function contractArtifactOf(name: ContractName): DeployableArtifact {
+  return artifactOf(name);
+}
+
+/**
+ * The build info one of our contracts was compiled in: its compiler version and standard-JSON input, what an
+ * explorer needs to verify the deployed contract.
+ * @example const { solcLongVersion, input } = buildInfoOf("PaymentEscrow")
+ */
+export function buildInfoOf(name: ContractName): BuildInfo {
+  const id = artifactOf(name).buildInfoId;
+  if (!id) throw new Error(`artifact of ${name} names no build info: run \`npm run compile\` first`);
+  return JSON.parse(
+    readFileSync(new URL(`../../artifacts/build-info/${id}.json`, import.meta.url), "utf8"),
+  ) as BuildInfo;
 }
 
 /**

@@ -1,5 +1,6 @@
 export * from "./base64.ts";
 export * from "./bitmapNonce.ts";
+export * from "./bondNonce.ts";
 export * from "./constants.ts";
 export * from "./errors.ts";
 export * from "./findDebits.ts";
@@ -19,5 +20,6 @@ export * from "./schemas/quote.ts";
 export * from "./schemas/receipt.ts";
 export * from "./schemas/revenue.ts";
 export * from "./settlementId.ts";
+export * from "./strikeKey.ts";
 export * from "./typedData.ts";
 export * from "./unpackDebits.ts";

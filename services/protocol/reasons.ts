@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   "settlement_pending",
   "settlement_failed",
   "chain_unavailable",
+  "relayer_unfunded",
+  "fee_above_cap",
   "unsupported_media_type",
   "payload_too_large",
   "invalid_request",

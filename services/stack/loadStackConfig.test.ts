@@ -1,6 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "chai";
+import { generatePrivateKey } from "viem/accounts";
+import { writeKeystore, writePasswordFile } from "../../testkit/keys/writeKeystore.ts";
 import { TEST_NETWORK } from "../protocol/constants.ts";
-import { loadStackConfig } from "./loadStackConfig.ts";
+import { loadStackConfig, STACK_KEY_SETTINGS } from "./loadStackConfig.ts";
 
 const IDENTITY = "0x8004A818BFB912233c491871b3d84c89A494BD9e";
 
@@ -48,5 +53,42 @@ describe("loadStackConfig's NETWORK", function () {
     const config = loadStackConfig({});
     expect(config.RPC_URL).to.equal(undefined);
     expect(config.TOKEN_ADDRESS).to.equal(undefined);
+  });
+});
+
+describe("loadStackConfig's keys", function () {
+  let dir: string;
+  before(function () {
+    dir = mkdtempSync(join(tmpdir(), "stack-keys-"));
+  });
+  after(function () {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("reads every key setting from a keystore file: the relayer pool from a directory, the others from one file each", function () {
+    const passwordFile = writePasswordFile(join(dir, "password"), "pw");
+    mkdirSync(join(dir, "relayers"));
+    const pool = [generatePrivateKey(), generatePrivateKey()];
+    for (const [i, key] of pool.entries()) writeKeystore(join(dir, "relayers", `relayer-${i}.json`), key, "pw");
+    const env: Record<string, string> = {
+      RELAYER_KEYS_FILE: join(dir, "relayers"),
+      RELAYER_KEYS_PASSWORD_FILE: passwordFile,
+    };
+    const single = ["DEPLOYER_KEY", "FACILITATOR_KEY", "PUBLISHER_KEY", "STUDIO_BUYER_KEY"] as const;
+    const keys = Object.fromEntries(single.map((name) => [name, generatePrivateKey()]));
+    for (const name of single) {
+      env[`${name}_FILE`] = writeKeystore(join(dir, `${name}.json`), keys[name]!, "pw");
+      env[`${name}_PASSWORD_FILE`] = passwordFile;
+    }
+    expect(Object.keys(STACK_KEY_SETTINGS).sort()).to.deep.equal([...single, "RELAYER_KEYS"].sort());
+    const config = loadStackConfig(env);
+    expect(config.RELAYER_KEYS).to.equal(pool.join(","));
+    for (const name of single) expect(config[name], name).to.equal(keys[name]);
+  });
+
+  it("refuses a keystore it cannot open, naming the setting, without a second complaint about the key", function () {
+    expect(() =>
+      loadStackConfig({ DEPLOYER_KEY_FILE: join(dir, "absent.json"), DEPLOYER_KEY_PASSWORD_FILE: join(dir, "x") }),
+    ).to.throw(`invalid settings: DEPLOYER_KEY_FILE: cannot read ${join(dir, "absent.json")} (no such file)`);
   });
 });

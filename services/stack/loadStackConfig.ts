@@ -1,10 +1,23 @@
-import { getAddress } from "viem";
 import { z } from "zod";
+import { networkTokenProblem } from "../deploy/deployParameters.ts";
+import { parseSettings } from "../keys/parseSettings.ts";
 import { TEST_NETWORK } from "../protocol/constants.ts";
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits");
+
+/**
+ * The key settings of `npm start`: each is raw hex, or a keystore file `NAME_FILE` opened with the password in
+ * `NAME_PASSWORD_FILE` (services/keys; `RELAYER_KEYS_FILE` takes several files or a directory).
+ */
+export const STACK_KEY_SETTINGS = {
+  DEPLOYER_KEY: "one",
+  RELAYER_KEYS: "list",
+  FACILITATOR_KEY: "one",
+  PUBLISHER_KEY: "one",
+  STUDIO_BUYER_KEY: "one",
+} as const;
 
 /** Every setting of `npm start`; the README's settings table is this schema. */
 export const stackEnvSchema = z.object({
@@ -14,6 +27,8 @@ export const stackEnvSchema = z.object({
   HOST_PORT: port(4030),
   MARKETPLACE_PORT: port(4000),
   INDEXER_PORT: port(42069),
+  /** `npm start -- --postgres`: the port of the stack's own PostgreSQL server. */
+  POSTGRES_PORT: port(5433),
   /** The embedded chain mines a block per transaction (`auto`) or every 500 ms, the test network's block time. */
   CHAIN_MINING: z.enum(["auto", "interval"]).default("auto"),
   STUDIO_PORT: port(4040),
@@ -35,16 +50,15 @@ export const stackEnvSchema = z.object({
   FACILITATOR_KEY: key.optional(),
   PUBLISHER_KEY: key.optional(),
   TREASURY_ADDRESS: address.optional(),
+  /** External mode: who receives the contracts' admin role (the deployer begins the two-step hand-off to it). */
+  ADMIN_ADDRESS: address.optional(),
   TOKEN_ADDRESS: address.optional(),
   IDENTITY_ADDRESS: address.optional(),
   /**
-   * The Ignition deployment id (`local-stack`, or `stack-<chain id>` in external mode); its record under
-   * ignition/deployments lets an external rerun deploy only what is missing, and stacks started side by side apart.
+   * Where the deployment record is kept (services/deploy): `STACK_DIR/deployment`, new at each local start; in external
+   * mode required, outside the checkout, so a restart (or `npm run deploy` before it) deploys nothing new.
    */
-  DEPLOYMENT_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, _ and - only")
-    .optional(),
+  DEPLOYMENT_DIR: z.string().min(1).optional(),
   PUBLISH_TOKEN: z.string().min(16).optional(),
   HOST_TOKEN: z.string().min(16).optional(),
   /** Bearer token of the studio's HTTP service (random per start when unset). */
@@ -65,19 +79,13 @@ export type StackConfig = z.output<typeof stackEnvSchema>;
  * @example const env = loadStackConfig(process.env)
  */
 export function loadStackConfig(env: Record<string, string | undefined>): StackConfig {
-  const parsed = stackEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(
-      `invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-    );
-  }
+  const parsed = parseSettings(stackEnvSchema, env, STACK_KEY_SETTINGS);
+  if (!parsed.success) throw new Error(`invalid settings: ${parsed.problems.join("; ")}`);
   const config = parsed.data;
   if (config.NETWORK === undefined) return config;
   const network = TEST_NETWORK;
   const problems = [
-    config.TOKEN_ADDRESS !== undefined &&
-      getAddress(config.TOKEN_ADDRESS) !== getAddress(network.usdc) &&
-      `TOKEN_ADDRESS: ${config.TOKEN_ADDRESS} is not ${network.name}'s USDC (${network.usdc}); leave it unset`,
+    networkTokenProblem(config.NETWORK, config.TOKEN_ADDRESS, "TOKEN_ADDRESS"),
     config.IDENTITY_ADDRESS === undefined &&
       `IDENTITY_ADDRESS: NETWORK=${network.name} needs the address of the network's ERC-8004 identity registry`,
   ].filter((problem): problem is string => typeof problem === "string");

@@ -1,6 +1,7 @@
 import type { Address, Hex, LocalAccount } from "viem";
 import { SAMPLE_NAMES, sampleDeployment } from "../host/samples/sampleDeployment.ts";
-import { randomNonce } from "../protocol/resourceId.ts";
+import { bondNonce } from "../protocol/bondNonce.ts";
+import { resourceIdOf } from "../protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../protocol/typedData.ts";
 
 /** A sample handler as published: what scripts and tests need to call it. */
@@ -58,7 +59,7 @@ export async function publishSamples(p: PublishSamplesParameters): Promise<Publi
       value: p.bond.toString(),
       validAfter: "0",
       validBefore: deadline,
-      nonce: randomNonce(),
+      nonce: bondNonce(resourceIdOf(p.creator.address, name)),
     };
     const registration = {
       creator: p.creator.address,

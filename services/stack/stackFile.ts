@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { z } from "zod";
@@ -22,6 +22,8 @@ export const stackFileSchema = z.object({
   facilitatorUrl: httpUrlSchema,
   hostUrl: httpUrlSchema,
   indexerUrl: httpUrlSchema,
+  /** `npm start -- --postgres`: the stack's own PostgreSQL (trust auth on loopback), for more instances to share. */
+  postgresUrl: z.string().optional(),
   /** The studio's HTTP service and its bearer token; absent when the studio was not started. */
   studioUrl: httpUrlSchema.optional(),
   studioToken: z.string().optional(),
@@ -97,10 +99,13 @@ export function readStackFile(stackDir = ".stack"): StackFile {
 
 /**
  * Validates a stack description and writes it as `{stackDir}/stack.json`, readable by its owner only (it holds
- * tokens and development keys).
+ * tokens and development keys). Written beside it and renamed into place, so a reader that sees the file (a script
+ * waiting for the stack, a test) never reads half of it.
  * @example writeStackFile(stackDir, { chainId: 5042002, rpcUrl, ... })
  */
 export function writeStackFile(stackDir: string, stack: z.input<typeof stackFileSchema>): void {
   stackFileSchema.parse(stack);
-  writeFileSync(join(stackDir, "stack.json"), `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+  const file = join(stackDir, "stack.json");
+  writeFileSync(`${file}.partial`, `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+  renameSync(`${file}.partial`, file);
 }

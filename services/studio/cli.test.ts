@@ -14,15 +14,19 @@ import { writeStackFile } from "../stack/stackFile.ts";
 const root = new URL("../..", import.meta.url).pathname;
 const SENTENCE = "Return the SHA-256 hex digest of a text";
 const QUESTION = "Publish? [y/N]";
+/** The digest recipe does what this asks, but the catalog does not explain "blazingly" and "fast". */
+const CLOSE_SENTENCE = "Return the SHA-256 hex digest of a text, blazingly fast";
+const ANYWAY = "anyway,";
 
 type Run = { code: number | null; stdout: string; stderr: string };
 type Wire = Awaited<ReturnType<typeof startWireServer>>;
 
 /**
  * Runs `node services/studio/cli.ts` as `npm run studio` does. With `tty`, inside a real pseudo-terminal
- * (util-linux `script`), answering `tty.answer` when the question appears; otherwise with stdin a closed pipe.
+ * (util-linux `script`), answering each question (a piece of its text → the answer) once when it appears; otherwise
+ * with stdin a closed pipe.
  */
-function runCli(args: string[], env: Record<string, string | undefined>, tty?: { answer: string }): Promise<Run> {
+function runCli(args: string[], env: Record<string, string | undefined>, tty?: Record<string, string>): Promise<Run> {
   const quoted = [process.execPath, "services/studio/cli.ts", ...args]
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
     .join(" ");
@@ -31,13 +35,14 @@ function runCli(args: string[], env: Record<string, string | undefined>, tty?: {
     : spawn(process.execPath, ["services/studio/cli.ts", ...args], { cwd: root, env });
   let stdout = "";
   let stderr = "";
-  let asked = false;
+  const asked = new Set<string>();
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString("utf8");
-    if (tty && !asked && stdout.includes(QUESTION)) {
-      asked = true;
-      child.stdin.write(`${tty.answer}\n`);
-    }
+    for (const [question, answer] of Object.entries(tty ?? {}))
+      if (!asked.has(question) && stdout.includes(question)) {
+        asked.add(question);
+        child.stdin.write(`${answer}\n`);
+      }
   });
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
@@ -157,7 +162,7 @@ describe("npm run studio: usage, the question before publishing, and failures th
     });
 
     it("on a terminal, 'n' (or anything but y) publishes nothing and exits 3", async function () {
-      const run = await runCli([SENTENCE], env(), { answer: "n" });
+      const run = await runCli([SENTENCE], env(), { [QUESTION]: "n" });
       expect(run.stdout).to.include(QUESTION);
       expect(run.stdout).to.match(/not published: nothing was deployed; run again and answer y/);
       expect(run.code).to.equal(3);
@@ -165,7 +170,7 @@ describe("npm run studio: usage, the question before publishing, and failures th
     });
 
     it("on a terminal, 'y' goes on to deploy", async function () {
-      const run = await runCli([SENTENCE], env(), { answer: "y" });
+      const run = await runCli([SENTENCE], env(), { [QUESTION]: "y" });
       expect(run.stdout).to.include(QUESTION);
       expect(host.requests.map((r) => `${r.method} ${r.path}`)).to.deep.equal(["POST /deployments"]);
       expect(run.stdout).to.match(/deploy: deploy_refused: the host refused the deployment: 401 unauthorized/);
@@ -180,6 +185,50 @@ describe("npm run studio: usage, the question before publishing, and failures th
       expect(out.error).to.deep.include({ stage: "deploy", code: "deploy_refused" });
       expect(out.error.next).to.be.a("string").that.is.not.empty;
       expect(run.code).to.equal(1);
+    });
+  });
+
+  describe("a sentence the catalog's closest recipe does not fully explain", function () {
+    it("on a terminal, shows the recipe and the words and asks; 'y' lists it, saying which words it does not explain", async function () {
+      const run = await runCli([CLOSE_SENTENCE], env(), { [ANYWAY]: "y", [QUESTION]: "n" });
+      expect(run.stdout).to.match(
+        /the closest recipe, Text digest \(digest\), does what the sentence asks but does not explain "blazingly", "fast"/,
+      );
+      expect(run.stdout).to.include(`List Text digest ${ANYWAY}`);
+      expect(run.stdout).to.match(
+        /written by +catalog recipe digest \(algorithm=SHA-256\), match score [0-9.]+; listed although it does not explain "blazingly", "fast", as the creator said/,
+      );
+      expect(run.stdout).to.include(QUESTION);
+      expect(run.code).to.equal(3);
+      expect(host.requests).to.have.length(0);
+    });
+
+    it("on a terminal, 'n' refuses it with no_match and the closest recipes", async function () {
+      const run = await runCli([CLOSE_SENTENCE], env(), { [ANYWAY]: "n" });
+      expect(run.stdout).to.include(`List Text digest ${ANYWAY}`);
+      expect(run.stdout).to.match(/\[studio\] specify: no_match: no catalog recipe does what this sentence asks/);
+      expect(run.stdout).to.match(/- Text digest \(digest\): .*; does not explain "blazingly", "fast"/);
+      expect(run.stdout).to.not.include(QUESTION);
+      expect(run.code).to.equal(1);
+      expect(host.requests).to.have.length(0);
+    });
+
+    it("--yes lists only what is fully explained: refused with the closest recipes, never asked", async function () {
+      const run = await runCli(["--yes", "--json", CLOSE_SENTENCE], env());
+      expect(run.code).to.equal(1);
+      const out = JSON.parse(run.stdout);
+      expect(out.error).to.deep.include({ stage: "specify", code: "no_match" });
+      expect(out.details.closest).to.have.length(3);
+      expect(out.details.ask).to.deep.include({ recipe: "digest", unexplained: ["blazingly", "fast"] });
+      expect(run.stderr).to.not.include(ANYWAY);
+      expect(host.requests).to.have.length(0);
+    });
+
+    it("without a terminal it is not asked either", async function () {
+      const run = await runCli([CLOSE_SENTENCE], env());
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.match(/\[studio\] specify: no_match/);
+      expect(run.stderr).to.not.include(ANYWAY);
     });
   });
 

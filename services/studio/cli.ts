@@ -1,10 +1,13 @@
 import { resolve } from "node:path";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { readKeySettings } from "../keys/readKeySettings.ts";
 import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
 import { parseCommandLine, usageError } from "../stack/parseCommandLine.ts";
-import { askToPublish } from "./askToPublish.ts";
+import { askYesNo } from "./askYesNo.ts";
 import { readBundle, writeBundle } from "./bundleFiles.ts";
+import type { AcceptedRecipe } from "./catalog/catalogWriter.ts";
+import { catalogWriter } from "./catalog/catalogWriter.ts";
 import { chooseWriter } from "./chooseWriter.ts";
 import type { StudioEvent } from "./createEndpoint.ts";
 import { draftEndpoint, launchEndpoint } from "./createEndpoint.ts";
@@ -23,9 +26,12 @@ const USAGE = `usage: npm run studio -- "<one sentence>" [options]
        npm run studio -- --from <dir> [options]
 
 One sentence becomes a verified, paid, listed endpoint on the running stack (npm start). After verify the studio
-prints what it would publish and asks "Publish? [y/N]" on a terminal; nothing is deployed before the answer.
+prints what it would publish and asks "Publish? [y/N]" on a terminal; nothing is deployed before the answer. When
+the offline catalog's closest recipe does what the sentence asks but a word or two stays unexplained, it shows the
+recipe and the words and asks "List it anyway? [y/N]" on a terminal; --yes refuses instead.
 
-  --yes                publish without asking (required when stdin is not a terminal)
+  --yes                publish without asking, and list only what the catalog fully explains (required when
+                       stdin is not a terminal)
   --dry-run            stop after verify and write the bundle for review (nothing is asked or deployed)
   --out <dir>          where --dry-run writes the bundle (default studio-bundles/<slug>)
   --from <dir>         verify a reviewed bundle again, then publish it
@@ -36,7 +42,8 @@ prints what it would publish and asks "Publish? [y/N]" on a terminal; nothing is
   -h, --help           this text
 
 Environment: STACK_DIR (.stack), CREATOR_KEY (default: the stack's development creator, local chain only),
-STUDIO_BUYER_KEY (default: the stack's first demo buyer), STUDIO_LLM_PROVIDER (catalog | openai | anthropic) with
+STUDIO_BUYER_KEY (default: the stack's first demo buyer); each key as hex or as a keystore (CREATOR_KEY_FILE with
+CREATOR_KEY_PASSWORD_FILE, the same for STUDIO_BUYER_KEY), STUDIO_LLM_PROVIDER (catalog | openai | anthropic) with
 STUDIO_LLM_URL, STUDIO_LLM_MODEL, STUDIO_LLM_KEY, STUDIO_LLM_DEADLINE_SECONDS, STUDIO_LLM_MAX_TOKENS
 (services/studio/README.md).
 
@@ -82,7 +89,14 @@ function isLoopback(url: string): boolean {
 }
 
 function signers(stack: ReturnType<typeof readStudioStack>) {
-  const key = process.env.CREATOR_KEY as Hex | undefined;
+  const { env, problems } = readKeySettings(process.env, { CREATOR_KEY: "one", STUDIO_BUYER_KEY: "one" });
+  if (Object.keys(problems).length)
+    throw new SetupError(
+      "invalid_settings",
+      Object.values(problems).join("; "),
+      "give each key as 0x followed by 64 hex digits, or as NAME_FILE (a keystore) with NAME_PASSWORD_FILE",
+    );
+  const key = env.CREATOR_KEY as Hex | undefined;
   if (!key && !isLoopback(stack.rpcUrl))
     throw new SetupError(
       "missing_key",
@@ -93,7 +107,7 @@ function signers(stack: ReturnType<typeof readStudioStack>) {
     rpcUrl: stack.rpcUrl,
     registry: stack.contracts.registry,
   });
-  const buyerKey = (process.env.STUDIO_BUYER_KEY as Hex | undefined) ?? stack.buyers[0]?.privateKey;
+  const buyerKey = (env.STUDIO_BUYER_KEY as Hex | undefined) ?? stack.buyers[0]?.privateKey;
   if (!buyerKey)
     throw new SetupError(
       "missing_key",
@@ -108,7 +122,28 @@ async function confirmed(lines: string[]): Promise<boolean | undefined> {
   if (values.yes) return true;
   if (!process.stdin.isTTY) return undefined;
   if (values.json) process.stderr.write(`${lines.join("\n")}\n\n`);
-  return askToPublish(process.stdin, process.stderr);
+  return askYesNo(process.stdin, process.stderr, "Publish? [y/N] ");
+}
+
+/**
+ * The catalog recipe the creator accepts for the sentence although it leaves words unexplained: asked on a terminal
+ * when the catalog refused with a close recipe (`details.ask`); never with --yes or without a terminal.
+ */
+async function acceptClose(error: unknown): Promise<AcceptedRecipe | undefined> {
+  if (!(error instanceof StudioError) || error.code !== "no_match" || values.yes || !process.stdin.isTTY) return;
+  const ask = error.data.ask as { recipe: string; title: string; does: string; unexplained: string[] } | undefined;
+  if (!ask) return;
+  const words = ask.unexplained.map((w) => `"${w}"`).join(", ");
+  process.stderr.write(
+    `\n[studio] the closest recipe, ${ask.title} (${ask.recipe}), does what the sentence asks but does not explain ${words}:\n` +
+      `  ${ask.does}\n`,
+  );
+  const yes = await askYesNo(
+    process.stdin,
+    process.stderr,
+    `List ${ask.title} anyway, ${words} not changing what it does? [y/N] `,
+  );
+  return yes ? { recipe: ask.recipe, words: ask.unexplained } : undefined;
 }
 
 async function main(): Promise<number> {
@@ -118,13 +153,19 @@ async function main(): Promise<number> {
   );
   const keys = values["dry-run"] ? undefined : signers(stack);
   const reviewed = values.from ? readBundle(resolve(values.from)) : undefined;
-  const { bundle, stages } = await draftEndpoint({
-    sentence: reviewed?.sentence ?? sentence,
-    writer,
-    target: stack,
-    repairRounds: values.rounds === undefined ? undefined : Number(values.rounds),
-    onEvent: progress,
-    reviewed,
+  const draft = (chosen: typeof writer) =>
+    draftEndpoint({
+      sentence: reviewed?.sentence ?? sentence,
+      writer: chosen,
+      target: stack,
+      repairRounds: values.rounds === undefined ? undefined : Number(values.rounds),
+      onEvent: progress,
+      reviewed,
+    });
+  const { bundle, stages } = await draft(writer).catch(async (error: unknown) => {
+    const accept = writer.name === "catalog" ? await acceptClose(error) : undefined;
+    if (!accept) throw error;
+    return draft(catalogWriter({ accept }));
   });
   const summary = publishSummary(bundle);
   const lines = ["", ...summaryLines(summary), ""];

@@ -24,6 +24,8 @@ export const endpointContractSchema = z.strictObject({
     recipe: z.string().optional(),
     parameters: z.record(z.string(), z.string()).optional(),
     score: z.number().optional(),
+    /** Words of the sentence the catalog's recipe does not explain, listed anyway because the creator said so. */
+    accepted: z.array(z.string()).optional(),
   }),
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseSettings } from "../keys/parseSettings.ts";
 import { DRAFT_TTL_MS } from "./server/draftStore.ts";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits");
@@ -18,7 +19,10 @@ export const studioEnvSchema = z.object({
   TOKEN_ADDRESS: address,
   ESCROW_ADDRESS: address,
   REGISTRY_ADDRESS: address,
-  /** The buyer that pays each self-test (it needs an escrow balance). */
+  /**
+   * The buyer that pays each self-test (it needs an escrow balance). Or a keystore: `STUDIO_BUYER_KEY_FILE` with
+   * `STUDIO_BUYER_KEY_PASSWORD_FILE`.
+   */
   STUDIO_BUYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits"),
   /** How long a verified, failed or listed draft is kept, at most 50 minutes (the creator's signatures last an hour). */
   STUDIO_DRAFT_TTL_SECONDS: z.coerce
@@ -38,10 +42,7 @@ export type StudioConfig = z.output<typeof studioEnvSchema>;
  * @example const config = loadStudioConfig(process.env)
  */
 export function loadStudioConfig(env: Record<string, string | undefined>): StudioConfig {
-  const parsed = studioEnvSchema.safeParse(env);
-  if (!parsed.success)
-    throw new Error(
-      `invalid settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-    );
+  const parsed = parseSettings(studioEnvSchema, env, { STUDIO_BUYER_KEY: "one" });
+  if (!parsed.success) throw new Error(`invalid settings: ${parsed.problems.join("; ")}`);
   return parsed.data;
 }

@@ -1,8 +1,9 @@
 import type { Address, Hex } from "viem";
 import { createPublicClient, http, parseUnits } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
+import { bondNonce } from "../protocol/bondNonce.ts";
 import { serviceChain } from "../protocol/chain.ts";
-import { randomNonce } from "../protocol/resourceId.ts";
+import { resourceIdOf } from "../protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../protocol/typedData.ts";
 import type { EndpointContract } from "./contract.ts";
 import type { Creator, TypedDataToSign } from "./creator.ts";
@@ -54,7 +55,7 @@ export function publishTerms(p: {
     value: (p.bond ?? DEFAULT_BOND).toString(),
     validAfter: "0",
     validBefore: deadline,
-    nonce: randomNonce(),
+    nonce: bondNonce(resourceIdOf(p.creator, p.contract.slug)),
   };
   const { registry, token } = p.target.contracts;
   return {

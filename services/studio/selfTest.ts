@@ -31,7 +31,9 @@ export async function selfTest(p: {
 }): Promise<SelfTestResult> {
   const example = p.contract.examples[0];
   if (!example) throw new StudioError("self-test", "no_example", "the contract has no example to pay for");
-  const chain = buyerChain({ rpcUrl: p.target.rpcUrl, escrow: p.target.contracts.escrow });
+  // The studio pays the resource it just deployed to the host and published through the marketplace it is
+  // configured with: its own operator's addresses, not a stranger's, so they may be private (the embedded stack).
+  const chain = buyerChain({ rpcUrl: p.target.rpcUrl, escrow: p.target.contracts.escrow, allowPrivateAddresses: true });
   let paid: Awaited<ReturnType<typeof payForCall>>;
   try {
     paid = await payForCall({

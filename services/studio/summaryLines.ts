@@ -6,7 +6,10 @@ const EXAMPLES_SHOWN = 5;
 function writer(origin: PublishSummary["writtenBy"]): string {
   if (origin.recipe) {
     const parameters = Object.entries(origin.parameters ?? {}).map(([k, v]) => `${k}=${v}`);
-    return `catalog recipe ${origin.recipe}${parameters.length ? ` (${parameters.join(", ")})` : ""}, match score ${origin.score ?? "?"}`;
+    const accepted = origin.accepted?.length
+      ? `; listed although it does not explain ${origin.accepted.map((w) => `"${w}"`).join(", ")}, as the creator said`
+      : "";
+    return `catalog recipe ${origin.recipe}${parameters.length ? ` (${parameters.join(", ")})` : ""}, match score ${origin.score ?? "?"}${accepted}`;
   }
   return `model ${origin.model ?? "(unnamed)"} through the ${origin.provider} provider`;
 }

@@ -36,7 +36,7 @@ describe("npm start, end to end", function () {
     expect(listed.map((r) => r.slug)).to.include.members(["echo", "text-stats", "digest", "json-check"]);
 
     const echo = stack.resources.find((r) => r.slug === "echo")!;
-    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
+    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow, allowPrivateAddresses: true });
     const result = await payForCall({
       chain,
       account: privateKeyToAccount(stack.buyers[0]!.privateKey),

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { network } from "hardhat";
-import pg from "pg";
 import type { Address, Hex } from "viem";
 import { createWalletClient, getAddress, http, parseEther, parseUnits } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -16,12 +15,11 @@ import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { serviceChain } from "../../services/protocol/chain.ts";
 import { parseDebits } from "../../services/protocol/parseDebits.ts";
-import { deploymentDir } from "../../services/stack/deploymentDir.ts";
 import { publishSamples } from "../../services/stack/publishSamples.ts";
 import { serveRpc } from "../../testkit/chain/rpcServer.ts";
+import type { TestDatabase } from "../../testkit/postgres/testPostgres.ts";
+import { testDatabase } from "../../testkit/postgres/testPostgres.ts";
 import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
-
-const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
  * External mode as an operator runs it against the test network: a chain started separately (an EDR chain served
@@ -30,9 +28,11 @@ const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres
  */
 describe("npm start in external mode, against a separately started chain and PostgreSQL", function () {
   this.timeout(900_000);
-  const database = `stack_external_${process.pid}`;
-  const deploymentId = `external-test-${process.pid}`;
+  let database: TestDatabase | undefined;
   const stackDir = mkdtempSync(join(tmpdir(), "stack-external-"));
+  const deploymentDir = mkdtempSync(join(tmpdir(), "stack-external-record-"));
+  /** Who receives the contracts' admin role: an address no service holds the key of. */
+  const admin = privateKeyToAccount(generatePrivateKey()).address;
   const keys = {
     deployer: generatePrivateKey(),
     relayer: generatePrivateKey(),
@@ -48,25 +48,15 @@ describe("npm start in external mode, against a separately started chain and Pos
   let running: Awaited<ReturnType<typeof runStack>> | undefined;
   let startBlock: bigint;
 
-  const admin = async () => (await connection.viem.getWalletClients())[0]!;
+  const faucet = async () => (await connection.viem.getWalletClients())[0]!;
   const publicClient = () => connection.viem.getPublicClient();
   const deployer = privateKeyToAccount(keys.deployer).address;
   /** The relayer pool `RELAYER_KEYS` names: two keys, each with its own nonce lane. */
   const relayers = [keys.relayer, keys.relayer2].map((key) => privateKeyToAccount(key).address);
 
-  async function adminQuery(sql: string) {
-    const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  }
-
   /** Sends gas money (and optionally stablecoin) from the chain's first account, as a faucet would. */
   async function fund(to: Address, stablecoin = 0n) {
-    const wallet = await admin();
+    const wallet = await faucet();
     const client = await publicClient();
     await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to, value: parseEther("10") }) });
     if (stablecoin > 0n) {
@@ -83,14 +73,12 @@ describe("npm start in external mode, against a separately started chain and Pos
     rpc = await serveRpc(connection.provider);
     for (const key of Object.values(keys)) await fund(privateKeyToAccount(key).address);
     startBlock = await (await publicClient()).getBlockNumber();
-    await adminQuery(`CREATE DATABASE ${database}`);
-    const databaseUrl = new URL(ADMIN_DATABASE_URL);
-    databaseUrl.pathname = `/${database}`;
+    database = await testDatabase("stack_external");
     env = {
       ...(await stackPorts({ external: true })),
       STACK_DIR: stackDir,
       RPC_URL: rpc.url,
-      DATABASE_URL: databaseUrl.toString(),
+      DATABASE_URL: database.url,
       DEPLOYER_KEY: keys.deployer,
       RELAYER_KEYS: `${keys.relayer},${keys.relayer2}`,
       FACILITATOR_KEY: keys.facilitator,
@@ -98,7 +86,8 @@ describe("npm start in external mode, against a separately started chain and Pos
       TREASURY_ADDRESS: treasury,
       TOKEN_ADDRESS: existing.token,
       IDENTITY_ADDRESS: existing.identity,
-      DEPLOYMENT_ID: deploymentId,
+      ADMIN_ADDRESS: admin,
+      DEPLOYMENT_DIR: deploymentDir,
       CALLER_AUTH_SECRET: generatePrivateKey(),
     };
     running = await runStack(env);
@@ -108,8 +97,8 @@ describe("npm start in external mode, against a separately started chain and Pos
     running?.kill();
     await rpc?.close();
     await connection?.close();
-    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
-    rmSync(deploymentDir(deploymentId), { recursive: true, force: true });
+    await database?.drop().catch(() => {});
+    rmSync(deploymentDir, { recursive: true, force: true });
     rmSync(stackDir, { recursive: true, force: true });
   });
 
@@ -143,7 +132,11 @@ describe("npm start in external mode, against a separately started chain and Pos
     expect(
       await registry.read.hasRole([await registry.read.PUBLISHER_ROLE(), privateKeyToAccount(keys.publisher).address]),
     ).to.equal(true);
-    expect(await escrow.read.hasRole([await escrow.read.DEFAULT_ADMIN_ROLE(), deployer])).to.equal(true);
+    // The admin hand-off has begun (npm run deploy's code): the admin accepts after the delay; the deployer keeps no
+    // other role.
+    for (const contract of [escrow, registry]) expect((await contract.read.pendingDefaultAdmin())[0]).to.equal(admin);
+    expect(await escrow.read.hasRole([await escrow.read.PAUSER_ROLE(), admin])).to.equal(true);
+    expect(await escrow.read.hasRole([await escrow.read.PAUSER_ROLE(), deployer])).to.equal(false);
     const facilitatorRole = await registry.read.FACILITATOR_ROLE();
     expect(await registry.read.hasRole([facilitatorRole, privateKeyToAccount(keys.facilitator).address])).to.equal(
       true,
@@ -168,7 +161,7 @@ describe("npm start in external mode, against a separately started chain and Pos
   async function payEcho(resources: { slug: string; resourceId: Hex; resourceUrl: string }[], buyerKey: Hex) {
     const { stack } = running!;
     const echo = resources.find((r) => r.slug === "echo")!;
-    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
+    const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow, allowPrivateAddresses: true });
     const result = await payForCall({
       chain,
       account: privateKeyToAccount(buyerKey),
@@ -228,6 +221,9 @@ describe("npm start in external mode, against a separately started chain and Pos
         args: [parseUnits("5", 6)],
       }),
     });
+    // In external mode the escrow book follows the chain a margin below its head (ESCROW_BOOK_MARGIN_BLOCKS, 2), which
+    // the test network's 500 ms blocks pass in a second; this chain mines only when sent a transaction.
+    await connection.networkHelpers.mine(2);
 
     await payEcho(published, buyerKey);
   });

@@ -1,25 +1,31 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import pg from "pg";
 import type { Hex } from "viem";
 import { sleep } from "../../testkit/sleep.ts";
 import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
 
 /**
- * `CHAIN_MINING=interval npm start`: the test network's 500 ms blocks. Set-up (deployments, the samples' listing,
- * funding) is mined at once, as with automine; from the moment the stack is ready the chain mines only on its
- * interval, so a transaction waits for the next block, as on the test network.
+ * `CHAIN_MINING=interval npm start -- --postgres`: the stack as a deployment runs it, on the test network's 500 ms
+ * blocks and with every store on PostgreSQL. Set-up (deployments, the samples' listing, funding) is mined at once, as
+ * with automine; from the moment the stack is ready the chain mines only on its interval, so a transaction waits for
+ * the next block, as on the test network.
  */
-describe("npm start with CHAIN_MINING=interval", function () {
+describe("npm start -- --postgres with CHAIN_MINING=interval", function () {
   this.timeout(600_000);
   const stackDir = mkdtempSync(join(tmpdir(), "stack-interval-"));
+  let ports: Record<string, string>;
   let running: Awaited<ReturnType<typeof runStack>>;
 
   before(async function () {
+    // PostgreSQL never runs as root: when the tests do, it runs as another user, which must reach the stack's folder.
+    chmodSync(stackDir, 0o711);
+    ports = await stackPorts({ postgres: true });
     running = await runStack(
-      { STACK_DIR: stackDir, ...(await stackPorts()), CHAIN_MINING: "interval" },
-      { direct: true },
+      { STACK_DIR: stackDir, ...ports, CHAIN_MINING: "interval" },
+      { direct: true, args: ["--postgres"] },
     );
   });
 
@@ -54,5 +60,27 @@ describe("npm start with CHAIN_MINING=interval", function () {
       receipt = await rpc("eth_getTransactionReceipt", [hash]);
     }
     expect(receipt, "a transaction is mined by an interval block").to.not.equal(null);
+  });
+
+  it("keeps every store on its own PostgreSQL, named in stack.json, and nothing in PGlite", async function () {
+    const url = running.stack.postgresUrl;
+    expect(url).to.equal(`postgres://postgres@127.0.0.1:${ports.POSTGRES_PORT}/postgres`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const schemas = (await client.query("SELECT schema_name FROM information_schema.schemata")).rows.map(
+        (r: { schema_name: string }) => r.schema_name,
+      );
+      expect(schemas).to.include.members(["facilitator", "marketplace", "host", "indexer_views"]);
+      const listed = await client.query("SELECT count(*)::int AS n FROM marketplace.listing");
+      expect(listed.rows[0].n).to.equal(running.stack.resources.length);
+    } finally {
+      await client.end();
+    }
+    expect(existsSync(join(stackDir, "data", "facilitator")), "no PGlite store").to.equal(false);
+  });
+
+  it("stops its PostgreSQL with the rest of the stack", async function () {
+    expect(await running.stop(ports), "every process of the stack gone, every port free").to.equal(true);
   });
 });

@@ -100,7 +100,7 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
       expect(shown).to.have.length(result.bundle.contract.examples.length);
 
       const example = result.bundle.contract.examples[1]!;
-      const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow });
+      const chain = buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow, allowPrivateAddresses: true });
       const paid = await payForCall({
         chain,
         account: other,

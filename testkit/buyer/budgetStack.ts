@@ -1,5 +1,7 @@
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { BuyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
+import { buyerChain } from "../../services/buyer/src/sdk/buyerChain.ts";
 import type { HandlerCall } from "../../services/gate/handler.ts";
 import { debitsOnChain } from "../chain/debitsOnChain.ts";
 import { ROLE } from "../chain/localChain.ts";
@@ -29,6 +31,21 @@ export async function startBudgetStack() {
   const { chain } = stack;
   const closers: (() => Promise<void>)[] = [];
   let resources = 0;
+  /** A gate for a new resource (or a new deployment of `terms.resourceId`) behind a relay in `mode`. */
+  async function deploy(mode: RelayMode, terms: Omit<TestResourceOptions, "slug" | "handler" | "source">) {
+    const gate = await startTestResource(stack, {
+      slug: `budget-${++resources}`,
+      cap: CALL_PRICE,
+      base: 1_000n,
+      perKB: 200n,
+      handler: echo,
+      ...terms,
+    });
+    closers.push(() => gate.close());
+    const relay = await startCreatorRelay(chain, { resourceId: gate.resourceId, gateUrl: gate.url, mode });
+    closers.push(() => relay.close());
+    return { resourceId: gate.resourceId, gate, relay };
+  }
   return {
     stack,
     chain,
@@ -36,20 +53,18 @@ export async function startBudgetStack() {
      * A gate of its own behind a creator's relay in `mode` (registered as the resource's card); `terms` overrides the
      * price (cap, base, perKB, multiplier) and the request schema.
      */
-    async resource(mode: RelayMode = "forward", terms: Omit<TestResourceOptions, "slug" | "handler" | "source"> = {}) {
-      const slug = `budget-${++resources}`;
-      const gate = await startTestResource(stack, {
-        slug,
-        cap: CALL_PRICE,
-        base: 1_000n,
-        perKB: 200n,
-        handler: echo,
-        ...terms,
-      });
-      closers.push(() => gate.close());
-      const relay = await startCreatorRelay(chain, { resourceId: gate.resourceId, gateUrl: gate.url, mode });
-      closers.push(() => relay.close());
-      return { resourceId: gate.resourceId, gate, relay };
+    resource(mode: RelayMode = "forward", terms: Omit<TestResourceOptions, "slug" | "handler" | "source"> = {}) {
+      return deploy(mode, terms);
+    },
+    /**
+     * A new deployment of a registered resource (its prices unchanged, `terms` its new schemas): a gate of its own
+     * behind a new relay, whose card the creator registers on chain, so the resource's card hash changes.
+     */
+    redeploy(
+      resourceId: Hex,
+      terms: Omit<TestResourceOptions, "slug" | "handler" | "source" | "resourceId" | "cap" | "base" | "perKB"> = {},
+    ) {
+      return deploy("forward", { ...terms, resourceId });
     },
     /** A fresh buyer key with `deposit` in escrow (it never needs gas: it only signs). */
     async buyer(deposit = 1_000_000n): Promise<{ key: Hex; address: Address }> {
@@ -63,7 +78,10 @@ export async function startBudgetStack() {
       });
       return { key, address };
     },
-    /** The buyer MCP server's live settings for `key`, its ledgers in `dataDir`. */
+    /**
+     * The buyer MCP server's live settings for `key`, its ledgers in `dataDir`; every gate and relay here is on
+     * 127.0.0.1, so they allow private addresses (`BUYER_ALLOW_PRIVATE_NETWORK=on`) unless `extra` says otherwise.
+     */
     settings(key: Hex, dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
       return {
         BUYER_PRIVATE_KEY: key,
@@ -72,8 +90,13 @@ export async function startBudgetStack() {
         MARKETPLACE_URL: "http://127.0.0.1:9",
         FACILITATOR_URL: stack.facilitator.url,
         SERVICE_BUYER_DATA_DIR: dataDir,
+        BUYER_ALLOW_PRIVATE_NETWORK: "on",
         ...extra,
       };
+    },
+    /** The SDK's view of this chain, allowed to reach this stack's gates and relays on 127.0.0.1. */
+    buyerChain(): BuyerChain {
+      return buyerChain({ rpcUrl: chain.rpcUrl, escrow: chain.addresses.escrow, allowPrivateAddresses: true });
     },
     /** Every amount the chain debited `buyer`. */
     async debits(buyer: Address): Promise<bigint[]> {

@@ -15,6 +15,8 @@ export type ConnectedBuyer = { client: Client; close(): Promise<void>; stderr: (
 export type ToolOutcome = {
   isError: boolean;
   data: Record<string, unknown>;
+  /** The answer's `_meta` (a resource tool's payment: receipt, amount, transaction). */
+  meta?: Record<string, unknown>;
   error?: {
     code: string;
     message: string;
@@ -97,7 +99,7 @@ export async function connectStdio(
 export const TOOL_TIMEOUT_MS = 180_000;
 
 /**
- * Calls a tool and returns its structured answer or its error body.
+ * Calls a tool and returns its structured answer or its error body, and its `_meta`.
  * @example const { data } = await callTool(client, "get_card", { resourceId })
  */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
@@ -105,6 +107,7 @@ export async function callTool(client: Client, name: string, args: Record<string
     isError?: boolean;
     structuredContent?: Record<string, unknown>;
     content: { type: string; text?: string }[];
+    _meta?: Record<string, unknown>;
   };
   const text = result.content.find((c) => c.type === "text")?.text ?? "";
   if (result.isError) {
@@ -114,7 +117,7 @@ export async function callTool(client: Client, name: string, args: Record<string
     } catch {
       body = { error: { code: "mcp_error", message: text } };
     }
-    return { isError: true, data: body, error: body.error };
+    return { isError: true, data: body, error: body.error, meta: result._meta };
   }
-  return { isError: false, data: result.structuredContent ?? {} };
+  return { isError: false, data: result.structuredContent ?? {}, meta: result._meta };
 }

@@ -122,11 +122,23 @@ log: { type: stdout, format: pretty, level: error }
           },
         },
       };
-      const response = await fetch(`${url}${name}`, {
+      const request = {
         method: "PUT",
         headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
         body: JSON.stringify(body),
-      });
+      };
+      // A busy machine can drop the connection of a large publish (the EDR binding is tens of MB of base64); a
+      // publish is idempotent here (409 is the same version already stored), so a dropped one is sent again.
+      let response: Response | undefined;
+      for (let attempt = 1; !response; attempt++) {
+        response = await fetch(`${url}${name}`, request).catch((error: Error) => {
+          if (attempt >= 3)
+            throw new Error(
+              `publishing ${manifest.name}@${manifest.version}: ${error.message} (${String(error.cause)})\n${log}`,
+            );
+          return undefined;
+        });
+      }
       if (!response.ok && response.status !== 409)
         throw new Error(`publishing ${manifest.name}@${manifest.version}: ${response.status} ${await response.text()}`);
     },

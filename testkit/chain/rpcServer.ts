@@ -13,11 +13,32 @@ export type RpcServer = {
   close(): Promise<void>;
 };
 
+/**
+ * What a provider throws to fail the whole HTTP exchange instead of one call in it, as an overloaded or flaky hosted
+ * RPC does: an HTTP status with its headers and body (a 429 with `Retry-After`), or, with `drop`, no answer at all
+ * (the connection is destroyed; the request may or may not have reached the chain).
+ */
+export class HttpFault extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly drop: boolean;
+  constructor(p: { status?: number; headers?: Record<string, string>; body?: string; drop?: boolean }) {
+    super(p.drop ? "connection dropped" : `HTTP ${p.status ?? 500}`);
+    this.name = "HttpFault";
+    this.status = p.status ?? 500;
+    this.headers = p.headers ?? {};
+    this.body = p.body ?? "";
+    this.drop = p.drop ?? false;
+  }
+}
+
 async function answer(provider: RequestProvider, call: { id?: unknown; method?: string; params?: unknown[] }) {
   try {
     const result = await provider.request({ method: String(call.method), params: call.params ?? [] });
     return { jsonrpc: "2.0", id: call.id ?? null, result: result ?? null };
   } catch (error) {
+    if (error instanceof HttpFault) throw error;
     const e = error as { code?: number; message?: string; data?: unknown };
     return {
       jsonrpc: "2.0",
@@ -28,8 +49,9 @@ async function answer(provider: RequestProvider, call: { id?: unknown; method?: 
 }
 
 /**
- * Serves `provider` as JSON-RPC over HTTP on 127.0.0.1. `stop()` closes the port and drops open connections, so
- * clients see the chain as unreachable (connection refused); `resume()` serves the same chain state again.
+ * Serves `provider` as JSON-RPC over HTTP on 127.0.0.1 (single calls and arrays of calls). `stop()` closes the port
+ * and drops open connections, so clients see the chain as unreachable (connection refused); `resume()` serves the
+ * same chain state again. A call whose provider throws an `HttpFault` fails its whole HTTP exchange that way.
  * @example const rpc = await serveRpc(connection.provider); ...; await rpc.stop(); await rpc.resume()
  */
 export async function serveRpc(provider: RequestProvider, port = 0): Promise<RpcServer> {
@@ -48,11 +70,17 @@ export async function serveRpc(provider: RequestProvider, port = 0): Promise<Rpc
             res.writeHead(400).end();
             return;
           }
-          const out = Array.isArray(body)
-            ? await Promise.all(body.map((c) => answer(provider, c)))
-            : await answer(provider, body as never);
-          const text = JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v));
-          res.writeHead(200, { "content-type": "application/json" }).end(text);
+          try {
+            const out = Array.isArray(body)
+              ? await Promise.all(body.map((c) => answer(provider, c)))
+              : await answer(provider, body as never);
+            const text = JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v));
+            res.writeHead(200, { "content-type": "application/json" }).end(text);
+          } catch (error) {
+            if (!(error instanceof HttpFault)) throw error;
+            if (error.drop) req.socket.destroy();
+            else res.writeHead(error.status, error.headers).end(error.body);
+          }
         });
       });
       s.keepAliveTimeout = 1_000;

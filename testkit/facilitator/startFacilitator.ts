@@ -32,6 +32,10 @@ export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">):
     // These tests assert what the chain holds once a settle answers; committed settlement (the product's default)
     // has its own tests, which set SETTLEMENT=committed.
     SETTLEMENT: "confirmed",
+    // The local chain is one node that mines a block per transaction: nothing lags its head, and a margin would keep
+    // its newest block (a deposit just made) from the escrow book until more transactions come. Tests of a lagging
+    // RPC set one.
+    ESCROW_BOOK_MARGIN_BLOCKS: "0",
   };
 }
 
@@ -82,8 +86,13 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   return { status: response.status, headers: response.headers, body: json as any };
 }
 
-/** Starts `node services/facilitator/main.ts` as a child process and resolves with its URL once it listens. */
-export function spawnFacilitator(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts `node services/facilitator/main.ts` as a child process and resolves with its URL once it listens, and what it
+ * has written to stdout and stderr so far (`output()`); rejects with that output if it exits first.
+ */
+export function spawnFacilitator(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["services/facilitator/main.ts"], {
       env: { ...process.env, ...env },
@@ -93,13 +102,13 @@ export function spawnFacilitator(env: Record<string, string>): Promise<{ child: 
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`facilitator did not start: ${out}`));
-    }, 30_000);
+    }, 90_000);
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = /"port":(\d+)/.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+        resolve({ child, url: `http://127.0.0.1:${match[1]}`, output: () => out });
       }
     });
     child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));

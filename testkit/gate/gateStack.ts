@@ -15,10 +15,11 @@ import { createSandbox } from "../../services/host/createSandbox.ts";
 import { sampleDeployment } from "../../services/host/samples/sampleDeployment.ts";
 import { encodeBase64Json } from "../../services/protocol/base64.ts";
 import { PLACEHOLDER_AGENT_ID } from "../../services/protocol/constants.ts";
+import { strikeKeyOf } from "../../services/protocol/strikeKey.ts";
 import type { LocalChain } from "../chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../chain/localChain.ts";
 import { signExactToEscrow } from "../facilitator/signExactToEscrow.ts";
-import { startFacilitator } from "../facilitator/startFacilitator.ts";
+import { postJson, startFacilitator } from "../facilitator/startFacilitator.ts";
 
 /** A local chain with the stack deployed, a funded buyer and a real facilitator. */
 export type GateStack = Awaited<ReturnType<typeof startGateStack>>;
@@ -54,7 +55,14 @@ export async function startGateStack({
     facilitator,
     buyer,
     escrowBalance: (address: Hex = buyer.address) => chain.contracts.escrow.read.balanceOf([address]),
-    strikeRecorded: (idemKey: Hex) => chain.contracts.registry.read.strikeRecorded([idemKey]),
+    /** Whether the registry has struck the payer's call `idemKey` (its `strikeKeyOf(payer, idemKey)`). */
+    strikeRecorded: (idemKey: Hex, payer: Hex = buyer.address) =>
+      chain.contracts.registry.read.strikeRecorded([strikeKeyOf({ buyer: payer, nonce: idemKey })]),
+    /** Whether the facilitator queued a strike with the release of a call (releasing again answers the first release). */
+    async strikeQueued(idemKey: Hex, resourceId: Hex, payer: Hex = buyer.address): Promise<boolean> {
+      const again = await postJson(`${facilitator.url}/release`, { idemKey, payer, resourceId });
+      return (again.body as { strikeRecorded?: unknown }).strikeRecorded === true;
+    },
     async close() {
       await facilitator.stop();
       await chain.close();
@@ -65,6 +73,8 @@ export async function startGateStack({
 /** Options of a test resource: a handler source (run in workerd) or a handler function, and its terms. */
 export type TestResourceOptions = {
   slug: string;
+  /** A resource already registered (with these cap and prices): the gate serves a new deployment of it. */
+  resourceId?: Hex;
   source?: string;
   handler?: Handler;
   requestSchema?: JsonSchema;
@@ -97,13 +107,15 @@ export async function startTestResource(stack: GateStack, options: TestResourceO
   const cap = options.cap ?? 50_000n;
   const base = options.base ?? 1_000n;
   const perKB = options.perKB ?? 200n;
-  const resourceId = await stack.chain.registerResource({
-    slug: options.slug,
-    cap,
-    base,
-    perKB,
-    creatorIndex: options.creatorIndex,
-  });
+  const resourceId =
+    options.resourceId ??
+    (await stack.chain.registerResource({
+      slug: options.slug,
+      cap,
+      base,
+      perKB,
+      creatorIndex: options.creatorIndex,
+    }));
   const sandbox: Sandbox | undefined = options.handler
     ? undefined
     : await createSandbox({

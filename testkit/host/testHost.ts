@@ -14,6 +14,9 @@ import { call, payEscrow, paymentHeader } from "../gate/gateStack.ts";
 /** The deploy API token of every test host. */
 export const TEST_HOST_TOKEN = "host-token-0123456789abcdef";
 
+/** The seal key of every test host (so that instances sharing a database agree), unless a test sets its own. */
+export const TEST_HOST_SEAL_SECRET = "host-seal-secret-0123456789abcdef0123";
+
 /** The `Authorization` header that the deploy API of a test host accepts. */
 export const bearer = { authorization: `Bearer ${TEST_HOST_TOKEN}` };
 
@@ -21,8 +24,9 @@ export const bearer = { authorization: `Bearer ${TEST_HOST_TOKEN}` };
 export const testCreator = privateKeyToAccount(devKey(ROLE.creator)).address;
 
 /**
- * Starts a host on a free port against the stack's facilitator, escrow and token, with `TEST_HOST_TOKEN`, a 5 s
- * handler timeout and a silent logger; `env` adds to or overrides that configuration (`DATA_DIR` is required).
+ * Starts a host on a free port against the stack's facilitator, escrow and token, with `TEST_HOST_TOKEN`,
+ * `TEST_HOST_SEAL_SECRET`, a 5 s handler timeout and a silent logger; `env` adds to or overrides that configuration
+ * (`DATA_DIR` is required; `HOST_SEAL_SECRET: undefined` leaves the host to its key file).
  * @example const host = await startTestHost(stack, { DATA_DIR: dir })
  */
 export function startTestHost(
@@ -33,6 +37,7 @@ export function startTestHost(
     loadHostConfig({
       PORT: "0",
       HOST_TOKEN: TEST_HOST_TOKEN,
+      HOST_SEAL_SECRET: TEST_HOST_SEAL_SECRET,
       FACILITATOR_URL: stack.facilitator.url,
       ESCROW_ADDRESS: stack.chain.addresses.escrow,
       TOKEN_ADDRESS: stack.chain.addresses.token,
@@ -76,11 +81,12 @@ export function registerSample(stack: GateStack, name: SampleName, slug: string 
 
 /**
  * Pays one call of the stack's buyer to a hosted resource: reads its served card for the resource id, cap and call
- * URL, signs an escrow payment and posts `body`.
+ * URL, signs an escrow payment and posts `body`. The answer carries the payment's `idemKey` (its nonce).
  * @example const answer = await payHosted(stack, host.url, 'echo', { hello: 'host' })
  */
 export async function payHosted(stack: GateStack, hostUrl: string, slug: string, body: unknown) {
   const card = (await getJson(`${hostUrl}/r/${slug}/.well-known/agent-card.json`)).body;
   const payload = await payEscrow(stack, { resourceId: card.x402.payTo as Hex, cap: BigInt(card.x402.pricing.max) });
-  return call(card.url, body, { "X-PAYMENT": paymentHeader(payload) });
+  const answer = await call(card.url, body, { "X-PAYMENT": paymentHeader(payload) });
+  return { ...answer, idemKey: payload.authorization.nonce as Hex };
 }

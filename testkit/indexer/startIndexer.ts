@@ -3,10 +3,10 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { ponderCommand } from "../../indexer/ponder/ponderCommand.ts";
 import type { LocalChain } from "../chain/localChain.ts";
 import { freePort } from "../freePort.ts";
+import { testDatabase } from "../postgres/testPostgres.ts";
 import { sleep } from "../sleep.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -33,33 +33,12 @@ export function writeDeployment(chain: LocalChain, directory: string): string {
   return path;
 }
 
-/** Ponder's PostgreSQL sync cache is keyed by chain id, so each run against a fresh local chain gets a database of its own. */
-async function createDatabase(adminUrl: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(adminUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
 export type StartIndexerOptions = {
-  /** PostgreSQL server to run on (a database is created for the run and dropped by `stop`); PGlite when absent. */
-  postgresUrl?: string;
+  /**
+   * Run on the tests' PostgreSQL (testkit/postgres), in a database of its own dropped by `stop` (Ponder's sync cache
+   * is keyed by chain id, and every local chain is a new one); PGlite when absent.
+   */
+  postgres?: boolean;
   /** Realtime polling interval (ms, >= 100). */
   pollingMs?: number;
   /** Ponder's log level (default `warn`; `info` shows progress). */
@@ -96,8 +75,8 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
   const deployment = writeDeployment(chain, work);
   const port = await freePort();
   const schema = `idx_${process.pid}_${port}`;
-  const databaseName = `ponder_${process.pid}_${port}`;
-  const databaseUrl = options.postgresUrl ? await createDatabase(options.postgresUrl, databaseName) : undefined;
+  const database = options.postgres ? await testDatabase("ponder") : undefined;
+  const databaseUrl = database?.url;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     RPC_URL: chain.rpcUrl,
@@ -152,7 +131,7 @@ export async function startIndexer(chain: LocalChain, options: StartIndexerOptio
       clearTimeout(timer);
     }
     rmSync(work, { recursive: true, force: true });
-    if (options.postgresUrl) await dropDatabase(options.postgresUrl, databaseName).catch(() => {});
+    await database?.drop().catch(() => {});
   };
 
   const deadline = Date.now() + 120_000;

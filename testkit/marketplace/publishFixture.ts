@@ -1,6 +1,7 @@
 import type { Address, Hex, LocalAccount } from "viem";
+import { bondNonce } from "../../services/protocol/bondNonce.ts";
 import type { cardTemplate } from "../../services/protocol/cardTemplate.ts";
-import { randomNonce, resourceIdOf } from "../../services/protocol/resourceId.ts";
+import { resourceIdOf } from "../../services/protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../../services/protocol/typedData.ts";
 import type { FakeResourceState } from "./fakeResource.ts";
 
@@ -74,7 +75,7 @@ export async function buildPublishRequest(p: BuildPublishRequestParameters) {
       value: bondValue.toString(),
       validAfter: "0",
       validBefore: String(now + 3_600),
-      nonce: randomNonce(),
+      nonce: bondNonce(resourceIdOf(p.creator.address, p.slug)),
     };
     const bondSignature = await p.creator.signTypedData(
       bondTypedData(authorization, p.addresses.registry, p.addresses.token),

@@ -1,49 +1,43 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
-import { deploymentDir } from "../../services/stack/deploymentDir.ts";
 import { assertPortFree } from "../../services/stack/ports.ts";
 import { readStackFile, stackFilePath } from "../../services/stack/stackFile.ts";
 import { freePort } from "../freePort.ts";
 import { sleep } from "../sleep.ts";
 
-/** Free ports for every service of the stack (the chain's too unless `external`). */
-export async function stackPorts({ external = false } = {}): Promise<Record<string, string>> {
+/** Free ports for every service of the stack (the chain's too unless `external`, PostgreSQL's with `postgres`). */
+export async function stackPorts({ external = false, postgres = false } = {}): Promise<Record<string, string>> {
   const names = [
     "FACILITATOR_PORT",
     "HOST_PORT",
     "MARKETPLACE_PORT",
     "INDEXER_PORT",
     "STUDIO_PORT",
+    ...(postgres ? ["POSTGRES_PORT"] : []),
     ...(external ? [] : ["CHAIN_PORT"]),
   ];
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, String(await freePort())])));
 }
 
-/** Local stacks started by this process, numbered for their deployment ids. */
-let localStacks = 0;
-
 /**
  * Starts the stack as a user would (`npm start`, or `node services/stack/start.ts` with `direct`) in its own process
- * group and waits until it has written `stack.json` in `env.STACK_DIR`. A local stack gets a deployment id of its own
- * unless `env.DEPLOYMENT_ID` names one (its Ignition record is removed once the stack is stopped), so test files
- * running side by side never share `ignition/deployments/local-stack`.
+ * group and waits until it has written `stack.json` in `env.STACK_DIR` (a local stack keeps its deployment record in
+ * `STACK_DIR/deployment`, so stacks started side by side never share one). `args` go to the start command
+ * (`npm start -- <args>`).
  * @example const stack = await runStack({ STACK_DIR: dir, ...ports }); ...; await stack.stop()
  */
-export async function runStack(env: Record<string, string>, { direct = false, timeoutMs = 300_000 } = {}) {
+export async function runStack(
+  env: Record<string, string>,
+  { direct = false, timeoutMs = 600_000, args: startArgs = [] as string[] } = {},
+) {
   const stackDir = env.STACK_DIR!;
   const stackFile = stackFilePath(stackDir);
   rmSync(stackFile, { force: true });
   const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
-  const ownDeployment =
-    merged.DEPLOYMENT_ID === undefined && merged.RPC_URL === undefined && merged.NETWORK === undefined
-      ? `local-stack-${process.pid}-${++localStacks}`
-      : undefined;
-  if (ownDeployment) merged.DEPLOYMENT_ID = ownDeployment;
-  const forgetDeployment = () => {
-    if (ownDeployment) rmSync(deploymentDir(ownDeployment), { recursive: true, force: true });
-  };
-  const [command, args] = direct ? [process.execPath, ["services/stack/start.ts"]] : ["npm", ["start"]];
+  const [command, args] = direct
+    ? [process.execPath, ["services/stack/start.ts", ...startArgs]]
+    : ["npm", ["start", ...(startArgs.length ? ["--", ...startArgs] : [])]];
   const child: ChildProcess = spawn(command, args, {
     cwd: new URL("../..", import.meta.url).pathname,
     env: merged,
@@ -56,17 +50,22 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(stackFile)) {
     if (child.exitCode !== null) {
-      forgetDeployment();
       throw new Error(`the stack exited with ${child.exitCode}:\n${output}`);
     }
     if (Date.now() > deadline) {
       kill(child);
-      forgetDeployment();
       throw new Error(`no stack.json after ${timeoutMs / 1000} s:\n${output}`);
     }
     await sleep(500);
   }
-  const stack = readStackFile(stackDir);
+  let stack: ReturnType<typeof readStackFile>;
+  try {
+    stack = readStackFile(stackDir);
+  } catch (error) {
+    // Not left running behind a failed test (a stack whose file cannot be read would hold its ports and CPU).
+    kill(child);
+    throw error;
+  }
   return {
     child,
     stack,
@@ -90,16 +89,12 @@ export async function runStack(env: Record<string, string>, { direct = false, ti
           alive = false;
         }
       }
-      forgetDeployment();
       for (const [name, port] of Object.entries(settings))
         if (name.endsWith("_PORT")) await portFreedWithin(Number(port), name, 10_000);
       return !alive;
     },
     /** Kills whatever is left of the stack's process group (for `after` hooks). */
-    kill: () => {
-      kill(child);
-      forgetDeployment();
-    },
+    kill: () => kill(child),
   };
 }
 

@@ -6,7 +6,6 @@ import { CALL_PRICE, startBudgetStack } from "../../../testkit/buyer/budgetStack
 import { debitsOnChain } from "../../../testkit/chain/debitsOnChain.ts";
 import { until } from "../../../testkit/until.ts";
 import { bitmapNonce, bitmapNonceIndex, NONCES_PER_WORD } from "../../protocol/bitmapNonce.ts";
-import { buyerChain } from "../src/sdk/buyerChain.ts";
 import { payForCall } from "../src/sdk/payForCall.ts";
 import { createProcessNonces, PROCESS_WORDS } from "../src/sdk/processNonces.ts";
 
@@ -26,7 +25,7 @@ describe("payForCall's own bitmap nonces", function () {
     await s?.close();
   });
 
-  const chainOf = () => buyerChain({ rpcUrl: s.chain.rpcUrl, escrow: s.chain.addresses.escrow });
+  const chainOf = () => s.buyerChain();
   const debitedNonces = async (buyer: Hex, count: number) =>
     until(
       async () => {

@@ -89,6 +89,7 @@ describe("on one npm start stack", function () {
         ESCROW_ADDRESS: stack.contracts.escrow,
         MARKETPLACE_URL: stack.marketplaceUrl,
         FACILITATOR_URL: stack.facilitatorUrl,
+        BUYER_ALLOW_PRIVATE_NETWORK: "on",
       });
       const [command, ...args] = argv.slice(dash + 1);
       const server: ConnectedBuyer = await connectStdio(command ?? "", args, { ...env, HOME: home }, checkout);
@@ -96,7 +97,8 @@ describe("on one npm start stack", function () {
       expect(names).to.deep.equal([
         "search_resources",
         "quote",
-        "call_resource",
+        "add_tools",
+        "echo",
         "get_balance",
         "list_payments",
         "request_withdrawal",
@@ -128,8 +130,9 @@ describe("on one npm start stack", function () {
         await server.close();
       }
       const base = (value: unknown) => BigInt((value as { base: string }).base);
-      const paid = seen.call_resource!.data;
-      expect(paid.body).to.deep.equal({ echo: { hello: "agent" } });
+      expect(seen.add_tools!.data.added).to.deep.equal([{ resourceId: echo, tool: "echo" }]);
+      expect(seen.echo!.data).to.deep.equal({ echo: { hello: "agent" } });
+      const paid = seen.echo!.meta ?? {};
       expect(paid.transaction).to.match(/^0x[0-9a-f]{64}$/);
       const amount = base(paid.amount);
       const cap = base((seen.quote!.data.price as { cap: unknown }).cap);

@@ -2,6 +2,7 @@ export type { BuyerChain } from "./sdk/buyerChain.ts";
 export { buyerChain } from "./sdk/buyerChain.ts";
 export { BuyerError } from "./sdk/buyerError.ts";
 export { checkDepositAuthorization } from "./sdk/checkDepositAuthorization.ts";
+export { exampleRequests } from "./sdk/exampleRequests.ts";
 export type { AmountView } from "./sdk/formatAmount.ts";
 export { formatAmount } from "./sdk/formatAmount.ts";
 export type {
@@ -27,6 +28,10 @@ export type { ChainDebit, ReadDebitsParameters } from "./sdk/readDebits.ts";
 export { readDebits } from "./sdk/readDebits.ts";
 export type { PinnedCard } from "./sdk/readPinnedCard.ts";
 export { readPinnedCard } from "./sdk/readPinnedCard.ts";
+export type { Registration } from "./sdk/readRegistration.ts";
+export { readRegistration } from "./sdk/readRegistration.ts";
+export type { ObjectSchema, ResourceSchemas } from "./sdk/readResourceSchemas.ts";
+export { readResourceSchemas } from "./sdk/readResourceSchemas.ts";
 export type { RecoverResultReturnType } from "./sdk/recoverResult.ts";
 export { recoverResult } from "./sdk/recoverResult.ts";
 export { requestQuote } from "./sdk/requestQuote.ts";

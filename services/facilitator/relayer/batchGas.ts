@@ -27,3 +27,13 @@ export const STRIKE_GAS = 200_000n;
 export function itemGas(item: DebitItem): bigint {
   return item.signedByContract || compactDebit(item) === null ? ITEM_GAS + ERC1271_ITEM_GAS : ITEM_GAS;
 }
+
+/**
+ * The gas of a full batch of `maxItems` key-signed items, at most MAX_BATCH_GAS: what a signer must be able to pay
+ * for up front (gas x maxFeePerGas) before new debits are committed to it.
+ * @example const minimumBalance = fullBatchGas(128) * maxFeePerGas
+ */
+export function fullBatchGas(maxItems: number): bigint {
+  const gas = BATCH_BASE_GAS + ITEM_GAS * BigInt(maxItems);
+  return gas < MAX_BATCH_GAS ? gas : MAX_BATCH_GAS;
+}

@@ -3,12 +3,16 @@ import type { Lane } from "./createSignerLanes.ts";
 import type { DebitItem } from "./debitItem.ts";
 import type { DebitOutcome } from "./debitOutcome.ts";
 
-/** A queued debit; `alone` once a batch it was in reverted: it then goes out in a batch of its own. */
+/**
+ * A queued debit; `alone` once a batch it was in reverted: it then goes out in a batch of its own. `cancelled`: how
+ * many batches it was in were cancelled (requeue).
+ */
 export type Pending = {
   item: DebitItem;
   resolve: (o: DebitOutcome) => void;
   reject: (e: unknown) => void;
   alone?: boolean;
+  cancelled?: number;
 };
 
 export type DebitQueueParameters = {
@@ -96,6 +100,20 @@ export function createDebitQueue(p: DebitQueueParameters) {
     /** No item can sink the others: after a failed batch each goes out again on its own, and fails only for itself. */
     isolate(batch: Pending[]): void {
       queue = [...batch.map((b) => ({ ...b, alone: true })), ...queue];
+      flush();
+    },
+
+    /**
+     * A batch whose transaction was cancelled (nothing of it done, its nonce used): its debits go back to the head of
+     * the queue as they were, their promises still pending, and out in the next batch.
+     */
+    requeue(batch: Pending[]): void {
+      queue = [...batch.map((b) => ({ ...b, cancelled: (b.cancelled ?? 0) + 1 })), ...queue];
+      flush();
+    },
+
+    /** Cuts what is queued now if a lane is free (a signer's lease was just taken). */
+    kick(): void {
       flush();
     },
 

@@ -1,21 +1,36 @@
+import type { Logger } from "pino";
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
-import { createPublicClient, encodeFunctionData, http } from "viem";
+import { createPublicClient, encodeFunctionData } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
 import { cachedRead } from "../cachedRead.ts";
 import { isChainUnavailable } from "../chain.ts";
+import type { RpcErrorObserver } from "../observedTransport.ts";
+import { rpcTransport, rpcUrlsOf } from "../observedTransport.ts";
 import type { BatchBook } from "./batchBook.ts";
-import { BATCH_BASE_GAS, EXACT_GAS, itemGas, STRIKE_GAS } from "./batchGas.ts";
+import { BATCH_BASE_GAS, EXACT_GAS, fullBatchGas, itemGas, STRIKE_GAS } from "./batchGas.ts";
+import { rpcErrorReason } from "./classifyRpcError.ts";
 import type { Pending } from "./createDebitQueue.ts";
 import { createDebitQueue } from "./createDebitQueue.ts";
+import { createNonceClearer } from "./createNonceClearer.ts";
 import { createReceiptWatcher } from "./createReceiptWatcher.ts";
 import type { Lane } from "./createSignerLanes.ts";
-import { createSignerLanes } from "./createSignerLanes.ts";
+import { createSignerLanes, holds } from "./createSignerLanes.ts";
+import type { SignerLeaseBook } from "./createSignerLeasing.ts";
+import { createSignerLeasing } from "./createSignerLeasing.ts";
 import type { DebitItem } from "./debitItem.ts";
 import type { DebitOutcome, ExactItem } from "./debitOutcome.ts";
+import { decodeRevert } from "./decodeRevert.ts";
 import { encodeDebitBatch } from "./encodeDebitBatch.ts";
 import { outcomeKey, readDebitOutcomes } from "./readDebitOutcomes.ts";
-import { ChainUnavailableError, sendTransaction } from "./sendTransaction.ts";
+import { RelayerCannotPayError } from "./relayerCannotPay.ts";
+import type { RpcFault, SentTransaction } from "./sendTransaction.ts";
+import {
+  ChainUnavailableError,
+  sendTransaction,
+  TransactionCancelledError,
+  TransactionRevertedError,
+} from "./sendTransaction.ts";
 import { simulateTransaction } from "./simulateTransaction.ts";
 
 export type RelayerParameters = {
@@ -35,11 +50,41 @@ export type RelayerParameters = {
   receiptTimeoutMs: number;
   /** How long a fee estimate is reused (ms); replacements raise it anyway when a transaction is stuck. */
   feeCacheMs?: number;
+  /**
+   * Highest `maxFeePerGas` (wei) the relayer pays: above it no transaction is sent (debits wait) and new debits are
+   * refused (`fee_above_cap`). Unset: no cap.
+   */
+  maxFeePerGas?: bigint | undefined;
+  /**
+   * Where RPC faults met on sends, and cancels, are logged: their kind, the transaction's hash and nonce, never its
+   * bytes.
+   */
+  logger?: Pick<Logger, "warn">;
+  /** Told of every failed RPC request (metrics). */
+  onRpcError?: RpcErrorObserver;
+  /** Called with every fee-bumped replacement of a transaction not mined in time. */
+  onReplacement?: (replacement: SentTransaction) => void;
+  /**
+   * Called with every cancel: `stuck`, of a transaction not mined through its replacements; `unknown`, at a pending
+   * nonce the relayer holds no transaction of (sent before a crash, given up, or lost by the node).
+   */
+  onCancel?: (cancel: SentTransaction & { reason: CancelReason }) => void;
   /** Called with the book of every mined settlement transaction (batches and `exact` payments). */
   onBatch?: (book: BatchBook) => void;
+  /**
+   * Where the signers are leased among instances sharing the keys (createSignerLeasing), and for how long (ms); the
+   * relayer then sends only from signers it holds, after `startLeasing`. Unset: every signer is this process's.
+   */
+  leases?: { book: SignerLeaseBook; leaseMs: number };
 };
 
 export type Relayer = ReturnType<typeof createRelayer>;
+
+/** Why the relayer sent a cancel: a transaction of its own stuck, or a pending nonce it holds no transaction of. */
+export type CancelReason = "stuck" | "unknown";
+
+/** A debit is sent again after at most this many cancelled batches; after that it fails over to the retrier. */
+const MAX_REQUEUES = 2;
 
 /**
  * The relayer: a pool of signers, each with its own nonce lane (createSignerLanes), that batches debits
@@ -49,17 +94,65 @@ export type Relayer = ReturnType<typeof createRelayer>;
  * @example const outcome = await relayer.debit(item)
  */
 export function createRelayer(p: RelayerParameters) {
-  const chain = serviceChain(p.rpcUrl);
-  const transport = http(p.rpcUrl, { retryCount: 0, timeout: 10_000 });
+  const chain = serviceChain(rpcUrlsOf(p.rpcUrl)[0] ?? p.rpcUrl);
+  const transport = rpcTransport(p.rpcUrl, { retryCount: 0, timeout: 10_000 }, p.onRpcError);
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");
   // USDC (FiatToken) reverts with strings, `Error(string)`, which viem decodes under any ABI; only our own
   // contracts have custom errors.
   const errorAbis = [escrowAbi, registryAbi];
-  const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey);
   const fees = cachedRead(p.feeCacheMs ?? 1_000, () => publicClient.estimateFeesPerGas());
   const receipts = createReceiptWatcher(publicClient);
+
+  /** Signers whose last send was refused for insufficient funds, and since when (ms): paused until funded. */
+  const unfunded = new Map<Address, number>();
+
+  /** Logs an RPC fault met on a send by kind, hash and nonce, never the transaction's bytes. */
+  function onFault(fault: RpcFault): void {
+    if (fault.kind === "insufficient_funds" && !unfunded.has(fault.signer)) unfunded.set(fault.signer, Date.now());
+    p.logger?.warn(
+      {
+        kind: fault.kind,
+        transaction: fault.transaction,
+        signer: fault.signer,
+        nonce: fault.nonce,
+        reason: fault.reason,
+      },
+      `relayer send met an RPC fault: ${fault.kind}`,
+    );
+  }
+
+  /** Logs a cancel by its hash and nonce (never its bytes) and counts it. */
+  function cancelled(reason: CancelReason) {
+    return (cancel: SentTransaction) => {
+      p.logger?.warn(
+        { signer: cancel.signer, nonce: cancel.nonce, transaction: cancel.transaction, reason },
+        reason === "stuck"
+          ? "relayer cancel sent: a transaction was not mined through its replacements"
+          : "relayer cancel sent: a pending nonce held no transaction of this relayer",
+      );
+      p.onCancel?.({ ...cancel, reason });
+    };
+  }
+
+  const clearNonces = createNonceClearer({
+    publicClient,
+    receipts,
+    fees,
+    maxFeePerGas: p.maxFeePerGas,
+    receiptTimeoutMs: p.receiptTimeoutMs,
+    onFault,
+    onCancel: cancelled("unknown"),
+    onFailure: (signer, error) =>
+      p.logger?.warn(
+        { signer, err: rpcErrorReason(error) },
+        "relayer could not clear unknown pending nonces; the next resync tries again",
+      ),
+  });
+  const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey, (account, nonces) => {
+    void clearNonces(account, nonces);
+  });
   const queue = createDebitQueue({
     batchWindowMs: p.batchWindowMs,
     batchMaxItems: p.batchMaxItems,
@@ -68,8 +161,70 @@ export function createRelayer(p: RelayerParameters) {
     sendBatch,
   });
 
-  const send = (lane: Lane, to: Address, data: Hex, gas: bigint, onBroadcast?: () => void) =>
-    sendTransaction({
+  const leasing =
+    p.leases && createSignerLeasing({ ...p.leases, lanes, onTaken: () => queue.kick(), logger: p.logger });
+
+  /** Refuses to send from no signer: this instance holds none of the debit signers' leases (other instances do). */
+  const heldDebitLane = (): Lane => {
+    const lane = lanes.nextDebit();
+    if (!lane) throw new ChainUnavailableError("no_signer: this instance holds no relayer signer's lease; retry later");
+    return lane;
+  };
+
+  /** The debit signers, each once. */
+  const debitSigners = [...new Set(lanes.debit.map((lane) => lane.account.address))];
+
+  /**
+   * The relayer's funding at the current fee: the fee, the least balance a signer must hold to pay for one full batch
+   * up front (a full batch's gas x maxFeePerGas), and the debit signers holding less. Read at most once per fee period.
+   */
+  const funding = cachedRead(p.feeCacheMs ?? 1_000, async () => {
+    const [{ maxFeePerGas }, balances] = await Promise.all([
+      fees(),
+      Promise.all(
+        debitSigners.map(async (address) => ({ address, balance: await publicClient.getBalance({ address }) })),
+      ),
+    ]);
+    const minimumBalance = fullBatchGas(p.batchMaxItems) * maxFeePerGas;
+    const belowMinimum = balances.filter((b) => b.balance < minimumBalance).map((b) => b.address);
+    return { maxFeePerGas, minimumBalance, belowMinimum };
+  });
+
+  /** Refuses to send while the chain's fee is above the cap: the transaction waits, to be sent once the fee falls. */
+  async function ensureFeeUnderCap(): Promise<void> {
+    if (p.maxFeePerGas === undefined) return;
+    const { maxFeePerGas } = await fees();
+    if (maxFeePerGas > p.maxFeePerGas)
+      throw new ChainUnavailableError(`fee_above_cap: the chain's fee ${maxFeePerGas} wei is above the cap`);
+  }
+
+  /**
+   * Refuses to send from a signer marked unfunded until its balance covers `gas` at the current fee, so a relayer out
+   * of gas reads its balance instead of sending transactions the node refuses; clears the mark once it does.
+   */
+  async function ensureFunded(lane: Lane, gas: bigint): Promise<void> {
+    const address = lane.account.address;
+    if (!unfunded.has(address)) return;
+    const [balance, { maxFeePerGas }] = await Promise.all([publicClient.getBalance({ address }), fees()]);
+    if (balance >= gas * maxFeePerGas) {
+      unfunded.delete(address);
+      p.logger?.warn({ signer: address }, "relayer funded again; sending resumes");
+      return;
+    }
+    throw new ChainUnavailableError(`insufficient_funds: relayer ${address} cannot pay for its transactions`, {
+      kind: "insufficient_funds",
+    });
+  }
+
+  const send = async (lane: Lane, to: Address, data: Hex, gas: bigint, onBroadcast?: () => void) => {
+    try {
+      await ensureFeeUnderCap();
+      await ensureFunded(lane, gas);
+    } catch (error) {
+      onBroadcast?.();
+      throw error;
+    }
+    return sendTransaction({
       publicClient,
       account: lane.account,
       nonces: lane.nonces,
@@ -79,20 +234,65 @@ export function createRelayer(p: RelayerParameters) {
       gas,
       receiptTimeoutMs: p.receiptTimeoutMs,
       fees,
+      maxFeePerGas: p.maxFeePerGas,
       onBroadcast,
+      onFault,
+      onReplacement: p.onReplacement,
+      onCancel: cancelled("stuck"),
     });
+  };
 
   /** Throws TransactionRevertedError if the chain refuses `data` for good, ChainUnavailableError if it cannot say. */
   const simulate = (lane: Lane, to: Address, data: Hex, gas: bigint) =>
     simulateTransaction({ publicClient, from: lane.account.address, to, data, gas, abis: errorAbis });
 
-  /** A mined revert: refused for good if it still reverts when simulated, else worth another try. */
-  async function classifyRevert(lane: Lane, to: Address, data: Hex, gas: bigint, what: string): Promise<never> {
+  /**
+   * A transaction the node refused at send (it answered, so the chain is reachable): refused for good when the node
+   * answered with a revert (a node that executes at send, as Hardhat's does) or the simulation reverts, else worth
+   * another try.
+   */
+  async function refusedAtSend(lane: Lane, to: Address, data: Hex, gas: bigint, error: unknown): Promise<never> {
+    const reverted = decodeRevert(error, errorAbis);
+    if (reverted) throw reverted;
     await simulate(lane, to, data, gas);
-    throw new ChainUnavailableError(`${what} reverted on chain but would succeed now`);
+    throw new ChainUnavailableError(
+      `refused at send but would succeed now: ${(error as Error).message.split("\n")[0]}`,
+    );
   }
 
-  /** Sends one batch and settles each item's promise from the receipt; a failed batch of several is isolated. */
+  /** Sends a transaction of its own (an `exact` payment, a strike); a refusal at send as refusedAtSend says. */
+  async function sendAlone(lane: Lane, to: Address, data: Hex, gas: bigint): Promise<TransactionReceipt> {
+    try {
+      return await send(lane, to, data, gas);
+    } catch (error) {
+      if (isChainUnavailable(error)) throw error;
+      return refusedAtSend(lane, to, data, gas, error);
+    }
+  }
+
+  /**
+   * A transaction mined reverted is refused for good, never sent again for its payment: with the reason its
+   * simulation now gives, or, when the simulation passes, as reverted on chain. A simulation that passes after the
+   * chain reverted the same transaction says more about the node than about the payment (one that answers a reverting
+   * call as a result, as EDR does without `bailOnCallFailure`, passes every simulation), and trusting it resent a
+   * reverting `settleExact` with every retry.
+   */
+  async function refuseMinedRevert(
+    lane: Lane,
+    to: Address,
+    data: Hex,
+    gas: bigint,
+    receipt: TransactionReceipt,
+  ): Promise<never> {
+    await simulate(lane, to, data, gas);
+    throw new TransactionRevertedError(`reverted on chain in ${receipt.transactionHash}`, "0x");
+  }
+
+  /**
+   * Sends one batch and settles each item's promise from the receipt. A batch of several is split into single
+   * transactions only when the chain shows one of its items reverts (mined reverted, or refused at send and its
+   * simulation reverts); any other fault leaves the batch whole, to be resent as it is.
+   */
   async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
     try {
       const data = encodeDebitBatch(batch.map((b) => b.item));
@@ -101,14 +301,20 @@ export function createRelayer(p: RelayerParameters) {
       try {
         receipt = await send(lane, p.escrow, data, gas, onBroadcast);
       } catch (error) {
-        // A node that refuses a failing transaction at send (as Hardhat's does) answers, so the chain is reachable.
+        // Cancelled: nothing of the batch was done and its nonce is used; its debits go out again in the next batch.
+        if (error instanceof TransactionCancelledError && batch.every((b) => (b.cancelled ?? 0) < MAX_REQUEUES))
+          return queue.requeue(batch);
         if (isChainUnavailable(error)) throw error;
-        if (batch.length > 1) return queue.isolate(batch);
-        return await classifyRevert(lane, p.escrow, data, gas, "batch refused at send");
+        if (batch.length === 1) return await refusedAtSend(lane, p.escrow, data, gas, error);
+        try {
+          return await refusedAtSend(lane, p.escrow, data, gas, error);
+        } catch (refusal) {
+          if (refusal instanceof TransactionRevertedError) return queue.isolate(batch);
+          throw refusal;
+        }
       }
       if (receipt.status !== "success" && batch.length > 1) return queue.isolate(batch);
-      if (receipt.status !== "success")
-        await classifyRevert(lane, p.escrow, data, gas, `batch ${receipt.transactionHash}`);
+      if (receipt.status !== "success") await refuseMinedRevert(lane, p.escrow, data, gas, receipt);
       const outcomes = readDebitOutcomes(receipt, p.escrow);
       p.onBatch?.(bookOf(receipt, batch.length, outcomes.values()));
       for (const { item, resolve, reject } of batch) {
@@ -126,35 +332,91 @@ export function createRelayer(p: RelayerParameters) {
     relayerAddresses: lanes.debit.map((lane) => lane.account.address),
     facilitatorAddress: lanes.strike.account.address,
 
-    /** Queues a debit for the next batch; resolves with its outcome once the batch is mined. */
-    debit: (item: DebitItem): Promise<DebitOutcome> => queue.push(item),
+    /**
+     * Queues a debit for the next batch; resolves with its outcome once the batch is mined. Refused at once (retryable,
+     * `no_signer`) while this instance holds no debit signer: the settlement retrier, on any instance, sends it later.
+     */
+    async debit(item: DebitItem): Promise<DebitOutcome> {
+      if (!lanes.anyOpen())
+        throw new ChainUnavailableError("no_signer: this instance holds no relayer signer's lease; retry later");
+      return queue.push(item);
+    },
 
     /** Settles an `exact` payment in its own transaction. */
     async settleExact(item: ExactItem): Promise<DebitOutcome> {
-      const lane = lanes.nextDebit();
+      const lane = heldDebitLane();
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
       await simulate(lane, p.escrow, data, EXACT_GAS);
-      const receipt = await send(lane, p.escrow, data, EXACT_GAS);
-      if (receipt.status !== "success")
-        await classifyRevert(lane, p.escrow, data, EXACT_GAS, `settleExact ${receipt.transactionHash}`);
+      const receipt = await sendAlone(lane, p.escrow, data, EXACT_GAS);
+      if (receipt.status !== "success") await refuseMinedRevert(lane, p.escrow, data, EXACT_GAS, receipt);
       const outcome = readDebitOutcomes(receipt, p.escrow).get(outcomeKey(item.from, item.nonce));
       if (!outcome) throw new Error(`no debit logged for exact nonce ${item.nonce}`);
       p.onBatch?.(bookOf(receipt, 1, [outcome]));
       return outcome;
     },
 
-    /** Records a strike for a failed call on the registry; resolves with the transaction hash. */
-    async recordStrike(resourceId: Hex, idemKey: Hex, reason: string): Promise<Hex> {
+    /** Records a strike for the buyer's failed call (payment nonce `nonce`) on the registry; resolves with the transaction hash. */
+    async recordStrike(resourceId: Hex, call: { buyer: Address; nonce: Hex }, reason: string): Promise<Hex> {
       const data = encodeFunctionData({
         abi: registryAbi,
         functionName: "recordStrike",
-        args: [resourceId, idemKey, reason],
+        args: [resourceId, call.buyer, call.nonce, reason],
       });
+      if (!holds(lanes.strike))
+        throw new ChainUnavailableError("no_signer: another instance holds the facilitator signer's lease");
       await simulate(lanes.strike, p.registry, data, STRIKE_GAS);
-      const receipt = await send(lanes.strike, p.registry, data, STRIKE_GAS);
-      if (receipt.status !== "success")
-        await classifyRevert(lanes.strike, p.registry, data, STRIKE_GAS, `recordStrike ${receipt.transactionHash}`);
+      const receipt = await sendAlone(lanes.strike, p.registry, data, STRIKE_GAS);
+      if (receipt.status !== "success") await refuseMinedRevert(lanes.strike, p.registry, data, STRIKE_GAS, receipt);
       return receipt.transactionHash;
+    },
+
+    /** Whether this instance may send strikes now (it holds the facilitator signer, or signers are not leased). */
+    holdsStrikeSigner: (): boolean => holds(lanes.strike),
+
+    /** The signers this instance may send from now. */
+    heldSigners: (): Address[] =>
+      lanes
+        .all()
+        .filter(holds)
+        .map((lane) => lane.account.address),
+
+    /** Takes this instance's first signer leases and keeps them renewed (no-op unless signers are leased). */
+    startLeasing: async (): Promise<void> => leasing?.start(),
+
+    /**
+     * Stops sending and gives the signer leases back (after `drain`); `release` false leaves them to expire, as a dead
+     * instance's do (tests).
+     */
+    stopLeasing: async (release = true): Promise<void> => leasing?.stop(release),
+
+    /** Signers paused because the node refused their sends for insufficient funds, until their balance covers them. */
+    unfundedSigners: (): Address[] => [...unfunded.keys()],
+
+    /**
+     * Throws RelayerCannotPayError when new debits would not be paid for: the chain's fee is above the cap, or no
+     * debit signer holds one full batch's gas at the current fee.
+     */
+    async ensureCanPay(): Promise<void> {
+      const { maxFeePerGas, minimumBalance, belowMinimum } = await funding();
+      if (p.maxFeePerGas !== undefined && maxFeePerGas > p.maxFeePerGas)
+        throw new RelayerCannotPayError(
+          "fee_above_cap",
+          `the chain's fee (${maxFeePerGas} wei per gas) is above the facilitator's cap (${p.maxFeePerGas}); retry later`,
+        );
+      if (belowMinimum.length === debitSigners.length)
+        throw new RelayerCannotPayError(
+          "relayer_unfunded",
+          `the relayer cannot pay for a batch of debits (it needs ${minimumBalance} wei of gas); retry later`,
+        );
+    },
+
+    /**
+     * The relayer's funding at the current fee, for /ready: the fee, whether it is above the cap, the least balance a
+     * signer must hold (one full batch's gas at that fee) and the debit signers holding less.
+     */
+    async funding() {
+      const read = await funding();
+      return { ...read, feeAboveCap: p.maxFeePerGas !== undefined && read.maxFeePerGas > p.maxFeePerGas };
     },
 
     /** Native gas balance of every signer, for /ready and /metrics. */

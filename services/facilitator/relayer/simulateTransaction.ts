@@ -1,7 +1,7 @@
 import type { Abi, Address, Hex, PublicClient } from "viem";
-import { decodeErrorResult } from "viem";
 import { isChainUnavailable } from "../../protocol/chain.ts";
-import { ChainUnavailableError, TransactionRevertedError } from "./sendTransaction.ts";
+import { decodeRevert } from "./decodeRevert.ts";
+import { ChainUnavailableError } from "./sendTransaction.ts";
 
 export type SimulateTransactionParameters = {
   publicClient: PublicClient;
@@ -24,35 +24,6 @@ export async function simulateTransaction(p: SimulateTransactionParameters): Pro
     await p.publicClient.call({ account: p.from, to: p.to, data: p.data, gas: p.gas });
   } catch (error) {
     if (isChainUnavailable(error)) throw new ChainUnavailableError((error as Error).message.split("\n")[0]);
-    const data = revertData(error);
-    if (data === undefined) throw new ChainUnavailableError((error as Error).message.split("\n")[0]);
-    throw new TransactionRevertedError(decodeReason(data, p.abis, error), data);
+    throw decodeRevert(error, p.abis) ?? new ChainUnavailableError((error as Error).message.split("\n")[0]);
   }
-}
-
-/** The revert data an RPC answered with, or undefined when the error is not a revert answer. */
-function revertData(error: unknown): Hex | undefined {
-  let current = error as { name?: string; code?: number; data?: unknown; cause?: unknown } | undefined;
-  let reverted = false;
-  while (current) {
-    if (current.name === "ExecutionRevertedError" || current.code === 3) reverted = true;
-    const data =
-      typeof current.data === "object" && current.data !== null
-        ? (current.data as { data?: unknown }).data
-        : current.data;
-    if (typeof data === "string" && /^0x([0-9a-fA-F]{2})*$/.test(data)) return data as Hex;
-    current = current.cause as typeof current;
-  }
-  return reverted ? "0x" : undefined;
-}
-
-function decodeReason(data: Hex, abis: readonly Abi[], error: unknown): string {
-  for (const abi of abis) {
-    try {
-      const decoded = decodeErrorResult({ abi, data });
-      return `${decoded.errorName}(${(decoded.args ?? []).map(String).join(", ")})`;
-    } catch {}
-  }
-  if (data === "0x") return `reverted without data (${(error as Error).message.split("\n")[0]?.slice(0, 200)})`;
-  return `reverted with ${data.slice(0, 10)}`;
 }

@@ -62,19 +62,30 @@ export type PaymentOperation = (
   auth: CallerAuth,
   body: unknown,
   token: string | undefined,
+  options?: PaymentOperationOptions,
 ) => Promise<unknown>;
 
-const verify: PaymentOperation = async (ctx, auth, body, token) => {
+/**
+ * `inBatch`: the call is one of a streamed batch, whose calls never wait for the escrow book to catch up: a verify
+ * that would throws BookCatchUpDeferredError, and the gate sends it on its own route.
+ */
+export type PaymentOperationOptions = { inBatch?: boolean };
+
+const verify: PaymentOperation = async (ctx, auth, body, token, options = {}) => {
   const request = parseWith(verifyRequestSchema, body);
   authorize(auth, token, request.resourceId, ctx.clock.now());
   const normalized = normalizePaymentPayload(request.paymentPayload);
   const result = normalized.ok
-    ? await verifyPayment(ctx, {
-        payload: normalized.payload,
-        resourceId: request.resourceId,
-        maxTimeoutSeconds: request.maxTimeoutSeconds,
-        requestHash: request.requestHash,
-      })
+    ? await verifyPayment(
+        ctx,
+        {
+          payload: normalized.payload,
+          resourceId: request.resourceId,
+          maxTimeoutSeconds: request.maxTimeoutSeconds,
+          requestHash: request.requestHash,
+        },
+        { waitForBook: options.inBatch !== true },
+      )
     : { isValid: false as const, invalidReason: "invalid_payload" as const, invalidMessage: normalized.message };
   ctx.metrics.verify.inc({ outcome: result.isValid ? "valid" : result.invalidReason });
   return result;

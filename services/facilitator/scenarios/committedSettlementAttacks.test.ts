@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
@@ -15,12 +14,13 @@ import {
   spawnFacilitator,
   startFacilitator,
 } from "../../../testkit/facilitator/startFacilitator.ts";
+import type { TestSchema } from "../../../testkit/postgres/testPostgres.ts";
+import { testSchema } from "../../../testkit/postgres/testPostgres.ts";
 import { sleep } from "../../../testkit/sleep.ts";
 import { until } from "../../../testkit/until.ts";
 import { POLICY_TTL_MS } from "../chain.ts";
 
 const CAP = 50_000n;
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Committed, with the batch held long enough for the buyer to act between the answer and the mining. */
 const HELD = { SETTLEMENT: "committed", BATCH_WINDOW_MS: "1500" };
 
@@ -177,23 +177,22 @@ describe("a committed debit lands whatever happens after the commit", function (
   });
 
   describe("a second facilitator instance on the same PostgreSQL store", function () {
-    const schema = `facilitator_committed_${process.pid}_${Date.now()}`;
-
-    after(async function () {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+    let db: TestSchema;
+    before(async () => {
+      db = await testSchema("facilitator_committed");
     });
+    after(async () => db?.drop());
 
     it("answers the same commitment, and drives it to the chain when the first instance dies", async function () {
       const { h } = await buyerAt(15);
       const env = {
         ...facilitatorEnv(chain),
-        DATABASE_URL,
-        DATABASE_SCHEMA: schema,
+        DATABASE_URL: db.url,
+        DATABASE_SCHEMA: db.schema,
         SETTLEMENT: "committed",
         SETTLE_LEASE_SECONDS: "2",
+        // The first instance dies holding the relayer key's lease: the second sends from it once the lease expires.
+        SIGNER_LEASE_SECONDS: "2",
       };
       const first = await spawnFacilitator({ ...env, BATCH_WINDOW_MS: "60000" });
       children.push(first.child);

@@ -1,39 +1,40 @@
 import { expect } from "chai";
-import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { debitsOnChain } from "../../../testkit/chain/debitsOnChain.ts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import { testStoreEnv } from "../../../testkit/postgres/testPostgres.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 
-/** PostgreSQL on this machine (trust auth); each run uses a schema of its own and drops it. */
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const CAP = 50_000n;
 
 describe("facilitator instances sharing one PostgreSQL database", function () {
   let chain: LocalChain;
   let instances: Awaited<ReturnType<typeof startFacilitator>>[] = [];
   let resourceId: Hex;
-  const schema = `facilitator_test_${process.pid}_${Date.now()}`;
+  let db: Awaited<ReturnType<typeof testStoreEnv>> | undefined;
   const buyer = privateKeyToAccount(devKey(ROLE.buyer));
 
   before(async function () {
     chain = await startLocalChain();
     resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
     await chain.fundBuyer(ROLE.buyer, CAP * 10n);
-    const env = { DATABASE_URL, DATABASE_SCHEMA: schema };
+    db = await testStoreEnv("PostgreSQL", "facilitator_test");
+    // One relayer key each: instances sharing a key take turns through its lease (relayer/sharedKeyPool.test.ts).
+    const env = {
+      ...db.env,
+      RELAYER_KEYS: `${devKey(ROLE.relayer)},${devKey(ROLE.relayer2)}`,
+      SIGNER_LEASE_SECONDS: "3",
+    };
     instances = await Promise.all([startFacilitator(chain, { env }), startFacilitator(chain, { env })]);
   });
 
   after(async function () {
     await Promise.all(instances.map((i) => i.stop()));
     await chain?.close();
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await db?.drop();
   });
 
   const validBefore = () => BigInt(Math.floor(Date.now() / 1000) + 600);

@@ -6,20 +6,22 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { facilitatorEnv, postJson, spawnFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import type { TestSchema } from "../../../testkit/postgres/testPostgres.ts";
+import { testSchema } from "../../../testkit/postgres/testPostgres.ts";
 import { sleep } from "../../../testkit/sleep.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const CAP = 50_000n;
 
 describe("a facilitator killed between verify and settle", function () {
   let chain: LocalChain;
   let resourceId: Hex;
-  const schema = `facilitator_crash_${process.pid}_${Date.now()}`;
+  let db: TestSchema;
   const buyer = privateKeyToAccount(devKey(ROLE.buyer));
   const children: ChildProcess[] = [];
 
   before(async function () {
+    db = await testSchema("facilitator_crash");
     chain = await startLocalChain();
     resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
     await chain.fundBuyer(ROLE.buyer, 1_000_000n);
@@ -28,17 +30,14 @@ describe("a facilitator killed between verify and settle", function () {
   after(async function () {
     for (const child of children) child.kill("SIGKILL");
     await chain?.close();
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await db?.drop();
   });
 
   it("debits nothing after restart, and the reservation expires", async function () {
     const env = {
       ...facilitatorEnv(chain),
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
+      DATABASE_URL: db.url,
+      DATABASE_SCHEMA: db.schema,
       LOG_LEVEL: "info",
     };
     const first = await spawnFacilitator(env);
@@ -64,12 +63,12 @@ describe("a facilitator killed between verify and settle", function () {
 
     const second = await spawnFacilitator(env);
     children.push(second.child);
-    const client = new pg.Client({ connectionString: DATABASE_URL });
+    const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       const status = async () =>
         (
-          await client.query(`SELECT status FROM ${schema}.reservation WHERE idem_key = $1`, [
+          await client.query(`SELECT status FROM ${db.schema}.reservation WHERE idem_key = $1`, [
             payload.authorization.nonce,
           ])
         ).rows[0]?.status;

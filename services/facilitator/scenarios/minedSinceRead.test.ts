@@ -1,13 +1,12 @@
 import { expect } from "chai";
-import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import { testStoreEnv } from "../../../testkit/postgres/testPostgres.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const CAP = 50_000n;
 
 /**
@@ -20,26 +19,21 @@ for (const store of ["PGlite", "PostgreSQL"] as const) {
     let chain: LocalChain;
     let facilitator: Awaited<ReturnType<typeof startFacilitator>>;
     let resourceId: Hex;
-    const schema = `mined_since_read_${process.pid}_${Date.now()}`;
+    let db: Awaited<ReturnType<typeof testStoreEnv>> | undefined;
     const buyer = privateKeyToAccount(devKey(ROLE.other));
 
     before(async function () {
       chain = await startLocalChain();
       resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
       await chain.fundBuyer(ROLE.other, CAP * 2n);
-      facilitator = await startFacilitator(chain, {
-        env: store === "PostgreSQL" ? { DATABASE_URL, DATABASE_SCHEMA: schema } : {},
-      });
+      db = await testStoreEnv(store, "mined_since_read");
+      facilitator = await startFacilitator(chain, { env: db.env });
     });
 
     after(async function () {
       await facilitator?.stop();
       await chain?.close();
-      if (store !== "PostgreSQL") return;
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await db?.drop();
     });
 
     const sign = () =>

@@ -1,14 +1,13 @@
 import { expect } from "chai";
-import pg from "pg";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, startLocalChain } from "../../../testkit/chain/localChain.ts";
 import { committedHarness, RESPONSE } from "../../../testkit/facilitator/committedHarness.ts";
 import { getJson, postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
+import { testStoreEnv } from "../../../testkit/postgres/testPostgres.ts";
 
 const CAP = 50_000n;
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
  * A nonce is the buyer's own (the escrow spends it per buyer), but the store keyed reservations by the nonce alone.
@@ -22,7 +21,7 @@ describe("another buyer squatting a victim's nonce", function () {
   let resourceId: Hex;
   const victim = privateKeyToAccount(devKey(18));
   const squatter = privateKeyToAccount(devKey(19));
-  const schema = `facilitator_squat_${process.pid}_${Date.now()}`;
+  const drops: (() => Promise<void>)[] = [];
 
   before(async function () {
     chain = await startLocalChain();
@@ -33,16 +32,14 @@ describe("another buyer squatting a victim's nonce", function () {
 
   after(async function () {
     await chain?.close();
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    for (const drop of drops) await drop();
   });
 
-  const stores = { PGlite: {}, PostgreSQL: { DATABASE_URL, DATABASE_SCHEMA: schema } };
-  for (const [name, env] of Object.entries(stores)) {
+  for (const name of ["PGlite", "PostgreSQL"] as const) {
     it(`cannot block the victim's payment with that nonce (${name})`, async function () {
-      const facilitator = await startFacilitator(chain, { env });
+      const db = await testStoreEnv(name, "facilitator_squat");
+      drops.push(db.drop);
+      const facilitator = await startFacilitator(chain, { env: db.env });
       const mine = committedHarness({ chain, buyer: victim, resourceId, cap: CAP });
       const theirs = committedHarness({ chain, buyer: squatter, resourceId, cap: CAP });
       try {

@@ -16,6 +16,7 @@ import { until } from "../../../testkit/until.ts";
 import { signEscrowPayment, signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { signCallerToken } from "../../protocol/callerToken.ts";
 import { RESULT_TTL_SECONDS } from "../../protocol/constants.ts";
+import { strikeKeyOf } from "../../protocol/strikeKey.ts";
 import { RECLAIM_INTERVAL_SECONDS, runBackgroundPass } from "../backgroundWork.ts";
 import { createFacilitator } from "../createFacilitator.ts";
 import { loadFacilitatorConfig } from "../loadFacilitatorConfig.ts";
@@ -211,7 +212,8 @@ describe("facilitator resilience", function () {
           response,
         });
         expect(s.status).to.equal(409);
-        expect(await chain.contracts.registry.read.strikeRecorded([p.authorization.nonce])).to.equal(false);
+        const strikeKey = strikeKeyOf({ buyer: p.authorization.buyer, nonce: p.authorization.nonce });
+        expect(await chain.contracts.registry.read.strikeRecorded([strikeKey])).to.equal(false);
       } finally {
         await facilitator.stop();
       }
@@ -410,7 +412,11 @@ describe("facilitator resilience", function () {
         );
         await chain.rpc.resume();
         await until(async () =>
-          (await chain.contracts.registry.read.strikeRecorded([p.authorization.nonce])) ? true : undefined,
+          (await chain.contracts.registry.read.strikeRecorded([
+            strikeKeyOf({ buyer: p.authorization.buyer, nonce: p.authorization.nonce }),
+          ]))
+            ? true
+            : undefined,
         );
       } finally {
         await chain.rpc.resume();

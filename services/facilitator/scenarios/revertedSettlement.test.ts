@@ -1,9 +1,11 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { getAddress } from "viem";
+import { getAddress, keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../testkit/chain/localChain.ts";
+import type { RpcInterceptor } from "../../../testkit/chain/rpcProxy.ts";
+import { serveRpcProxy } from "../../../testkit/chain/rpcProxy.ts";
 import { postJson, startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { sleep } from "../../../testkit/sleep.ts";
 import { signExactPayment } from "../../buyer/src/sdk/signPayment.ts";
@@ -13,6 +15,33 @@ const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
 /** A development account no other test here uses: the exact buyer. */
 const EXACT_BUYER = 9;
+
+/**
+ * A node as the embedded chain of `npm start` was (EDR with `bailOnCallFailure` and `bailOnTransactionFailure` off):
+ * `eth_call` answers a revert as a result holding the revert data, so every simulation passes, and
+ * `eth_sendRawTransaction` mines a reverting transaction and answers its hash (the in-process chain here refuses it
+ * with the revert after mining it).
+ */
+const revertsAsResults: Record<string, RpcInterceptor> = {
+  async eth_call(call, next) {
+    try {
+      return await next(call);
+    } catch (error) {
+      const data = (error as { data?: unknown }).data;
+      const revert = typeof data === "object" && data !== null ? (data as { data?: unknown }).data : data;
+      if (typeof revert === "string" && revert.startsWith("0x")) return revert;
+      throw error;
+    }
+  },
+  async eth_sendRawTransaction(call, next) {
+    try {
+      return await next(call);
+    } catch (error) {
+      if (!/revert/i.test((error as Error).message)) throw error;
+      return keccak256(call.params[0] as Hex);
+    }
+  },
+};
 
 /**
  * A settlement the chain refuses for good used to be treated as an unreachable chain: the settle answered 503, the
@@ -94,6 +123,43 @@ describe("a settlement the chain refuses for good", function () {
       expect(await sentByRelayer()).to.equal(sentBefore);
     } finally {
       await facilitator.stop();
+    }
+  });
+
+  it("behind a node that answers a reverting call as a result, an exact payment whose funds left after verify is sent once, failed once and never resent", async function () {
+    this.timeout(120_000);
+    const rpc = await serveRpcProxy(chain.connection.provider, revertsAsResults);
+    const facilitator = await startFacilitator(chain, {
+      backgroundIntervalMs: 50,
+      env: { RPC_URL: rpc.url, LOG_LEVEL: "silent" },
+    });
+    try {
+      const payload = await verifiedExactPayment(facilitator.url);
+      const balance = await chain.contracts.token.read.balanceOf([buyer.address]);
+      const wallet = chain.wallets[EXACT_BUYER];
+      if (!wallet) throw new Error("no wallet for the exact buyer");
+      await chain.contracts.token.write.transfer([chain.address(ROLE.other), balance], { account: wallet.account });
+      const sentBefore = await sentByRelayer();
+
+      const settled = await postJson(`${facilitator.url}/settle`, {
+        idemKey: payload.authorization.nonce,
+        resourceId,
+        amount: CAP.toString(),
+        response,
+      });
+      expect(settled.status, JSON.stringify(settled.body)).to.equal(409);
+      expect(settled.body.error.code).to.equal("settlement_failed");
+      const row = await reservationOf(facilitator, payload.authorization.nonce);
+      expect(row?.status).to.equal("released");
+      expect(row?.failure).to.match(/^reverted on chain in 0x[0-9a-f]{64}$/);
+      // The simulation passed, so one transaction went out and reverted; the retrier's backoff (1, 2, 4 s) would
+      // have sent it again twice in the next four seconds.
+      await sleep(4_000);
+      expect(await sentByRelayer(), "transactions sent for the payment").to.equal(sentBefore + 1);
+      expect(rpc.calls("eth_call"), "the simulations went through the node").to.be.greaterThan(0);
+    } finally {
+      await facilitator.stop();
+      await rpc.close();
     }
   });
 

@@ -3,8 +3,17 @@ import type { BookedBuyer } from "../escrowBook/foldEscrowEvents.ts";
 import { foldEscrowEvents } from "../escrowBook/foldEscrowEvents.ts";
 import type { Sql, Store } from "./createStore.ts";
 
-/** Where the escrow book stands: every event of `escrow` up to `syncedBlock` is applied; current as of `currentAt`. */
-export type BookCursor = { escrow: string; syncedBlock: bigint; currentAt: number };
+/**
+ * Where the escrow book stands: every event of `escrow` up to `syncedBlock` is applied; current as of `currentAt`;
+ * `syncedHash` is that block's hash and `startHash` the hash of the escrow's start block (null when not known yet).
+ */
+export type BookCursor = {
+  escrow: string;
+  syncedBlock: bigint;
+  currentAt: number;
+  syncedHash: string | null;
+  startHash: string | null;
+};
 
 type BuyerRow = {
   buyer: string;
@@ -64,20 +73,36 @@ function toRecord(buyer: string, b: BookedBuyer) {
 
 /** The book's cursor, or null before it was first started. */
 export async function readBookCursor(sql: Sql): Promise<BookCursor | null> {
-  const [row] = await sql.query<{ escrow: string; synced_block: string; current_at: string | number }>(
-    "SELECT escrow, synced_block::text AS synced_block, current_at FROM escrow_book",
-  );
-  return row ? { escrow: row.escrow, syncedBlock: BigInt(row.synced_block), currentAt: Number(row.current_at) } : null;
+  const [row] = await sql.query<{
+    escrow: string;
+    synced_block: string;
+    current_at: string | number;
+    synced_hash: string | null;
+    start_hash: string | null;
+  }>("SELECT escrow, synced_block::text AS synced_block, current_at, synced_hash, start_hash FROM escrow_book");
+  return row
+    ? {
+        escrow: row.escrow,
+        syncedBlock: BigInt(row.synced_block),
+        currentAt: Number(row.current_at),
+        syncedHash: row.synced_hash,
+        startHash: row.start_hash,
+      }
+    : null;
 }
 
-/** Empties the book and points it at `escrow`, to be replayed from `startBlock` (the escrow's first block). */
-export function resetBook(store: Store, escrow: string, startBlock: bigint): Promise<void> {
+/**
+ * Empties the book and points it at `escrow`, to be replayed from `startBlock` (the escrow's first block, whose hash
+ * is `startHash`).
+ */
+export function resetBook(store: Store, escrow: string, startBlock: bigint, startHash: string): Promise<void> {
   return store.transaction(async (tx) => {
     await tx.query("DELETE FROM buyer_book");
     await tx.query(
-      `INSERT INTO escrow_book (escrow, synced_block, current_at) VALUES ($1, $2, 0)
-       ON CONFLICT (one) DO UPDATE SET escrow = EXCLUDED.escrow, synced_block = EXCLUDED.synced_block, current_at = 0`,
-      [escrow.toLowerCase(), (startBlock - 1n).toString()],
+      `INSERT INTO escrow_book (escrow, synced_block, current_at, synced_hash, start_hash) VALUES ($1, $2, 0, NULL, $3)
+       ON CONFLICT (one) DO UPDATE SET escrow = EXCLUDED.escrow, synced_block = EXCLUDED.synced_block, current_at = 0,
+              synced_hash = NULL, start_hash = EXCLUDED.start_hash`,
+      [escrow.toLowerCase(), (startBlock - 1n).toString(), startHash.toLowerCase()],
     );
   });
 }
@@ -116,8 +141,17 @@ async function upsertBuyers(tx: Sql, buyers: Map<string, BookedBuyer>, keys: Ite
   );
 }
 
-/** A page of the escrow's history: its blocks, its events in chain order, and whether `to` was the chain's head. */
-export type BookPage = { from: bigint; to: bigint; events: readonly EscrowEvent[]; currentAt: number | null };
+/**
+ * A page of the escrow's history: its blocks, the hash of its last block, its events in chain order, and when `to` was
+ * as far as the book follows (the head less its margin), if it was.
+ */
+export type BookPage = {
+  from: bigint;
+  to: bigint;
+  toHash: string;
+  events: readonly EscrowEvent[];
+  currentAt: number | null;
+};
 
 /**
  * Applies a page to the book if the book stands right before it (another instance sharing the store may have
@@ -125,8 +159,8 @@ export type BookPage = { from: bigint; to: bigint; events: readonly EscrowEvent[
  * tombstone for every debit and the cursor are written in one transaction; a page without events is one statement.
  */
 export async function advanceBook(store: Store, page: BookPage): Promise<boolean> {
-  const cursor = [page.to.toString(), page.currentAt, (page.from - 1n).toString()];
-  const moveCursor = `UPDATE escrow_book SET synced_block = $1, current_at = COALESCE($2, current_at)
+  const cursor = [page.to.toString(), page.currentAt, (page.from - 1n).toString(), page.toHash.toLowerCase()];
+  const moveCursor = `UPDATE escrow_book SET synced_block = $1, current_at = COALESCE($2, current_at), synced_hash = $4
                        WHERE synced_block = $3 RETURNING 1`;
   if (page.events.length === 0) return (await store.query(moveCursor, cursor)).length === 1;
   return store.transaction(async (tx) => {
@@ -161,6 +195,22 @@ export function correctBookedBuyer(store: Store, buyer: string, state: BookedBuy
     await upsertBuyers(tx, new Map([[buyer, state]]), [buyer]);
     return true;
   });
+}
+
+/**
+ * Records the anchors of a book kept before it recorded them (facilitator migration 15), if it still stands at `block`:
+ * the hash of that block and of the escrow's start block.
+ */
+export async function adoptAnchors(
+  sql: Sql,
+  block: bigint,
+  anchors: { syncedHash: string; startHash: string },
+): Promise<boolean> {
+  const rows = await sql.query(
+    "UPDATE escrow_book SET synced_hash = $1, start_hash = $2 WHERE synced_block = $3 RETURNING 1",
+    [anchors.syncedHash, anchors.startHash, block.toString()],
+  );
+  return rows.length === 1;
 }
 
 /** Records that the book, standing at `block`, was the chain's head at `now`. */

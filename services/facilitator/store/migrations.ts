@@ -452,6 +452,25 @@ const GROUPED_RESERVE_AND_COMMIT = `CREATE FUNCTION reserve_calls(p_items JSONB)
    DROP FUNCTION commit_settlement(TEXT, TEXT, TEXT, NUMERIC, NUMERIC, JSONB, BIGINT, BIGINT, TEXT, BIGINT);`;
 
 /**
+ * 14: strikes are a buyer's and a nonce's. The registry records a strike once per (buyer, nonce) (`strikeKeyOf`), as
+ * the escrow spends a nonce per buyer; keyed by the nonce alone, the queue dropped every later failed call with the
+ * same nonce by any buyer (`ON CONFLICT DO NOTHING`: every buyer's bitmap nonces start at index 0). A strike queued
+ * before takes the buyer of the reservation of its nonce and resource (a released one first); one whose reservation
+ * was purged names no buyer (''), and if it was still queued it is given up (`failed`): the registry records no strike
+ * without its buyer.
+ */
+export const STRIKES_BY_BUYER = `ALTER TABLE strike ADD COLUMN buyer TEXT;
+   UPDATE strike s SET buyer = (SELECT r.buyer FROM reservation r
+                                 WHERE r.idem_key = s.idem_key AND r.resource_id = s.resource_id
+                                 ORDER BY r.status = 'released' DESC, r.buyer LIMIT 1);
+   UPDATE strike SET status = 'failed', last_error = 'queued before strikes named their buyer, whose reservation is gone'
+    WHERE buyer IS NULL AND status = 'queued';
+   UPDATE strike SET buyer = '' WHERE buyer IS NULL;
+   ALTER TABLE strike ALTER COLUMN buyer SET NOT NULL;
+   ALTER TABLE strike DROP CONSTRAINT strike_pkey;
+   ALTER TABLE strike ADD PRIMARY KEY (idem_key, buyer);`;
+
+/**
  * Schema versions, applied in order and recorded in `migration`. Append; never edit an applied one.
  * Amounts are NUMERIC(78,0) (any uint256); times are unix seconds from the service clock.
  */
@@ -565,4 +584,21 @@ export const MIGRATIONS: readonly string[] = [
   MIGRATION_11,
   ONE_ROW_PER_CALL,
   GROUPED_RESERVE_AND_COMMIT,
+  STRIKES_BY_BUYER,
+  // 15: the escrow book's anchors (escrowBook/createEscrowBook.ts). `synced_hash` is the hash of the block the book
+  // stands at: its next page must start on it (that page's first block's parent hash). `start_hash` is the hash of the
+  // escrow's start block, which tells another chain (a restarted local chain) from a node whose head is behind.
+  "ALTER TABLE escrow_book ADD COLUMN synced_hash TEXT, ADD COLUMN start_hash TEXT;",
+  // 16: instances sharing RELAYER_KEYS lease their signers (store/signerLeases.ts): a signer sends for one holder at a
+  // time, until `lease_until` (ms, the database's clock); every live holder beats in `signer_lease_holder`, so each
+  // takes its share of the pool.
+  `CREATE TABLE signer_lease (
+     address     TEXT PRIMARY KEY,
+     holder      TEXT NOT NULL,
+     lease_until BIGINT NOT NULL
+   );
+   CREATE TABLE signer_lease_holder (
+     holder     TEXT PRIMARY KEY,
+     seen_until BIGINT NOT NULL
+   );`,
 ];

@@ -484,3 +484,15 @@ export async function claimStaleSettling(
   );
   return rows.map(toReservation);
 }
+
+/**
+ * Debits answered committed whose transaction is not mined yet (their reservations are settling with `committed_at`
+ * set), and when the oldest was committed (seconds; null when there is none): for /metrics.
+ */
+export async function readCommittedUnmined(sql: Sql): Promise<{ debits: number; oldestAt: number | null }> {
+  const [row] = await sql.query<{ debits: number; oldest: string | number | null }>(
+    `SELECT count(*)::int AS debits, min(committed_at) AS oldest FROM reservation
+      WHERE status = 'settling' AND committed_at IS NOT NULL`,
+  );
+  return { debits: row?.debits ?? 0, oldestAt: row?.oldest === null || row === undefined ? null : Number(row.oldest) };
+}

@@ -14,6 +14,7 @@ import { until } from "../../../testkit/until.ts";
 import type { Sandbox } from "../../host/createSandbox.ts";
 import { createSandbox } from "../../host/createSandbox.ts";
 import { errorBodySchema } from "../../protocol/schemas/errorBody.ts";
+import { strikeKeyOf } from "../../protocol/strikeKey.ts";
 
 const faulty = `export default {
   async fetch(request) {
@@ -90,7 +91,8 @@ describe("gate: a failing handler", function () {
 
       const idemKey = payload.authorization.nonce as Hex;
       await until(async () => ((await stack.strikeRecorded(idemKey)) ? true : undefined));
-      const events = await stack.chain.contracts.registry.getEvents.StrikeRecorded({ idemKey }, { fromBlock: 0n });
+      const strikeKey = strikeKeyOf({ buyer: payload.authorization.buyer, nonce: idemKey });
+      const events = await stack.chain.contracts.registry.getEvents.StrikeRecorded({ strikeKey }, { fromBlock: 0n });
       expect(events.map((e) => e.args.reason)).to.deep.equal([strikeReason]);
       expect(events[0]!.args.resourceId).to.equal(resource.resourceId);
       expect(await stack.escrowBalance()).to.equal(before);

@@ -5,6 +5,7 @@ import { expect } from "chai";
 import { getJson, postJson } from "../../../testkit/facilitator/startFacilitator.ts";
 import type { GateStack } from "../../../testkit/gate/gateStack.ts";
 import { startGateStack } from "../../../testkit/gate/gateStack.ts";
+import { SPINNER } from "../../../testkit/host/handlerSources.ts";
 import { bearer, payHosted, registerSample, sampleBody, startTestHost } from "../../../testkit/host/testHost.ts";
 import { until } from "../../../testkit/until.ts";
 import { decodeBase64Json } from "../../protocol/base64.ts";
@@ -14,15 +15,6 @@ import type { Host } from "../createHost.ts";
 const HANDLER_TIMEOUT_MS = 3_000;
 /** A restart of workerd and a reload of the neighbour, on a busy two-core machine; the bench measures the real time. */
 const SLACK_MS = 5_000;
-
-/** Answers `{ echo }`; with `{ spin: true }` it never answers and holds its shard's one thread. */
-const SPINNER = `export default {
-  async fetch(request) {
-    const body = await request.json()
-    if (body.spin) for (;;) {}
-    return Response.json({ echo: body })
-  },
-}`;
 
 /**
  * Attack: a creator deploys a handler that spins inside its call, on a host where its isolate shares a workerd process

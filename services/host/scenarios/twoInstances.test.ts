@@ -2,18 +2,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import pg from "pg";
 import { privateKeyToAccount } from "viem/accounts";
 import { devKey, ROLE } from "../../../testkit/chain/localChain.ts";
 import { getJson, postJson } from "../../../testkit/facilitator/startFacilitator.ts";
 import type { GateStack } from "../../../testkit/gate/gateStack.ts";
 import { startGateStack } from "../../../testkit/gate/gateStack.ts";
 import { bearer, payHosted, registerSample, sampleBody, startTestHost } from "../../../testkit/host/testHost.ts";
+import type { TestSchema } from "../../../testkit/postgres/testPostgres.ts";
+import { testSchema } from "../../../testkit/postgres/testPostgres.ts";
 import { until } from "../../../testkit/until.ts";
 import type { Host } from "../createHost.ts";
-
-/** PostgreSQL on this machine (trust auth); each run uses a schema of its own and drops it. */
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** The issue's bound: a change made through one instance is served or refused by the others within 1 s. */
 const PROPAGATION_MS = 1_000;
@@ -22,16 +20,17 @@ describe("host instances sharing one PostgreSQL database", function () {
   let stack: GateStack;
   let dirs: string[];
   let hosts: Host[];
-  const schema = `host_test_${process.pid}_${Date.now()}`;
+  let db: TestSchema;
 
   before(async function () {
+    db = await testSchema("host_test");
     stack = await startGateStack();
     dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), "host-pg-"))));
     // Resync only hourly: what the second instance sees within the bound comes from the store's notifications.
     const env = (dir: string) => ({
       DATA_DIR: dir,
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
+      DATABASE_URL: db.url,
+      DATABASE_SCHEMA: db.schema,
       DEPLOYMENT_RESYNC_MS: "3600000",
     });
     hosts = await Promise.all(dirs.map((dir) => startTestHost(stack, env(dir))));
@@ -42,10 +41,7 @@ describe("host instances sharing one PostgreSQL database", function () {
     await Promise.all((hosts ?? []).map((host) => host.stop()));
     await stack?.close();
     await Promise.all((dirs ?? []).map((dir) => rm(dir, { recursive: true, force: true })));
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await db?.drop();
   });
 
   const [first, second] = [() => hosts[0] as Host, () => hosts[1] as Host];
@@ -132,7 +128,7 @@ describe("host instances sharing one PostgreSQL database", function () {
     expect(deployed.status).to.equal(201);
     const dir = await mkdtemp(join(tmpdir(), "host-pg-"));
     dirs.push(dir);
-    const third = await startTestHost(stack, { DATA_DIR: dir, DATABASE_URL, DATABASE_SCHEMA: schema });
+    const third = await startTestHost(stack, { DATA_DIR: dir, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema });
     hosts.push(third);
     expect((await getJson(`${third.url}/deployments`, bearer)).body.map((d: { slug: string }) => d.slug)).to.deep.equal(
       ["later"],

@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import { bondNonceAllows } from "../../protocol/bondNonce.ts";
 import { bondTypedData, registerResourceTypedData } from "../../protocol/typedData.ts";
 import type { MarketplaceChain } from "../chain.ts";
 import type { PublishRequest } from "./publishRequest.ts";
@@ -17,8 +18,9 @@ export type CheckBondParameters = {
 
 /**
  * The bond stage: the creator's signed consent and funds. The bond is an EIP-3009 `ReceiveWithAuthorization` from the
- * creator to the registry of at least the least bond, valid well past now, unused, signed by the creator (ECDSA or
- * ERC-1271) and covered by the creator's balance; the `RegisterResource` consent is the creator's and unexpired; the
+ * creator to the registry of at least the least bond, valid well past now, its nonce bound to this resource id (as
+ * the registry requires: bondNonce.ts), unused, signed by the creator (ECDSA or ERC-1271) and covered by the creator's
+ * balance; the `RegisterResource` consent is the creator's and unexpired; the
  * resource id is still free. The bond itself moves later, inside `registerFor`, from the creator: never from the
  * operator's funds, and never without the registration.
  * @example const verdict = await checkBond({ chain, request, resourceId, minBond: 1_000_000n, now })
@@ -43,6 +45,11 @@ export async function checkBond({
   if (BigInt(bond.validBefore) <= BigInt(now + BOND_VALIDITY_MARGIN_SECONDS)) {
     return { ok: false, reason: `the bond authorization must stay valid at least ${BOND_VALIDITY_MARGIN_SECONDS} s` };
   }
+  if (!bondNonceAllows(bond.nonce, resourceId))
+    return {
+      ok: false,
+      reason: `the bond authorization's nonce must begin with the first 16 bytes of the resource id ${resourceId}`,
+    };
   if (BigInt(request.registration.deadline) <= BigInt(now + BOND_VALIDITY_MARGIN_SECONDS)) {
     return { ok: false, reason: `the registration consent must stay valid at least ${BOND_VALIDITY_MARGIN_SECONDS} s` };
   }

@@ -1,13 +1,13 @@
 import type { Address, Hex } from "viem";
 import { z } from "zod";
+import type { FetchBoundedInit } from "../../http/fetchBounded.ts";
+import { fetchBounded } from "../../http/fetchBounded.ts";
 import { CHAIN_ID, PLACEHOLDER_AGENT_ID } from "../../protocol/constants.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
 import type { CardTemplate } from "../../protocol/schemas/card.ts";
 import { cardSchema, cardTemplateSchema } from "../../protocol/schemas/card.ts";
 import type { Quote } from "../../protocol/schemas/quote.ts";
 import { quoteSchema } from "../../protocol/schemas/quote.ts";
-import type { FetchBoundedInit } from "./fetchBounded.ts";
-import { fetchBounded } from "./fetchBounded.ts";
 
 export type ProbeResourceParameters = {
   resourceId: Hex;

@@ -19,8 +19,9 @@ import type { Host } from "../../host/createHost.ts";
 import { createHost } from "../../host/createHost.ts";
 import { loadHostConfig } from "../../host/loadHostConfig.ts";
 import { sampleDeployment } from "../../host/samples/sampleDeployment.ts";
+import { bondNonce } from "../../protocol/bondNonce.ts";
 import { NEUTRAL_LIVE_FIELDS, withLiveFields } from "../../protocol/liveCardFields.ts";
-import { randomNonce } from "../../protocol/resourceId.ts";
+import { resourceIdOf } from "../../protocol/resourceId.ts";
 import { cardSchema } from "../../protocol/schemas/card.ts";
 import { bondTypedData, registerResourceTypedData } from "../../protocol/typedData.ts";
 import type { Marketplace } from "../createMarketplace.ts";
@@ -84,7 +85,7 @@ describe("marketplace with the real host and gate: deploy, publish, finalize, pa
       value: "1000000",
       validAfter: "0",
       validBefore: deadline,
-      nonce: randomNonce(),
+      nonce: bondNonce(resourceIdOf(creator.address, "echo")),
     };
     const request = {
       resourceUrl,

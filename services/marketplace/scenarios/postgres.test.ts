@@ -1,34 +1,31 @@
 import { expect } from "chai";
-import pg from "pg";
 import type { MarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
 import { startMarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
-
-const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+import type { TestSchema } from "../../../testkit/postgres/testPostgres.ts";
+import { testSchema } from "../../../testkit/postgres/testPostgres.ts";
 
 describe("marketplace on PostgreSQL (store in a schema of its own, Ponder in a database of its own)", function () {
-  const schema = `marketplace_test_${process.pid}_${Date.now()}`;
+  let db: TestSchema;
   let stack: MarketplaceStack;
 
   before(async function () {
+    db = await testSchema("marketplace_test");
     stack = await startMarketplaceStack({
-      indexer: { postgresUrl: POSTGRES_URL },
-      env: { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema },
+      indexer: { postgres: true },
+      env: { DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
     });
   });
 
   after(async function () {
     await stack?.stop();
-    const db = new pg.Client({ connectionString: POSTGRES_URL });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await db.end();
+    await db?.drop();
   });
 
   it("keeps its tables in its own schema", async function () {
     expect(stack.marketplace.ctx.store.kind).to.equal("postgres");
     const tables = await stack.marketplace.ctx.store.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
-      [schema],
+      [db.schema],
     );
     expect(tables.map((t) => t.table_name)).to.deep.equal(["agent_registration", "listing", "migration", "probe"]);
   });

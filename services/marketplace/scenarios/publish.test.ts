@@ -381,10 +381,20 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
         bond: {
           ...(prepared.request as any).bond,
           signature: (other.request as any).bond.signature,
-          nonce: (other.request as any).bond.nonce,
         },
       };
       await refused({ ...prepared, request }, "bond_failed", /not signed by the creator/);
+    });
+
+    it("bond: the creator's bond authorization for another of the creator's resources", async function () {
+      const prepared = await stack.prepare({ slug: "bond-here" });
+      const elsewhere = await stack.prepare({ slug: "bond-elsewhere" });
+      const request = { ...prepared.request, bond: (elsewhere.request as any).bond };
+      await refused(
+        { ...prepared, request },
+        "bond_failed",
+        /nonce must begin with the first 16 bytes of the resource id/,
+      );
     });
 
     it("bond: a registration consent for other terms (the payout changed after signing)", async function () {

@@ -50,12 +50,12 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
     }
     const { registry, escrow } = stack.chain.contracts;
     await registry.write.deactivate([ids.delta!], { account: c3!.address });
+    const buyer = privateKeyToAccount(devKey(ROLE.buyer));
     for (const label of ["g1", "g2"]) {
-      await registry.write.recordStrike([ids.gamma!, keccak256(toHex(label)), "upstream_failed"], {
+      await registry.write.recordStrike([ids.gamma!, buyer.address, keccak256(toHex(label)), "upstream_failed"], {
         account: stack.chain.wallets[ROLE.facilitator]!.account,
       });
     }
-    const buyer = privateKeyToAccount(devKey(ROLE.buyer));
     await stack.chain.fundBuyer(ROLE.buyer, 1_000_000n);
     for (let i = 0; i < 2; i++) {
       const payload = await signEscrowPayment({

@@ -16,6 +16,7 @@ import { runStack, stackPorts } from "../../../testkit/stack/runStack.ts";
 describe("npm start with NETWORK=arc-testnet and a relayer that holds no gas", function () {
   this.timeout(300_000);
   const stackDir = mkdtempSync(join(tmpdir(), "stack-network-"));
+  const deploymentDir = mkdtempSync(join(tmpdir(), "stack-network-record-"));
   const keys = { deployer: generatePrivateKey(), relayer: generatePrivateKey(), publisher: generatePrivateKey() };
   let chain: EdrChain;
 
@@ -30,6 +31,7 @@ describe("npm start with NETWORK=arc-testnet and a relayer that holds no gas", f
   after(async function () {
     await chain?.close();
     rmSync(stackDir, { recursive: true, force: true });
+    rmSync(deploymentDir, { recursive: true, force: true });
   });
 
   it("refuses to start, naming the relayer and what one transaction costs, and sends nothing", async function () {
@@ -44,6 +46,8 @@ describe("npm start with NETWORK=arc-testnet and a relayer that holds no gas", f
       RELAYER_KEYS: keys.relayer,
       PUBLISHER_KEY: keys.publisher,
       TREASURY_ADDRESS: privateKeyToAccount(generatePrivateKey()).address,
+      ADMIN_ADDRESS: privateKeyToAccount(generatePrivateKey()).address,
+      DEPLOYMENT_DIR: deploymentDir,
       CALLER_AUTH_SECRET: generatePrivateKey(),
     };
     const failure = await runStack(env, { direct: true }).then(

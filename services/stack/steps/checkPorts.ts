@@ -14,6 +14,7 @@ export async function checkPorts(run: StackRun): Promise<void> {
     [env.INDEXER_PORT, "INDEXER_PORT"],
     [env.STUDIO_PORT, "STUDIO_PORT"],
     ...(run.external ? [] : ([[env.CHAIN_PORT, "CHAIN_PORT"]] as [number, string][])),
+    ...(run.postgres ? ([[env.POSTGRES_PORT, "POSTGRES_PORT"]] as [number, string][]) : []),
   ];
   for (const [port, setting] of ports) await assertPortFree(port, setting);
 }

@@ -25,14 +25,20 @@ function localKeys(): StackKeys {
 }
 
 function externalKeys({ env }: StackRun): StackKeys {
-  const missing = ["DEPLOYER_KEY", "RELAYER_KEYS", "TREASURY_ADDRESS", "PUBLISHER_KEY"].filter((k) => !process.env[k]);
-  if (missing.length) throw new Error(`external mode (RPC_URL set) needs ${missing.join(", ")}`);
-  const relayers = defined(env.RELAYER_KEYS, "RELAYER_KEYS")
+  const relayers = (env.RELAYER_KEYS ?? "")
     .split(",")
-    .map((k) => k.trim()) as Hex[];
+    .map((k) => k.trim())
+    .filter(Boolean) as Hex[];
   const all = [env.DEPLOYER_KEY, ...relayers, env.FACILITATOR_KEY, env.PUBLISHER_KEY].filter(Boolean) as string[];
   if (all.some(isDevKey))
     throw new Error("a well-known development key was given for an external chain; refusing to start");
+  const missing = (
+    ["DEPLOYER_KEY", "RELAYER_KEYS", "TREASURY_ADDRESS", "PUBLISHER_KEY", "ADMIN_ADDRESS", "DEPLOYMENT_DIR"] as const
+  ).filter((k) => !env[k]);
+  if (missing.length)
+    throw new Error(
+      `external mode (RPC_URL set) needs ${missing.join(", ")} (each key as hex or as NAME_FILE with NAME_PASSWORD_FILE; DEPLOYMENT_DIR: where the deployment record is kept, outside the checkout)`,
+    );
   return {
     publisher: env.PUBLISHER_KEY as Hex,
     deployer: env.DEPLOYER_KEY as Hex,

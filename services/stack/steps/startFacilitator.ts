@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { readDeployment } from "../../../indexer/deployment.ts";
+import { keyEnv } from "../../keys/readKeySettings.ts";
 import { answers, startPart } from "../childProcess.ts";
-import { deploymentDir } from "../deploymentDir.ts";
 import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 import { contractsOf, keysOf } from "../stackRun.ts";
@@ -27,14 +27,17 @@ export async function startFacilitator(run: StackRun): Promise<void> {
         PORT: String(env.FACILITATOR_PORT),
         RPC_URL: run.urls.rpc,
         ESCROW_ADDRESS: contracts.escrow,
+        // The embedded chain mining a block per transaction is one node: a margin would keep its newest block (a
+        // deposit just made) from the escrow book until more transactions come.
+        ...(run.external || run.intervalMining ? {} : { ESCROW_BOOK_MARGIN_BLOCKS: "0" }),
         ESCROW_START_BLOCK: String(
-          readDeployment(join(deploymentDir(run.deploymentId), "deployed_addresses.json")).PaymentEscrow.startBlock,
+          readDeployment(join(run.deploymentDir, "deployed_addresses.json")).PaymentEscrow.startBlock,
         ),
         REGISTRY_ADDRESS: contracts.registry,
         TOKEN_ADDRESS: contracts.token,
         INDEXER_URL: run.urls.indexer,
-        RELAYER_KEYS: keys.relayers.join(","),
-        FACILITATOR_KEY: keys.facilitator,
+        ...keyEnv("RELAYER_KEYS", keys.relayers.join(",")),
+        ...keyEnv("FACILITATOR_KEY", keys.facilitator),
         DATABASE_URL: env.DATABASE_URL,
         DATA_DIR: join(run.dataDir, "facilitator"),
         CALLER_AUTH: run.callerAuth ? "on" : "off",

@@ -3,7 +3,6 @@ import { setAsideIncompatible } from "../../../indexer/ponder/pgliteDataDir.ts";
 import { ponderCommand } from "../../../indexer/ponder/ponderCommand.ts";
 import { seedPgliteDir } from "../../store/pgliteCluster.ts";
 import { answers, startPart } from "../childProcess.ts";
-import { deploymentDir } from "../deploymentDir.ts";
 import { SERVICE_NODE_FLAGS } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
 
@@ -42,7 +41,7 @@ export async function startIndexer(run: StackRun): Promise<void> {
       cwd: join(run.root, "indexer"),
       env: {
         RPC_URL: run.urls.rpc,
-        DEPLOYED_ADDRESSES: join(deploymentDir(run.deploymentId), "deployed_addresses.json"),
+        DEPLOYED_ADDRESSES: join(run.deploymentDir, "deployed_addresses.json"),
         PONDER_PGLITE_DIR: pgliteDir,
         PONDER_DISABLE_CACHE: run.external ? undefined : "1",
         PONDER_TELEMETRY_DISABLED: "true",

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { keyEnv } from "../../keys/readKeySettings.ts";
 import { answers, startPart } from "../childProcess.ts";
 import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
@@ -26,7 +27,7 @@ export async function startMarketplace(run: StackRun): Promise<void> {
         ESCROW_ADDRESS: contracts.escrow,
         REGISTRY_ADDRESS: contracts.registry,
         IDENTITY_ADDRESS: contracts.identity,
-        OPERATOR_KEY: keysOf(run).publisher,
+        ...keyEnv("OPERATOR_KEY", keysOf(run).publisher),
         PUBLISH_TOKEN: run.tokens.publish,
         DATABASE_URL: env.DATABASE_URL,
         DATA_DIR: join(run.dataDir, "marketplace"),

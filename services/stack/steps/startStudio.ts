@@ -1,3 +1,4 @@
+import { keyEnv } from "../../keys/readKeySettings.ts";
 import { answers, startPart } from "../childProcess.ts";
 import { nodeService } from "../nodeService.ts";
 import type { StackRun } from "../stackRun.ts";
@@ -34,7 +35,7 @@ export async function startStudio(run: StackRun): Promise<void> {
         TOKEN_ADDRESS: contracts.token,
         ESCROW_ADDRESS: contracts.escrow,
         REGISTRY_ADDRESS: contracts.registry,
-        STUDIO_BUYER_KEY: run.studioBuyer,
+        ...keyEnv("STUDIO_BUYER_KEY", run.studioBuyer),
       },
       ready: () => answers(`${run.urls.studio}/health`),
       log: run.logFile("studio"),

@@ -159,6 +159,32 @@ describe("matching a sentence to a catalog recipe", function () {
     expect(matchRecipe(sentence, RECIPES).match).to.equal(undefined);
   });
 
+  it("asks about the closest recipe when it does what is asked but leaves a word or two unexplained, never about sending", function () {
+    const close = matchRecipe("Return the SHA-256 hex digest of a text, blazingly fast", RECIPES);
+    expect(close.match).to.equal(undefined);
+    expect(close.ask?.recipe.id).to.equal("digest");
+    expect(close.ask?.unexplained).to.deep.equal(["blazingly", "fast"]);
+    expect(matchRecipe("Email the SHA-256 digest of a text to me", RECIPES).ask).to.equal(undefined);
+    expect(matchRecipe("Send the data to my server", RECIPES).ask).to.equal(undefined);
+  });
+
+  it("lists the recipe the creator accepted with the words it accepted, and nothing else", async function () {
+    const sentence = "Return the SHA-256 hex digest of a text, blazingly fast";
+    const accepted = await catalogWriter({ accept: { recipe: "digest", words: ["blazingly", "fast"] } }).specify(
+      sentence,
+    );
+    expect(accepted.origin).to.deep.include({ recipe: "digest", accepted: ["blazingly", "fast"] });
+    for (const accept of [
+      { recipe: "hmac", words: ["blazingly", "fast"] },
+      { recipe: "digest", words: ["blazingly"] },
+    ]) {
+      const error = await catalogWriter({ accept })
+        .specify(sentence)
+        .catch((e: unknown) => e);
+      expect((error as StudioError).code, JSON.stringify(accept)).to.equal("no_match");
+    }
+  });
+
   it("the refusal names the three closest recipes, what each does and the words it does not explain, and how to configure a model", async function () {
     const error = (await specify("Compute the MD5 hash of a text", writer).catch((e: unknown) => e)) as StudioError;
     const lines = error.message.split("\n");

@@ -26,6 +26,16 @@ export type Recipe = {
   tags: string[];
   /** A sentence this pattern matches prefers the recipe (its score gains `BOOST`), e.g. the direction "CSV to JSON". */
   prefer?: RegExp;
+  /**
+   * The bounds of the one number the recipe takes, when a sentence may narrow them ("between 1 and 3999"): its
+   * `parameters` then read the sentence's range into `minimum` and `maximum`.
+   */
+  limits?: { minimum: number; maximum: number };
+  /**
+   * A sentence this pattern matches asks for something close that the recipe does not do ("15 percent of 80" is an
+   * amount, not the share a part is of a whole): the recipe is never listed for it, only named among the closest.
+   */
+  refuses?: RegExp;
   /** Parameters read from the sentence ("SHA-512", "in kilometres"); the recipe's defaults when absent. */
   parameters(sentence: string): Record<string, string>;
   build(parameters: Record<string, string>): RecipeBuild;

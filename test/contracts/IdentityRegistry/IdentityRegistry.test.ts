@@ -111,13 +111,17 @@ describe("IdentityRegistry (ERC-8004 v2)", function () {
     });
 
     describe("register()", function () {
-      it("mints with an empty URI and emits Transfer, Registered and the agentWallet MetadataSet", async function () {
-        const { identity, accounts } = stack;
+      it("mints with an empty URI and emits Transfer, Registered and the agentWallet MetadataSet, nothing else", async function () {
+        const { identity, accounts, publicClient } = stack;
         const me = accounts.creator.account.address;
         const hash = await identity.write.register(as(accounts.creator));
         await viem.assertions.emitWithArgs(hash, identity, "Transfer", [zeroAddress, me, 0n]);
         await viem.assertions.emitWithArgs(hash, identity, "Registered", [0n, "", me]);
         await viem.assertions.emitWithArgs(hash, identity, "MetadataSet", [0n, WALLET_KEY_TOPIC, WALLET_KEY, me]);
+        // No URI was set, so no ERC-4906 MetadataUpdate tells indexers to refetch one.
+        const { logs } = await publicClient.waitForTransactionReceipt({ hash });
+        const events = parseEventLogs({ abi: identity.abi, logs }).map((log) => log.eventName);
+        expect(events).to.deep.equal(["Transfer", "Registered", "MetadataSet"]);
         expect(await identity.read.tokenURI([0n])).to.equal("");
       });
     });

@@ -53,6 +53,7 @@ describe("PaymentEscrow administration", function () {
         stack.other.account.address,
         250,
         stack.admin.account.address,
+        7_200,
       ]);
       await viem.assertions.emitWithArgs(Promise.resolve(deploymentTransaction.hash), contract, "TreasuryChanged", [
         stack.other.account.address,
@@ -62,13 +63,15 @@ describe("PaymentEscrow administration", function () {
       expect(getAddress(await contract.read.treasury())).to.equal(getAddress(stack.other.account.address));
       expect(await contract.read.feeBps()).to.equal(250);
       expect(await contract.read.hasRole([zeroHash, stack.admin.account.address])).to.equal(true);
+      expect(getAddress(await contract.read.defaultAdmin())).to.equal(getAddress(stack.admin.account.address));
+      expect(await contract.read.defaultAdminDelay()).to.equal(7_200);
       expect(await contract.read.hasRole([PAUSER_ROLE, stack.admin.account.address])).to.equal(true);
       expect(await contract.read.hasRole([RELAYER_ROLE, stack.admin.account.address])).to.equal(false);
       expect(await contract.read.totalLiabilities()).to.equal(0n);
       expect(await contract.read.paused()).to.equal(false);
     });
 
-    it("reverts ZeroAddress for a zero token, registry, treasury or admin", async function () {
+    it("reverts ZeroAddress for a zero token, registry or treasury, AccessControlInvalidDefaultAdmin for a zero admin", async function () {
       const stack = await setup();
       const valid = [
         stack.token.address,
@@ -76,14 +79,15 @@ describe("PaymentEscrow administration", function () {
         stack.treasury.account.address,
         500,
         stack.admin.account.address,
+        3_600,
       ] as const;
       for (const index of [0, 1, 2, 4]) {
-        const args = [...valid] as [`0x${string}`, `0x${string}`, `0x${string}`, number, `0x${string}`];
+        const args = [...valid] as [`0x${string}`, `0x${string}`, `0x${string}`, number, `0x${string}`, number];
         args[index] = zeroAddress;
         await viem.assertions.revertWithCustomError(
           viem.deployContract("PaymentEscrow", args),
           stack.escrow,
-          "ZeroAddress",
+          index === 4 ? "AccessControlInvalidDefaultAdmin" : "ZeroAddress",
         );
       }
     });
@@ -97,6 +101,7 @@ describe("PaymentEscrow administration", function () {
           stack.treasury.account.address,
           5_000,
           stack.admin.account.address,
+          3_600,
         ]),
         stack.escrow,
         "FeeTooHigh",

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { concat, getAddress, numberToHex, parseEventLogs } from "viem";
 import { compactDebit } from "../../../services/facilitator/relayer/compactDebit.ts";
-import { bitmapNonce } from "../../../services/protocol/bitmapNonce.ts";
+import { bitmapNonce, NONCES_PER_WORD } from "../../../services/protocol/bitmapNonce.ts";
 import type { Debit } from "../fixtures.ts";
 import {
   deployFundedEscrow,
@@ -121,6 +121,19 @@ describe("PaymentEscrow BatchDebited and runs", function () {
     const slot = await gasOf(`0x${"5a".repeat(32)}`);
     // A new slot costs 20,000 more than rewriting the account word the debit writes anyway.
     expect(slot - bit > 15_000n, `bitmap ${bit}, random ${slot}`).to.equal(true);
+  });
+
+  it("moves to a later bitmap word without storing the words before it when none of their bits is spent", async function () {
+    // Each debit is the buyer's first from the same snapshot, so both pay the same cold slots.
+    const firstDebitGas = async (nonce: Hex) => {
+      const stack = await setup();
+      const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce, amount: 1n });
+      return (await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount))).gasUsed;
+    };
+    const sameWord = await firstDebitGas(bitmapNonce(1));
+    const laterWord = await firstDebitGas(bitmapNonce(NONCES_PER_WORD + 1));
+    // Storing word 0's empty bits would cost a cold SSTORE (2,200 gas) for nothing.
+    expect(laterWord - sameWord < 1_000n, `word 0 ${sameWord}, word 1 ${laterWord}`).to.equal(true);
   });
 
   it("reports a bitmap nonce's state in buyerState and nonceUsed", async function () {

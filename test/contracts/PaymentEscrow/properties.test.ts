@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { encodeErrorResult, getAddress, maxUint256, parseEventLogs } from "viem";
+import { DEFAULTS } from "../../../ignition/modules/parts.ts";
 import { compactDebit } from "../../../services/facilitator/relayer/compactDebit.ts";
 import type { Debit } from "../fixtures.ts";
 import {
@@ -47,6 +48,7 @@ describe("PaymentEscrow properties", function () {
                 treasury.account.address,
                 feeBps,
                 admin.account.address,
+                DEFAULTS.adminDelay,
               ]);
               await mined(
                 base,

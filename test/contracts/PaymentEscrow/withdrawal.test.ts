@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { DEFAULTS } from "../../../ignition/modules/parts.ts";
 import {
   atNextBlock,
   deployFundedEscrow,
@@ -88,6 +89,7 @@ describe("PaymentEscrow deposits, withdrawals and claims", function () {
         treasury.account.address,
         500,
         admin.account.address,
+        DEFAULTS.adminDelay,
       ]);
       await viem.assertions.revertWithCustomErrorWithArgs(
         hollow.write.deposit([USDC], { account: buyer.account }),

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { encodeFunctionData, keccak256, toHex } from "viem";
+import { bondNonce } from "../../../services/protocol/bondNonce.ts";
 import type { Stack, TokenAuthorization } from "../fixtures.ts";
 import {
   deployTypedStack,
@@ -119,7 +120,7 @@ describe("ResourceRegistry: bonds", function () {
         value: 5n * USDC,
         validAfter: 0n,
         validBefore: now + 3600n,
-        nonce: keccak256(toHex("bond-1")),
+        nonce: bondNonce(resourceId),
       };
       signature = await signTokenAuthorization(
         stack,
@@ -420,10 +421,11 @@ describe("ResourceRegistry: bonds", function () {
         identity.address,
         accounts.treasury.account.address,
         accounts.admin.account.address,
-        1,
-        10_000,
+        3,
+        5_000,
         0n,
         0n,
+        0,
       ]);
       await registry.write.grantRole([await registry.read.FACILITATOR_ROLE(), accounts.facilitator.account.address], {
         account: accounts.admin.account,
@@ -467,8 +469,13 @@ describe("ResourceRegistry: bonds", function () {
       await registry.write.postBond([id, USDC], { account: stack.accounts.creator.account });
       const payload = encodeFunctionData({ abi: registry.abi, functionName: "withdrawBond", args: [id] });
       await hostile.write.arm([registry.address, payload, true]);
+      const asFacilitator = { account: stack.accounts.facilitator.account };
+      const buyer = stack.accounts.buyer.account.address;
+      for (const label of ["idem-1", "idem-2"]) {
+        await registry.write.recordStrike([id, buyer, keccak256(toHex(label)), "timeout"], asFacilitator);
+      }
       await viem.assertions.revertWithCustomErrorWithArgs(
-        registry.write.recordStrike([id, keccak256(toHex("idem")), "timeout"], {
+        registry.write.recordStrike([id, buyer, keccak256(toHex("idem")), "timeout"], {
           account: stack.accounts.facilitator.account,
         }),
         registry,

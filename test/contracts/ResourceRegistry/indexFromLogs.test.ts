@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Address, Hex } from "viem";
 import { keccak256, toHex } from "viem";
+import { bondNonce } from "../../../services/protocol/bondNonce.ts";
 import type { Pricing, Stack } from "../fixtures.ts";
 import {
   buildRegistration,
@@ -23,6 +24,7 @@ type IndexedResource = {
   deactivatedAt: number;
   retired: boolean;
   creator: Address;
+  slashedAt: number;
   agentId: bigint;
   bond: bigint;
   pricing: Pricing;
@@ -53,6 +55,7 @@ async function indexFromLogs(stack: Stack): Promise<Map<Hex, IndexedResource>> {
           deactivatedAt: 0,
           retired: false,
           creator: a.creator!,
+          slashedAt: 0,
           agentId: a.agentId!,
           bond: 0n,
           pricing: { ...a.pricing! },
@@ -92,9 +95,15 @@ async function indexFromLogs(stack: Stack): Promise<Map<Hex, IndexedResource>> {
       case "StrikeRecorded":
         row(log.args.resourceId!).strikes = log.args.strikes!;
         break;
-      case "BondSlashed":
-        Object.assign(row(log.args.resourceId!), { bond: log.args.bond!, strikes: 0 });
+      case "BondSlashed": {
+        const block = await publicClient.getBlock({ blockNumber: log.blockNumber });
+        Object.assign(row(log.args.resourceId!), {
+          bond: log.args.bond!,
+          strikes: 0,
+          slashedAt: Number(block.timestamp),
+        });
         break;
+      }
       default:
         break;
     }
@@ -115,7 +124,7 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
     const asOther = { account: accounts.other.account };
     const asFacilitator = { account: accounts.facilitator.account };
     const strike = (id: Hex, label: string) =>
-      registry.write.recordStrike([id, keccak256(toHex(label)), label], asFacilitator);
+      registry.write.recordStrike([id, accounts.buyer.account.address, keccak256(toHex(label)), label], asFacilitator);
 
     await token.write.mint([accounts.creator.account.address, 50n * USDC], asAdmin);
     await token.write.mint([accounts.other.account.address, 50n * USDC], asAdmin);
@@ -163,7 +172,7 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
       value: 9n * USDC,
       validAfter: 0n,
       validBefore: BigInt((await networkHelpers.time.latest()) + 3600),
-      nonce: keccak256(toHex("translate-bond")),
+      nonce: bondNonce(translateId),
     };
     const bondSignature = await signTokenAuthorization(
       stack,
@@ -192,8 +201,8 @@ describe("ResourceRegistry: the index can be derived from logs", function () {
     await registry.write.reactivate([translateId], asOther);
     await strike(translateId, "t4");
 
-    await registry.write.setStrikePolicy([1, 2_500, 0n], asAdmin);
-    await strike(maps, "m1");
+    await registry.write.setStrikePolicy([3, 2_500, 0n], asAdmin);
+    for (const label of ["m1", "m2", "m3"]) await strike(maps, label);
     await registry.write.deactivate([weather], asCreator);
     await networkHelpers.time.increase(3600);
     await registry.write.reactivate([weather], asCreator);

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { encodeFunctionData, hashTypedData, keccak256, toHex } from "viem";
+import { bondNonce } from "../../../services/protocol/bondNonce.ts";
 import type { BondAuthorization, Registration, Signer, Stack } from "../fixtures.ts";
 import {
   buildRegistration,
@@ -9,7 +10,6 @@ import {
   mintTokens,
   NO_BOND,
   networkHelpers,
-  nonceOf,
   REGISTER_RESOURCE_TYPES,
   registerResourceMessage,
   resourceIdFor,
@@ -106,7 +106,10 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     it("registers the resource, posts the creator's bond in the same transaction and emits both events", async function () {
       const { registry, token, accounts } = stack;
       const { deadline, signature } = await signed();
-      const bond = await signBondAuthorization(stack, accounts.creator, { value: 5n * USDC, nonce: nonceOf("bond") });
+      const bond = await signBondAuthorization(stack, accounts.creator, {
+        value: 5n * USDC,
+        nonce: bondNonce(resourceId),
+      });
       const hash = await submit({ deadline, signature, bond });
       await viem.assertions.emitWithArgs(hash, registry, "ResourceRegistered", [
         resourceId,
@@ -206,7 +209,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: USDC - 1n,
-        nonce: nonceOf("low"),
+        nonce: bondNonce(resourceId),
       });
       await viem.assertions.revertWithCustomErrorWithArgs(
         submit({ deadline, signature, bond }),
@@ -220,7 +223,10 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
     it("accepts a bond of exactly minBond", async function () {
       await stack.registry.write.setStrikePolicy([3, 5_000, USDC], { account: stack.accounts.admin.account });
       const { deadline, signature } = await signed();
-      const bond = await signBondAuthorization(stack, stack.accounts.creator, { value: USDC, nonce: nonceOf("exact") });
+      const bond = await signBondAuthorization(stack, stack.accounts.creator, {
+        value: USDC,
+        nonce: bondNonce(resourceId),
+      });
       await submit({ deadline, signature, bond });
       expect((await stack.registry.read.getResource([resourceId])).bond).to.equal(USDC);
     });
@@ -229,7 +235,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.other, {
         value: 5n * USDC,
-        nonce: nonceOf("forged"),
+        nonce: bondNonce(resourceId),
         from: creator,
       });
       await viem.assertions.revertWith(submit({ deadline, signature, bond }), "FiatTokenV2: invalid signature");
@@ -241,7 +247,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const validBefore = await deadlineIn(5);
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: 5n * USDC,
-        nonce: nonceOf("late"),
+        nonce: bondNonce(resourceId),
         validBefore,
       });
       await networkHelpers.time.setNextBlockTimestamp(validBefore + 1n);
@@ -254,7 +260,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: 5n * USDC,
-        nonce: nonceOf("spent"),
+        nonce: bondNonce(resourceId),
       });
       const cancel = await signCancelAuthorization(stack, stack.accounts.creator, bond.nonce);
       await stack.token.write.cancelAuthorization([creator, bond.nonce, cancel], {
@@ -271,7 +277,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const { deadline, signature } = await signed();
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: 101n * USDC,
-        nonce: nonceOf("broke"),
+        nonce: bondNonce(resourceId),
       });
       await viem.assertions.revertWith(submit({ deadline, signature, bond }), "ERC20: transfer amount exceeds balance");
       await expectNothingRegistered();
@@ -393,7 +399,7 @@ describe("ResourceRegistry: registerFor (registration and bond in one transactio
       const signature = await signRegisterResource(stack, stack.accounts.creator, wallet.address, forWallet, deadline);
       const bond = await signBondAuthorization(stack, stack.accounts.creator, {
         value: 2n * USDC,
-        nonce: nonceOf("wallet"),
+        nonce: bondNonce(resourceIdFor(wallet.address, "wallet")),
         from: wallet.address,
       });
       await submit({ who: wallet.address, reg: forWallet, deadline, signature, bond });

@@ -71,6 +71,7 @@ describe("ResourceRegistry: registration", function () {
       admin?: Hex;
       threshold?: number;
       bps?: number;
+      adminDelay?: number;
     }) {
       const { token, identity, accounts } = stack;
       return viem.deployContract("ResourceRegistry", [
@@ -82,11 +83,12 @@ describe("ResourceRegistry: registration", function () {
         overrides.bps ?? 5_000,
         0n,
         60n,
+        overrides.adminDelay ?? 3_600,
       ]);
     }
 
-    it("reverts with ZeroAddress for a zero token, identity, treasury or admin", async function () {
-      for (const field of ["token", "identity", "treasury", "admin"] as const) {
+    it("reverts with ZeroAddress for a zero token, identity or treasury", async function () {
+      for (const field of ["token", "identity", "treasury"] as const) {
         await viem.assertions.revertWithCustomErrorWithArgs(
           deployWith({ [field]: zeroAddress }),
           stack.registry,
@@ -96,25 +98,35 @@ describe("ResourceRegistry: registration", function () {
       }
     });
 
-    it("reverts with InvalidStrikePolicy for a zero threshold or a share above 10000 bps", async function () {
+    it("reverts with AccessControlInvalidDefaultAdmin for a zero admin", async function () {
       await viem.assertions.revertWithCustomErrorWithArgs(
-        deployWith({ threshold: 0 }),
+        deployWith({ admin: zeroAddress }),
         stack.registry,
-        "InvalidStrikePolicy",
-        [0, 5_000],
-      );
-      await viem.assertions.revertWithCustomErrorWithArgs(
-        deployWith({ bps: 10_001 }),
-        stack.registry,
-        "InvalidStrikePolicy",
-        [3, 10_001],
+        "AccessControlInvalidDefaultAdmin",
+        [zeroAddress],
       );
     });
 
-    it("deploys with the extreme valid policy (threshold 1, 10000 bps) and emits the policy and treasury", async function () {
-      const registry = await deployWith({ threshold: 1, bps: 10_000 });
-      expect(await registry.read.strikeThreshold()).to.equal(1);
-      expect(await registry.read.slashBps()).to.equal(10_000);
+    it("reverts with InvalidStrikePolicy for a threshold below 3 or a share above 5000 bps", async function () {
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        deployWith({ threshold: 2 }),
+        stack.registry,
+        "InvalidStrikePolicy",
+        [2, 5_000],
+      );
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        deployWith({ bps: 5_001 }),
+        stack.registry,
+        "InvalidStrikePolicy",
+        [3, 5_001],
+      );
+    });
+
+    it("deploys with the harshest valid policy (threshold 3, 5000 bps) and emits the policy and treasury", async function () {
+      const registry = await deployWith({ threshold: 3, bps: 5_000, adminDelay: 7_200 });
+      expect(await registry.read.strikeThreshold()).to.equal(3);
+      expect(await registry.read.slashBps()).to.equal(5_000);
+      expect(await registry.read.defaultAdminDelay()).to.equal(7_200);
       const deployment = await stack.publicClient.getContractEvents({
         address: registry.address,
         abi: registry.abi,

@@ -1,6 +1,8 @@
 import { expect } from "chai";
-import type { Abi, Hex } from "viem";
-import { keccak256, parseEventLogs, toHex, zeroHash } from "viem";
+import type { Abi, Address, Hex } from "viem";
+import { getAddress, keccak256, parseEventLogs, toHex, zeroAddress, zeroHash } from "viem";
+import { bitmapNonce } from "../../../services/protocol/bitmapNonce.ts";
+import { strikeKeyOf } from "../../../services/protocol/strikeKey.ts";
 import type { Stack } from "../fixtures.ts";
 import { deployTypedStack, networkHelpers, registerResource, resourceIdFor, USDC, viem } from "../fixtures.ts";
 
@@ -12,12 +14,19 @@ describe("ResourceRegistry: strikes and slashing", function () {
   let stack: Stack;
   let resourceId: Hex;
   let strikeCount: number;
+  let buyer: Address;
 
   beforeEach(async function () {
     stack = await networkHelpers.loadFixture(deployTypedStack);
     ({ resourceId } = await registerResource(stack, { slug: "weather" }));
     strikeCount = 0;
+    buyer = getAddress(stack.accounts.buyer.account.address);
   });
+
+  /** The StrikeRecorded arguments of the stack's buyer's call `label` against `id`. */
+  function recorded(id: Hex, label: string, strikes: number, reason: string): [Hex, Hex, Address, Hex, number, string] {
+    return [id, strikeKeyOf({ buyer, nonce: idemKey(label) }), buyer, idemKey(label), strikes, reason];
+  }
 
   function asFacilitator() {
     return { account: stack.accounts.facilitator.account };
@@ -36,7 +45,10 @@ describe("ResourceRegistry: strikes and slashing", function () {
 
   function strike(reason = "upstream_failed") {
     strikeCount += 1;
-    return stack.registry.write.recordStrike([resourceId, idemKey(`call-${strikeCount}`), reason], asFacilitator());
+    return stack.registry.write.recordStrike(
+      [resourceId, buyer, idemKey(`call-${strikeCount}`), reason],
+      asFacilitator(),
+    );
   }
 
   async function resource() {
@@ -58,21 +70,21 @@ describe("ResourceRegistry: strikes and slashing", function () {
       it("counts the strike, marks the idemKey and emits StrikeRecorded with the running count", async function () {
         const { registry } = stack;
         await viem.assertions.emitWithArgs(
-          registry.write.recordStrike([resourceId, idemKey("a"), "timeout"], asFacilitator()),
+          registry.write.recordStrike([resourceId, buyer, idemKey("a"), "timeout"], asFacilitator()),
           registry,
           "StrikeRecorded",
-          [resourceId, idemKey("a"), 1, "timeout"],
+          recorded(resourceId, "a", 1, "timeout"),
         );
         await viem.assertions.emitWithArgs(
-          registry.write.recordStrike([resourceId, idemKey("b"), "schema_mismatch"], asFacilitator()),
+          registry.write.recordStrike([resourceId, buyer, idemKey("b"), "schema_mismatch"], asFacilitator()),
           registry,
           "StrikeRecorded",
-          [resourceId, idemKey("b"), 2, "schema_mismatch"],
+          recorded(resourceId, "b", 2, "schema_mismatch"),
         );
         expect((await resource()).strikes).to.equal(2);
         expect((await resource()).active).to.equal(true);
-        expect(await registry.read.strikeRecorded([idemKey("a")])).to.equal(true);
-        expect(await registry.read.strikeRecorded([idemKey("c")])).to.equal(false);
+        expect(await registry.read.strikeRecorded([strikeKeyOf({ buyer, nonce: idemKey("a") })])).to.equal(true);
+        expect(await registry.read.strikeRecorded([strikeKeyOf({ buyer, nonce: idemKey("c") })])).to.equal(false);
       });
 
       it("does not slash or deactivate before the threshold", async function () {
@@ -88,7 +100,7 @@ describe("ResourceRegistry: strikes and slashing", function () {
       it("reverts with AccessControlUnauthorizedAccount carrying the caller and the role", async function () {
         for (const who of [stack.accounts.other, stack.accounts.admin, stack.accounts.creator]) {
           await viem.assertions.revertWithCustomErrorWithArgs(
-            stack.registry.write.recordStrike([resourceId, idemKey("x"), "r"], { account: who.account }),
+            stack.registry.write.recordStrike([resourceId, buyer, idemKey("x"), "r"], { account: who.account }),
             stack.registry,
             "AccessControlUnauthorizedAccount",
             [who.account.address, await stack.registry.read.FACILITATOR_ROLE()],
@@ -105,7 +117,9 @@ describe("ResourceRegistry: strikes and slashing", function () {
           "RoleGranted",
           [role, accounts.other.account.address, accounts.admin.account.address],
         );
-        await registry.write.recordStrike([resourceId, idemKey("granted"), "r"], { account: accounts.other.account });
+        await registry.write.recordStrike([resourceId, buyer, idemKey("granted"), "r"], {
+          account: accounts.other.account,
+        });
         await viem.assertions.emitWithArgs(
           registry.write.revokeRole([role, accounts.other.account.address], asAdmin()),
           registry,
@@ -113,7 +127,9 @@ describe("ResourceRegistry: strikes and slashing", function () {
           [role, accounts.other.account.address, accounts.admin.account.address],
         );
         await viem.assertions.revertWithCustomErrorWithArgs(
-          registry.write.recordStrike([resourceId, idemKey("revoked"), "r"], { account: accounts.other.account }),
+          registry.write.recordStrike([resourceId, buyer, idemKey("revoked"), "r"], {
+            account: accounts.other.account,
+          }),
           registry,
           "AccessControlUnauthorizedAccount",
           [accounts.other.account.address, role],
@@ -131,7 +147,7 @@ describe("ResourceRegistry: strikes and slashing", function () {
         );
         await registry.write.renounceRole([role, accounts.facilitator.account.address], asFacilitator());
         await viem.assertions.revertWithCustomErrorWithArgs(
-          registry.write.recordStrike([resourceId, idemKey("x"), "r"], asFacilitator()),
+          registry.write.recordStrike([resourceId, buyer, idemKey("x"), "r"], asFacilitator()),
           registry,
           "AccessControlUnauthorizedAccount",
           [accounts.facilitator.account.address, role],
@@ -139,26 +155,46 @@ describe("ResourceRegistry: strikes and slashing", function () {
       });
     });
 
-    describe("when the idemKey was already struck", function () {
+    it("keys the strike by keccak256(abi.encode(buyer, nonce)), the same key services/protocol derives", async function () {
+      const nonce = bitmapNonce(0);
+      const key = strikeKeyOf({ buyer, nonce });
+      expect(await stack.registry.read.strikeKeyOf([buyer, nonce])).to.equal(key);
+      const other = getAddress(stack.accounts.other.account.address);
+      expect(await stack.registry.read.strikeKeyOf([other, nonce])).to.equal(strikeKeyOf({ buyer: other, nonce }));
+      await stack.registry.write.recordStrike([resourceId, buyer, nonce, "timeout"], asFacilitator());
+      expect(await stack.registry.read.strikeRecorded([key])).to.equal(true);
+      expect(await stack.registry.read.strikeRecorded([strikeKeyOf({ buyer: other, nonce })])).to.equal(false);
+    });
+
+    it("reverts with ZeroAddress for a strike that names no buyer", async function () {
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        stack.registry.write.recordStrike([resourceId, zeroAddress, idemKey("a"), "timeout"], asFacilitator()),
+        stack.registry,
+        "ZeroAddress",
+        [],
+      );
+    });
+
+    describe("when the buyer's nonce was already struck", function () {
       it("reverts with StrikeAlreadyRecorded and does not count twice", async function () {
-        await stack.registry.write.recordStrike([resourceId, idemKey("a"), "timeout"], asFacilitator());
+        await stack.registry.write.recordStrike([resourceId, buyer, idemKey("a"), "timeout"], asFacilitator());
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.recordStrike([resourceId, idemKey("a"), "another reason"], asFacilitator()),
+          stack.registry.write.recordStrike([resourceId, buyer, idemKey("a"), "another reason"], asFacilitator()),
           stack.registry,
           "StrikeAlreadyRecorded",
-          [idemKey("a")],
+          [buyer, idemKey("a")],
         );
         expect((await resource()).strikes).to.equal(1);
       });
 
       it("reverts with StrikeAlreadyRecorded even against another resource", async function () {
         const { resourceId: second } = await registerResource(stack, { slug: "maps" });
-        await stack.registry.write.recordStrike([resourceId, idemKey("a"), "timeout"], asFacilitator());
+        await stack.registry.write.recordStrike([resourceId, buyer, idemKey("a"), "timeout"], asFacilitator());
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.recordStrike([second, idemKey("a"), "timeout"], asFacilitator()),
+          stack.registry.write.recordStrike([second, buyer, idemKey("a"), "timeout"], asFacilitator()),
           stack.registry,
           "StrikeAlreadyRecorded",
-          [idemKey("a")],
+          [buyer, idemKey("a")],
         );
       });
     });
@@ -166,12 +202,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
     it("reverts with UnknownResource for an unknown resource", async function () {
       const unknown = resourceIdFor(stack.accounts.creator.account.address, "nothing");
       await viem.assertions.revertWithCustomErrorWithArgs(
-        stack.registry.write.recordStrike([unknown, idemKey("a"), "timeout"], asFacilitator()),
+        stack.registry.write.recordStrike([unknown, buyer, idemKey("a"), "timeout"], asFacilitator()),
         stack.registry,
         "UnknownResource",
         [unknown],
       );
-      expect(await stack.registry.read.strikeRecorded([idemKey("a")])).to.equal(false);
+      expect(await stack.registry.read.strikeRecorded([strikeKeyOf({ buyer, nonce: idemKey("a") })])).to.equal(false);
     });
   });
 
@@ -185,12 +221,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
     it("moves slashBps of the bond to the treasury, resets the count and deactivates", async function () {
       const { registry, token, accounts } = stack;
       const hash = await strike("timeout");
-      await viem.assertions.emitWithArgs(hash, registry, "StrikeRecorded", [
-        resourceId,
-        idemKey("call-3"),
-        3,
-        "timeout",
-      ]);
+      await viem.assertions.emitWithArgs(
+        hash,
+        registry,
+        "StrikeRecorded",
+        recorded(resourceId, "call-3", 3, "timeout"),
+      );
       await viem.assertions.emitWithArgs(hash, registry, "BondSlashed", [resourceId, 5n * USDC, 5n * USDC]);
       await viem.assertions.emitWithArgs(hash, registry, "ResourceDeactivated", [resourceId, registry.address]);
       await viem.assertions.emitWithArgs(hash, token, "Transfer", [
@@ -244,12 +280,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
     it("counts again from zero after the slash", async function () {
       await strike();
       await stack.registry.write.reactivate([resourceId], { account: stack.accounts.creator.account });
-      await viem.assertions.emitWithArgs(strike(), stack.registry, "StrikeRecorded", [
-        resourceId,
-        idemKey("call-4"),
-        1,
-        "upstream_failed",
-      ]);
+      await viem.assertions.emitWithArgs(
+        strike(),
+        stack.registry,
+        "StrikeRecorded",
+        recorded(resourceId, "call-4", 1, "upstream_failed"),
+      );
       expect((await resource()).bond).to.equal(5n * USDC);
     });
 
@@ -259,10 +295,10 @@ describe("ResourceRegistry: strikes and slashing", function () {
       await token.write.mint([accounts.creator.account.address, 3n], asAdmin());
       await token.write.approve([registry.address, 3n], { account: accounts.creator.account });
       await registry.write.postBond([small, 3n], { account: accounts.creator.account });
-      await registry.write.recordStrike([small, idemKey("s1"), "r"], asFacilitator());
-      await registry.write.recordStrike([small, idemKey("s2"), "r"], asFacilitator());
+      await registry.write.recordStrike([small, buyer, idemKey("s1"), "r"], asFacilitator());
+      await registry.write.recordStrike([small, buyer, idemKey("s2"), "r"], asFacilitator());
       await viem.assertions.emitWithArgs(
-        registry.write.recordStrike([small, idemKey("s3"), "r"], asFacilitator()),
+        registry.write.recordStrike([small, buyer, idemKey("s3"), "r"], asFacilitator()),
         registry,
         "BondSlashed",
         [small, 1n, 2n],
@@ -290,7 +326,9 @@ describe("ResourceRegistry: strikes and slashing", function () {
     describe("when slashBps is 0", function () {
       it("keeps the whole bond, transfers nothing, but resets and deactivates", async function () {
         await bond(10n * USDC);
-        await stack.registry.write.setStrikePolicy([1, 0, 0n], asAdmin());
+        await stack.registry.write.setStrikePolicy([3, 0, 0n], asAdmin());
+        await strike();
+        await strike();
         const hash = await strike();
         await viem.assertions.emitWithArgs(hash, stack.registry, "BondSlashed", [resourceId, 0n, 10n * USDC]);
         expect(await eventNames(hash, stack.token)).to.deep.equal([]);
@@ -298,17 +336,6 @@ describe("ResourceRegistry: strikes and slashing", function () {
         expect(after.bond).to.equal(10n * USDC);
         expect(after.strikes).to.equal(0);
         expect(after.active).to.equal(false);
-      });
-    });
-
-    describe("when slashBps is 10000", function () {
-      it("moves the whole bond to the treasury", async function () {
-        await bond(10n * USDC);
-        await stack.registry.write.setStrikePolicy([1, 10_000, 0n], asAdmin());
-        await viem.assertions.emitWithArgs(strike(), stack.registry, "BondSlashed", [resourceId, 10n * USDC, 0n]);
-        expect((await resource()).bond).to.equal(0n);
-        expect(await treasuryBalance()).to.equal(10n * USDC);
-        expect(await stack.token.read.balanceOf([stack.registry.address])).to.equal(0n);
       });
     });
 
@@ -333,49 +360,75 @@ describe("ResourceRegistry: strikes and slashing", function () {
       it("can still be slashed during the withdrawal delay, so strikes for past calls are not lost", async function () {
         await bond(10n * USDC);
         await stack.registry.write.deactivate([resourceId], { account: stack.accounts.creator.account });
-        await stack.registry.write.setStrikePolicy([1, 10_000, 0n], asAdmin());
+        await networkHelpers.time.increase(6 * 24 * 60 * 60);
         await strike();
-        await networkHelpers.time.increase(7 * 24 * 60 * 60);
-        await viem.assertions.revertWithCustomErrorWithArgs(
+        await strike();
+        await strike();
+        await networkHelpers.time.increase(24 * 60 * 60);
+        await viem.assertions.emitWithArgs(
           stack.registry.write.withdrawBond([resourceId], { account: stack.accounts.creator.account }),
           stack.registry,
-          "ZeroAmount",
-          [],
+          "BondWithdrawn",
+          [resourceId, getAddress(stack.accounts.creator.account.address), 5n * USDC],
         );
       });
     });
 
-    describe("when the threshold is 1", function () {
-      it("slashes on every strike, compounding on what is left", async function () {
+    describe("when the threshold is reached again", function () {
+      beforeEach(async function () {
         await bond(8n * USDC);
-        await stack.registry.write.setStrikePolicy([1, 5_000, 0n], asAdmin());
+        await strike();
+        await strike();
         await viem.assertions.emitWithArgs(strike(), stack.registry, "BondSlashed", [resourceId, 4n * USDC, 4n * USDC]);
-        const second = await strike();
-        await viem.assertions.emitWithArgs(second, stack.registry, "StrikeRecorded", [
-          resourceId,
-          idemKey("call-2"),
-          1,
-          "upstream_failed",
-        ]);
-        await viem.assertions.emitWithArgs(second, stack.registry, "BondSlashed", [resourceId, 2n * USDC, 2n * USDC]);
+      });
+
+      it("only counts strikes within SLASH_INTERVAL of the last slash, and records when that was", async function () {
+        const { slashedAt } = await resource();
+        expect(slashedAt).to.equal(await networkHelpers.time.latest());
+        for (let i = 0; i < 4; i++) {
+          expect(await eventNames(await strike(), stack.registry)).to.deep.equal(["StrikeRecorded"]);
+        }
+        const after = await resource();
+        expect(after.strikes).to.equal(4);
+        expect(after.bond).to.equal(4n * USDC);
+        expect(after.slashedAt).to.equal(slashedAt);
+      });
+
+      it("slashes again at the first strike from SLASH_INTERVAL on, compounding on what is left", async function () {
+        const { slashedAt } = await resource();
+        await strike();
+        await strike();
+        await strike();
+        const interval = await stack.registry.read.SLASH_INTERVAL();
+        await networkHelpers.time.setNextBlockTimestamp(BigInt(slashedAt) + interval);
+        const hash = await strike();
+        await viem.assertions.emitWithArgs(
+          hash,
+          stack.registry,
+          "StrikeRecorded",
+          recorded(resourceId, "call-7", 4, "upstream_failed"),
+        );
+        await viem.assertions.emitWithArgs(hash, stack.registry, "BondSlashed", [resourceId, 2n * USDC, 2n * USDC]);
         expect(await treasuryBalance()).to.equal(6n * USDC);
-        expect((await resource()).strikes).to.equal(0);
+        const after = await resource();
+        expect(after.strikes).to.equal(0);
+        expect(after.slashedAt).to.equal(Number(BigInt(slashedAt) + interval));
       });
     });
 
     describe("when the policy changes between strikes", function () {
       it("slashes on the next strike once the threshold drops below the count", async function () {
         await bond(10n * USDC);
-        await strike();
-        await strike();
-        await stack.registry.write.setStrikePolicy([1, 2_000, 0n], asAdmin());
+        await stack.registry.write.setStrikePolicy([6, 5_000, 0n], asAdmin());
+        for (let i = 0; i < 4; i++) await strike();
+        await stack.registry.write.setStrikePolicy([3, 2_000, 0n], asAdmin());
         const hash = await strike();
-        await viem.assertions.emitWithArgs(hash, stack.registry, "StrikeRecorded", [
-          resourceId,
-          idemKey("call-3"),
-          3,
-          "upstream_failed",
-        ]);
+        await viem.assertions.emitWithArgs(
+          hash,
+          stack.registry,
+          "StrikeRecorded",
+          recorded(resourceId, "call-5", 5, "upstream_failed"),
+        );
         await viem.assertions.emitWithArgs(hash, stack.registry, "BondSlashed", [resourceId, 2n * USDC, 8n * USDC]);
       });
 
@@ -403,11 +456,12 @@ describe("ResourceRegistry: strikes and slashing", function () {
       it("sends the slashed share to the new treasury", async function () {
         await bond(10n * USDC);
         await stack.registry.write.setTreasury([stack.accounts.other.account.address], asAdmin());
-        await stack.registry.write.setStrikePolicy([1, 10_000, 0n], asAdmin());
+        await strike();
+        await strike();
         await viem.assertions.emitWithArgs(strike(), stack.token, "Transfer", [
           stack.registry.address,
           stack.accounts.other.account.address,
-          10n * USDC,
+          5n * USDC,
         ]);
         expect(await treasuryBalance()).to.equal(0n);
       });
@@ -428,21 +482,24 @@ describe("ResourceRegistry: strikes and slashing", function () {
     });
 
     describe("when the policy is invalid", function () {
-      it("reverts with InvalidStrikePolicy for a zero threshold", async function () {
-        await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.setStrikePolicy([0, 5_000, 0n], asAdmin()),
-          stack.registry,
-          "InvalidStrikePolicy",
-          [0, 5_000],
-        );
+      it("reverts with InvalidStrikePolicy for a threshold below MIN_STRIKE_THRESHOLD (3), zero included", async function () {
+        for (const threshold of [0, 2]) {
+          await viem.assertions.revertWithCustomErrorWithArgs(
+            stack.registry.write.setStrikePolicy([threshold, 5_000, 0n], asAdmin()),
+            stack.registry,
+            "InvalidStrikePolicy",
+            [threshold, 5_000],
+          );
+        }
+        expect(await stack.registry.read.strikeThreshold()).to.equal(3);
       });
 
-      it("reverts with InvalidStrikePolicy for a share above 10000 bps", async function () {
+      it("reverts with InvalidStrikePolicy for a share above MAX_SLASH_BPS (5000)", async function () {
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.setStrikePolicy([3, 10_001, 0n], asAdmin()),
+          stack.registry.write.setStrikePolicy([3, 5_001, 0n], asAdmin()),
           stack.registry,
           "InvalidStrikePolicy",
-          [3, 10_001],
+          [3, 5_001],
         );
         expect(await stack.registry.read.slashBps()).to.equal(5_000);
       });
@@ -451,7 +508,7 @@ describe("ResourceRegistry: strikes and slashing", function () {
     it("reverts with AccessControlUnauthorizedAccount for a non-admin, the facilitator included", async function () {
       for (const who of [stack.accounts.other, stack.accounts.facilitator]) {
         await viem.assertions.revertWithCustomErrorWithArgs(
-          stack.registry.write.setStrikePolicy([1, 10_000, 0n], { account: who.account }),
+          stack.registry.write.setStrikePolicy([3, 5_000, 0n], { account: who.account }),
           stack.registry,
           "AccessControlUnauthorizedAccount",
           [who.account.address, zeroHash],

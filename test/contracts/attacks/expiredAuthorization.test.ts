@@ -17,8 +17,14 @@ import {
  * debit, whether it is stale (expired) or early (not yet valid).
  */
 describe("authorizations outside their validity window", function () {
-  async function setup() {
+  /**
+   * The fixture, with `mint` stablecoin in the buyer's wallet first when given; `now` is read after every block the
+   * setup mines, which automine stamps with the wall clock: a `now` read before a later mint could lie far behind
+   * that block on a slow run, and a timestamp set from it would then go backwards.
+   */
+  async function setup(mint?: bigint) {
     const stack = await networkHelpers.loadFixture(deployFundedEscrow);
+    if (mint !== undefined) await mintTokens(stack, stack.accounts.buyer.account.address, mint);
     const now = BigInt(await networkHelpers.time.latest());
     return { ...stack, now, buyer: stack.accounts.buyer, relayerAccount: { account: stack.accounts.relayer.account } };
   }
@@ -93,8 +99,7 @@ describe("authorizations outside their validity window", function () {
     });
 
     it('lets the token refuse an expired exact payment: "authorization is expired"', async function () {
-      const stack = await setup();
-      await mintTokens(stack, stack.buyer.account.address, USDC);
+      const stack = await setup(USDC);
       const payment = await signExactPayment(stack, stack.buyer, {
         resourceId: stack.resourceId,
         value: 1_000n,
@@ -167,8 +172,7 @@ describe("authorizations outside their validity window", function () {
     });
 
     it('lets the token refuse an exact payment before validAfter: "authorization is not yet valid"', async function () {
-      const stack = await setup();
-      await mintTokens(stack, stack.buyer.account.address, USDC);
+      const stack = await setup(USDC);
       const payment = await signExactPayment(stack, stack.buyer, {
         resourceId: stack.resourceId,
         value: 1_000n,

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { DEFAULTS } from "../../../ignition/modules/parts.ts";
 import type { Stack } from "../fixtures.ts";
 import {
   buildDebitAuthorization,
@@ -33,6 +34,7 @@ describe("fee at or above the cap", function () {
       treasury.account.address,
       feeBps,
       admin.account.address,
+      DEFAULTS.adminDelay,
     ]);
   }
 

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { encodeErrorResult, encodeFunctionData, getAddress, parseEventLogs } from "viem";
+import { DEFAULTS } from "../../../ignition/modules/parts.ts";
 import {
   buildDebitAuthorization,
   debitLogs,
@@ -35,6 +36,7 @@ describe("reentrancy", function () {
       treasury.account.address,
       500,
       admin.account.address,
+      DEFAULTS.adminDelay,
     ]);
     await mined(
       stack,

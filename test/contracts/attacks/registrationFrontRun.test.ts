@@ -1,12 +1,12 @@
 import { expect } from "chai";
 import { keccak256, toHex } from "viem";
+import { bondNonce } from "../../../services/protocol/bondNonce.ts";
 import {
   buildRegistration,
   deployTypedStack,
   mintAgent,
   mintTokens,
   networkHelpers,
-  nonceOf,
   resourceIdFor,
   signBondAuthorization,
   signRegisterResource,
@@ -39,7 +39,10 @@ describe("registration attacks on the ResourceRegistry", function () {
     const registration = buildRegistration(stack, { agentId: stack.agentId, slug: "weather" });
     const deadline = BigInt((await networkHelpers.time.latest()) + 3600);
     const signature = await signRegisterResource(stack, creator, stack.creatorAddress, registration, deadline);
-    const bond = await signBondAuthorization(stack, creator, { value: 5n * USDC, nonce: nonceOf("bond") });
+    const bond = await signBondAuthorization(stack, creator, {
+      value: 5n * USDC,
+      nonce: bondNonce(resourceIdFor(stack.creatorAddress, "weather")),
+    });
     const copied = { ...registration, cardURI: "https://attacker.example/card", cardHash: keccak256(toHex("evil")) };
 
     await viem.assertions.revertWithCustomError(

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { network } from "hardhat";
 import type { Address } from "viem";
 import { getAddress, getContractAddress } from "viem";
+import { DEFAULTS } from "../../../ignition/modules/parts.ts";
 import StackModule from "../../../ignition/modules/Stack.ts";
 import { circleArtifactOf } from "../../../services/protocol/artifacts.ts";
 import { escrowDomain } from "../../../services/protocol/typedData.ts";
@@ -141,6 +142,7 @@ describe("replay of a DebitAuthorization across resources, escrows and chains", 
         treasury.account.address,
         500,
         admin.account.address,
+        DEFAULTS.adminDelay,
       ]);
       await mined(
         stack,

@@ -6,6 +6,7 @@ import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { callTool, connectInMemory, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
+import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import type { FakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { startFakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
@@ -37,7 +38,8 @@ describe("buyer MCP server on the npm start stack", function () {
     | "ESCROW_ADDRESS"
     | "MARKETPLACE_URL"
     | "FACILITATOR_URL"
-    | "SERVICE_BUYER_DATA_DIR",
+    | "SERVICE_BUYER_DATA_DIR"
+    | "BUYER_ALLOW_PRIVATE_NETWORK",
     string
   >;
   const fakes: FakeResource[] = [];
@@ -58,6 +60,8 @@ describe("buyer MCP server on the npm start stack", function () {
       MARKETPLACE_URL: stack.marketplaceUrl,
       FACILITATOR_URL: stack.facilitatorUrl,
       SERVICE_BUYER_DATA_DIR: dataDir,
+      // npm start serves everything on 127.0.0.1.
+      BUYER_ALLOW_PRIVATE_NETWORK: "on",
     };
   });
 
@@ -68,20 +72,15 @@ describe("buyer MCP server on the npm start stack", function () {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function verifies(): Promise<number> {
-    const text = await (await fetch(`${stack.facilitatorUrl}/metrics`)).text();
-    return text
-      .split("\n")
-      .filter((line) => line.startsWith("facilitator_verify_total"))
-      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
-  }
+  const verifies = () => countVerifies(stack.facilitatorUrl);
 
-  it("lists eleven tools with input and output schemas, and says which spend money", async function () {
+  it("lists twelve tools with input and output schemas, and says which spend money or change anything", async function () {
     const { client, close } = await connectInMemory(live);
     const { tools } = await client.listTools();
     await close();
     expect(tools.map((t) => t.name).sort()).to.deep.equal(
       [
+        "add_tools",
         "call_resource",
         "deposit",
         "get_balance",
@@ -99,7 +98,9 @@ describe("buyer MCP server on the npm start stack", function () {
       expect(tool.inputSchema.type, tool.name).to.equal("object");
       expect(tool.outputSchema?.type, tool.name).to.equal("object");
       expect(tool.annotations?.readOnlyHint, tool.name).to.equal(
-        !["call_resource", "deposit", "request_withdrawal", "withdraw", "set_spend_limit"].includes(tool.name),
+        !["add_tools", "call_resource", "deposit", "request_withdrawal", "withdraw", "set_spend_limit"].includes(
+          tool.name,
+        ),
       );
     }
     expect(tools.find((t) => t.name === "call_resource")?.annotations?.destructiveHint).to.equal(true);

@@ -9,8 +9,10 @@ import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import type { ConnectedBuyer } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
+import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import { randomNonce } from "../../../protocol/resourceId.ts";
 import { bondTypedData } from "../../../protocol/typedData.ts";
+import { readBalance } from "../../src/sdk/readBalance.ts";
 
 type Amount = { base: string; usdc: string };
 
@@ -41,13 +43,7 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
     return connected.client;
   }
 
-  async function verifies(): Promise<number> {
-    const text = await (await fetch(`${s.stack.facilitator.url}/metrics`)).text();
-    return text
-      .split("\n")
-      .filter((line) => line.startsWith("facilitator_verify_total"))
-      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
-  }
+  const verifies = () => countVerifies(s.stack.facilitator.url);
 
   async function giveGas(address: Address) {
     await s.chain.connection.provider.request({ method: "hardhat_setBalance", params: [address, "0x16345785D8A0000"] });
@@ -61,6 +57,18 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
 
   const escrowOf = (address: Address) => s.chain.contracts.escrow.read.balanceOf([address]) as Promise<bigint>;
   const walletOf = (address: Address) => s.chain.contracts.token.read.balanceOf([address]) as Promise<bigint>;
+
+  /** A user who answers every confirmation with `answer`, and the questions it was asked. */
+  function user(answer: ElicitResult | (() => never)) {
+    const asked: ElicitRequest["params"][] = [];
+    return {
+      asked,
+      elicit: async (request: ElicitRequest["params"]) => {
+        asked.push(request);
+        return typeof answer === "function" ? answer() : answer;
+      },
+    };
+  }
 
   describe("quote: the price of this body and the cap", function () {
     it("answers the metered terms, what responses of N KB cost (each at most the cap), and the cap, in base units and USDC", async function () {
@@ -136,17 +144,6 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
 
   describe("attack: a payment above SPEND_CONFIRM_ABOVE without the user's yes", function () {
     const THRESHOLD = (CALL_PRICE - 1n).toString();
-
-    function user(answer: ElicitResult | (() => never)) {
-      const asked: ElicitRequest["params"][] = [];
-      return {
-        asked,
-        elicit: async (request: ElicitRequest["params"]) => {
-          asked.push(request);
-          return typeof answer === "function" ? answer() : answer;
-        },
-      };
-    }
 
     async function nothingPaid(client: Awaited<ReturnType<typeof connect>>, buyer: Address, verifiedBefore: number) {
       expect(await s.debits(buyer)).to.deep.equal([]);
@@ -417,6 +414,95 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       expect(limit).to.deep.include({ limit: { base: "5000", usdc: "0.005 USDC" }, pending: null });
       const removed = await callTool(client, "set_spend_limit", { limit: "0", periodSeconds: 0 });
       expect(removed.data).to.include({ inForce: true });
+    });
+
+    describe("attack: with SPEND_CONFIRM_ABOVE set, the money tools move funds or drop the on-chain limit without the user's yes", function () {
+      /** A buyer with 0.5 USDC in escrow, 1 USDC in its wallet and gas, whose on-chain limit 5000 per hour is in force. */
+      async function limitedBuyer() {
+        const buyer = await s.buyer(500_000n);
+        await s.chain.publicClient.waitForTransactionReceipt({
+          hash: await s.chain.contracts.token.write.mint([buyer.address, 1_000_000n]),
+        });
+        await giveGas(buyer.address);
+        const plain = await connect(buyer.key);
+        expect((await callTool(plain, "set_spend_limit", { limit: "5000", periodSeconds: 3600 })).isError).to.equal(
+          false,
+        );
+        await passTime(86_400);
+        const applied = await callTool(plain, "set_spend_limit", { limit: "5000", periodSeconds: 3600 });
+        expect(applied.data).to.include({ inForce: true });
+        return buyer;
+      }
+
+      /** What the money tools can move: the balances, a pending withdrawal and the on-chain limit (gas aside). */
+      const onChain = async (address: Address) => {
+        const { escrow, wallet, pendingWithdrawal, withdrawalUnlocksAt, spendLimit } = await readBalance(
+          s.buyerChain(),
+          address,
+        );
+        const { limit, periodSeconds, pending } = spendLimit;
+        return { escrow, wallet, pendingWithdrawal, withdrawalUnlocksAt, limit, periodSeconds, pending };
+      };
+
+      const moves = [
+        ["set_spend_limit", { limit: "0", periodSeconds: 0 }],
+        ["request_withdrawal", { amount: "100000" }],
+        ["deposit", { amount: "400000" }],
+      ] as const;
+
+      it("a client that declines: each asks once, answers confirmation_declined, and nothing moves on chain", async function () {
+        const buyer = await limitedBuyer();
+        const declining = user({ action: "decline" });
+        const { asked } = declining;
+        const client = await connect(buyer.key, { SPEND_CONFIRM_ABOVE: "1" }, declining);
+        // Tightening needs no yes: it only makes debits harder.
+        const tighter = await callTool(client, "set_spend_limit", { limit: "4000", periodSeconds: 3600 });
+        expect(tighter.isError, JSON.stringify(tighter.data)).to.equal(false);
+        expect(tighter.data).to.include({ inForce: false });
+        expect(asked).to.have.length(0);
+        const before = await onChain(buyer.address);
+        for (const [name, args] of moves) {
+          const refused = await callTool(client, name, args);
+          expect(refused.error?.code, `${name}: ${JSON.stringify(refused.data)}`).to.equal("confirmation_declined");
+          expect(refused.error?.message).to.match(/nothing was signed or sent/);
+        }
+        expect(asked).to.have.length(3);
+        expect(asked[0]?.message).to.match(/spend limit to no on-chain spend limit/);
+        expect(asked[0]?.message).to.include("in force now: 5000 base units (0.005 USDC) per 3600 s");
+        expect(asked[0]?.message).to.include("cancels the requested change to 4000 base units");
+        expect(asked[1]?.message).to.include("100000 base units (0.1 USDC)");
+        expect(asked[2]?.message).to.include("400000 base units (0.4 USDC)");
+        expect(await onChain(buyer.address)).to.deep.equal(before);
+      });
+
+      it("a client without elicitation: confirmation_unavailable naming SPEND_CONFIRM_ABOVE, and nothing moves", async function () {
+        const buyer = await limitedBuyer();
+        const before = await onChain(buyer.address);
+        const client = await connect(buyer.key, { SPEND_CONFIRM_ABOVE: "1" });
+        for (const [name, args] of moves) {
+          const refused = await callTool(client, name, args);
+          expect(refused.error?.code, `${name}: ${JSON.stringify(refused.data)}`).to.equal("confirmation_unavailable");
+          expect(refused.error?.message).to.include("SPEND_CONFIRM_ABOVE").and.to.include("elicitation");
+        }
+        expect(await onChain(buyer.address)).to.deep.equal(before);
+      });
+
+      it("the user accepts: each goes ahead; at or below the threshold nothing is asked", async function () {
+        const buyer = await limitedBuyer();
+        const accepting = user({ action: "accept", content: { confirm: true } });
+        const { asked } = accepting;
+        const client = await connect(buyer.key, { SPEND_CONFIRM_ABOVE: "100000" }, accepting);
+        expect((await callTool(client, "deposit", { amount: "100000" })).isError).to.equal(false);
+        expect(asked).to.have.length(0);
+        for (const [name, args] of moves) {
+          const done = await callTool(client, name, args);
+          expect(done.isError, `${name}: ${JSON.stringify(done.data)}`).to.equal(false);
+        }
+        expect(asked).to.have.length(2);
+        const after = await onChain(buyer.address);
+        expect(after.limit).to.equal(0n);
+        expect(after.wallet).to.equal(500_000n);
+      });
     });
   });
 });

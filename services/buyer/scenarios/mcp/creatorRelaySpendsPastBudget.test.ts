@@ -8,7 +8,6 @@ import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import type { ToolOutcome } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
-import { buyerChain } from "../../src/sdk/buyerChain.ts";
 import { formatAmount } from "../../src/sdk/formatAmount.ts";
 import { payForCall } from "../../src/sdk/payForCall.ts";
 import { readPinnedCard } from "../../src/sdk/readPinnedCard.ts";
@@ -98,7 +97,7 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
   it("the SDK says payment_unknown too, never a failure that means no money moved", async function () {
     const { relay } = await s.resource("fail-after-settle");
     const buyer = await s.buyer();
-    const chain = buyerChain({ rpcUrl: s.chain.rpcUrl, escrow: s.chain.addresses.escrow });
+    const chain = s.buyerChain();
     const failure = await payForCall({
       chain,
       account: privateKeyToAccount(buyer.key),
@@ -114,7 +113,7 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
     const { resourceId, relay } = await s.resource("forward");
     relay.state.card = { ...relay.state.card, description: "Now twice as good." };
     const buyer = await s.buyer();
-    const chain = buyerChain({ rpcUrl: s.chain.rpcUrl, escrow: s.chain.addresses.escrow });
+    const chain = s.buyerChain();
     const pinned = await readPinnedCard(chain, resourceId).catch((error: Error) => error);
     expect(pinned).to.have.property("code", "invalid_card");
     const { client, close } = await connectInMemory(s.settings(buyer.key, dataDir));

@@ -124,7 +124,7 @@ describe("attack: resetting or splitting the spend ledger spends past the buyer'
       facilitator_url: s.stack.facilitator.url,
       spend_hourly_budget: BUDGET,
     };
-    const user = { HOME: join(work, "home"), XDG_DATA_HOME: join(work, "xdg") };
+    const user = { HOME: join(work, "home"), XDG_DATA_HOME: join(work, "xdg"), BUYER_ALLOW_PRIVATE_NETWORK: "on" };
     const launch = (plugin: string) => {
       const data = join(work, `plugin-data-${plugin}`);
       mkdirSync(data, { recursive: true });

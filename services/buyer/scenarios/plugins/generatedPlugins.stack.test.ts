@@ -98,11 +98,14 @@ describe("generated plugins against npm start", function () {
       const dir = join(out, "plugins", `service-${resource.slug}`);
       const session = await connectPluginServer(dir, mkdtempSync(join(work, "data-")), settings, {
         XDG_DATA_HOME: join(work, "xdg"),
+        // npm start serves everything on 127.0.0.1: the user's own environment says so.
+        BUYER_ALLOW_PRIVATE_NETWORK: "on",
       });
       closers.push(session.close);
       expect(session.server.env.SERVICE_RESOURCE_IDS).to.equal(resource.resourceId);
       const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).to.deep.equal(TOOLS);
+      // Its scope's own typed tool, named after the slug, read from its quote: the generator passes only the id.
+      expect(tools, session.stderr()).to.deep.equal([...TOOLS, resource.slug].sort());
       const found = (await session.client.callTool({ name: "search_resources", arguments: {} }, undefined, {
         timeout: TOOL_TIMEOUT_MS,
       })) as ToolResult;
@@ -121,23 +124,18 @@ describe("generated plugins against npm start", function () {
       expect(outside.isError, `${resource.slug} quoted ${other.slug}`).to.equal(true);
 
       if (resource.slug !== "echo") continue;
-      const paid = (await session.client.callTool(
-        {
-          name: "call_resource",
-          arguments: { resourceId: resource.resourceId, body: { via: "plugin" } },
-        },
-        undefined,
-        { timeout: TOOL_TIMEOUT_MS },
-      )) as ToolResult;
+      // Paid through its typed tool: the echo's own fields as arguments, its typed answer, the payment in _meta.
+      const paid = (await session.client.callTool({ name: "echo", arguments: { via: "plugin" } }, undefined, {
+        timeout: TOOL_TIMEOUT_MS,
+      })) as ToolResult & { _meta?: Record<string, unknown> };
       expect(paid.isError, `${JSON.stringify(paid.content)}\n${session.stderr()}`).to.not.equal(true);
-      const answer = paid.structuredContent as {
-        body: unknown;
+      expect(paid.structuredContent).to.deep.equal({ echo: { via: "plugin" } });
+      const answer = paid._meta as {
         amount: { base: string; usdc: string };
         transaction: `0x${string}`;
         idemKey: `0x${string}`;
         receipt: { payer: string; payTo: string; amount: string; creatorAmount: string };
       };
-      expect(answer.body).to.deep.equal({ echo: { via: "plugin" } });
       expect(answer.receipt.payTo).to.equal(resource.resourceId);
       expect(answer.receipt.payer.toLowerCase()).to.equal(buyer.address.toLowerCase());
       const chain = createPublicClient({ transport: http(stack.rpcUrl) });
@@ -158,7 +156,7 @@ describe("generated plugins against npm start", function () {
     expect(session.server.env).to.not.have.property("SERVICE_RESOURCE_IDS");
     expect(session.server.env.BUYER_PRIVATE_KEY).to.equal("");
     const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).to.deep.equal(TOOLS);
+    expect(tools).to.deep.equal(["add_tools", ...TOOLS].sort());
     const found = (await session.client.callTool({ name: "search_resources", arguments: {} }, undefined, {
       timeout: TOOL_TIMEOUT_MS,
     })) as ToolResult;

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { callTool } from "../../../../testkit/buyer/connectBuyer.ts";
+import { callTool, TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
 import { runPluginsCommand } from "../../../../testkit/buyer/runPluginsCommand.ts";
@@ -12,13 +12,17 @@ import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
 
 const here = new URL("../..", import.meta.url).pathname;
 
-type Listed = { name: string; inputSchema: { properties?: Record<string, Record<string, unknown>> } };
+type Listed = {
+  name: string;
+  inputSchema: { properties?: Record<string, Record<string, unknown>> };
+  outputSchema?: Record<string, unknown>;
+};
 
 /**
  * Every generated plugin launched as Claude Code launches it with nothing configured: only the defaults of its
  * user options substituted into its `.mcp.json` (empty strings for every optional setting). Generated from the demo
- * system's index and its real gate, so the echo plugin's scope is the demo's echo (the same id every start) and its
- * call_resource takes echo's request schema from the 402 quote.
+ * system's index and its real gate, so the echo plugin's scope is the demo's echo (the same id every start); its server,
+ * given only that id, types itself: a tool "echo" whose input and output are echo's schemas, read from its 402 quote.
  */
 describe("generated plugins with only their defaults", function () {
   this.timeout(600_000);
@@ -48,10 +52,10 @@ describe("generated plugins with only their defaults", function () {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it("writes the endpoint's request schema, read from its 402 quote, into its plugin's server settings", function () {
+  it("passes the endpoint's server only its resource id: no schema is written into the plugin", function () {
     const server = JSON.parse(readFileSync(join(out, "plugins/service-echo/.mcp.json"), "utf8")).mcpServers.buyer;
-    expect(JSON.parse(server.env.SERVICE_REQUEST_SCHEMA)).to.deep.equal(echoSpec.requestSchema);
     expect(server.env.SERVICE_RESOURCE_IDS).to.equal(demo.resourceId);
+    expect(Object.keys(server.env).filter((key) => key.includes("SCHEMA"))).to.deep.equal([]);
   });
 
   it("every plugin's server starts with its defaults (blank options unset, no bad_setting), lists its tools and answers; echo pays in the demo", async function () {
@@ -79,11 +83,15 @@ describe("generated plugins with only their defaults", function () {
           continue;
         }
         expect(call?.inputSchema.properties?.body).to.include({ type: "object" });
-        expect(call?.inputSchema.properties?.body?.description).to.include("under its request schema");
-        const paid = await callTool(session.client, "call_resource", { body: { hello: "defaults" } });
-        expect(paid.isError, `${JSON.stringify(paid.data)}\n${session.stderr()}`).to.equal(false);
-        expect(paid.data).to.include({ mode: "demo" });
-        expect(paid.data.body).to.deep.equal({ echo: { hello: "defaults" } });
+        const typed = (tools as Listed[]).find((t) => t.name === "echo");
+        expect(typed?.inputSchema, session.stderr()).to.deep.equal(echoSpec.requestSchema);
+        expect(typed?.outputSchema).to.deep.equal(echoSpec.responseSchema);
+        const paid = (await session.client.callTool({ name: "echo", arguments: { hello: "defaults" } }, undefined, {
+          timeout: TOOL_TIMEOUT_MS,
+        })) as { isError?: boolean; structuredContent?: unknown; content: unknown; _meta?: { mode?: string } };
+        expect(paid.isError, `${JSON.stringify(paid.content)}\n${session.stderr()}`).to.not.equal(true);
+        expect(paid._meta?.mode).to.equal("demo");
+        expect(paid.structuredContent).to.deep.equal({ echo: { hello: "defaults" } });
       } finally {
         await session.close();
       }

@@ -115,6 +115,7 @@ describe("service-plugins generate --published", function () {
     close = session.close;
     const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).to.deep.equal([
+      "add_tools",
       "call_resource",
       "deposit",
       "get_balance",

@@ -15,11 +15,17 @@ export type DemoContracts = { token: Address; identity: Address; registry: Addre
 /** The ephemeral keys the demo runs with (held in memory only, never shown). */
 export type DemoKeys = { admin: Hex; relayer: Hex; creator: Hex; buyer: Hex };
 
+/**
+ * The demo's chain runs in this process: a slow answer means a busy machine, not a lost request. Waiting for it
+ * rather than timing out and sending again keeps every start's transactions, and so its addresses, the same.
+ */
+export const LOCAL_CHAIN = { timeout: 300_000, retryCount: 0 } as const;
+
 function clients(rpcUrl: string, key: Hex) {
   const chain = serviceChain(rpcUrl);
   return {
-    wallet: createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(rpcUrl) }),
-    publicClient: createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient,
+    wallet: createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(rpcUrl, LOCAL_CHAIN) }),
+    publicClient: createPublicClient({ chain, transport: http(rpcUrl, LOCAL_CHAIN) }) as PublicClient,
   };
 }
 
@@ -56,8 +62,9 @@ export async function deployDemoContracts(rpcUrl: string, keys: DemoKeys): Promi
     DEFAULTS.slashBps,
     DEFAULTS.minBond,
     DEFAULTS.bondWithdrawalDelay,
+    DEFAULTS.adminDelay,
   ]);
-  const escrow = await deploy("PaymentEscrow", [token, registry, admin, DEFAULTS.feeBps, admin]);
+  const escrow = await deploy("PaymentEscrow", [token, registry, admin, DEFAULTS.feeBps, admin, DEFAULTS.adminDelay]);
   const grants = [
     [escrow, "RELAYER_ROLE"],
     [registry, "FACILITATOR_ROLE"],

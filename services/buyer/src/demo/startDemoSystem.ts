@@ -20,10 +20,11 @@ import { abiOf } from "../../../protocol/artifacts.ts";
 import { serviceChain } from "../../../protocol/chain.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
 import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
-import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
 import { DEMO_KEYS } from "./demoKeys.ts";
+import { DEMO_PORT } from "./demoPort.ts";
 import type { DemoContracts, DemoKeys } from "./deployDemoContracts.ts";
-import { deployDemoContracts, fundDemoBuyer, registerDemoResource } from "./deployDemoContracts.ts";
+import { deployDemoContracts, fundDemoBuyer, LOCAL_CHAIN, registerDemoResource } from "./deployDemoContracts.ts";
+import { indexRecordOf } from "./indexRecordOf.ts";
 import type { DemoChain } from "./startDemoChain.ts";
 import { startDemoChain } from "./startDemoChain.ts";
 
@@ -61,8 +62,26 @@ const echoHandler: Handler = async (call) => {
   };
 };
 
-async function listenLoopback(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => keepIdleConnections(server).listen(0, "127.0.0.1", resolve));
+/** Listens on 127.0.0.1:`port` (any free port when 0, or when `port` is taken, said through `log`). */
+async function listenLoopback(server: Server, port = 0, log: (line: string) => void = () => {}): Promise<string> {
+  keepIdleConnections(server);
+  const listenOn = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(at, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  try {
+    await listenOn(port);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || port === 0) throw error;
+    await listenOn(0);
+    log(
+      `service-buyer: the demo's port ${port} is taken; serving it on ${(server.address() as AddressInfo).port} instead`,
+    );
+  }
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -71,13 +90,21 @@ async function closeServer(server: Server) {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
+export type StartDemoSystemParameters = {
+  /** Where the echo resource is served (default {@link DEMO_PORT}; 0 for any free port). */
+  port?: number;
+  /** Where notes about the start go (a port taken, say). */
+  log?: (line: string) => void;
+};
+
 /**
  * Starts the whole escrow loop in this process, on loopback only, with nothing written to disk: an EDR chain with
  * the real contracts, the real facilitator on an in-memory PGlite store, the real gate in front of the echo sample,
- * a one-route index of what is registered on chain, and an ephemeral buyer funded in escrow.
+ * a one-route index of what is registered on chain, and an ephemeral buyer funded in escrow. Everything a buyer sees
+ * is the same at every start: keys, contract addresses, ids, prices, the card (served on `port`) and balances.
  * @example const demo = await startDemoSystem(); ...; await demo.close()
  */
-export async function startDemoSystem(): Promise<DemoSystem> {
+export async function startDemoSystem({ port = DEMO_PORT, log }: StartDemoSystemParameters = {}): Promise<DemoSystem> {
   const keys = DEMO_KEYS;
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -103,6 +130,8 @@ export async function startDemoSystem(): Promise<DemoSystem> {
         RELAYER_KEYS: keys.relayer,
         DATA_DIR: "memory://",
         BATCH_WINDOW_MS: "5",
+        // One node mining a block per transaction: a margin would keep a deposit just made from the escrow book.
+        ESCROW_BOOK_MARGIN_BLOCKS: "0",
         LOG_LEVEL: "silent",
       }),
       { logger },
@@ -122,7 +151,7 @@ export async function startDemoSystem(): Promise<DemoSystem> {
       if (gate) gate.callback(req, res);
       else res.writeHead(503).end();
     });
-    const resourceUrl = await listenLoopback(gateServer);
+    const resourceUrl = await listenLoopback(gateServer, port, log);
     closers.push(() => closeServer(gateServer));
     const cardUri = `${resourceUrl}/.well-known/agent-card.json`;
     const pricing = echoSpec.pricing;
@@ -209,7 +238,7 @@ async function demoIndex(
   contracts: DemoContracts,
   listed: { resourceId: Hex; cardUri: string }[],
 ): Promise<IndexRecord[]> {
-  const client = createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl) });
+  const client = createPublicClient({ chain: serviceChain(rpcUrl), transport: http(rpcUrl, LOCAL_CHAIN) });
   return Promise.all(
     listed.map(async ({ resourceId }) => {
       const r = await client.readContract({
@@ -218,25 +247,7 @@ async function demoIndex(
         functionName: "getResource",
         args: [resourceId],
       });
-      return indexRecordSchema.parse({
-        resourceId,
-        creator: r.creator,
-        agentId: r.agentId.toString(),
-        slug: r.slug,
-        category: r.category,
-        pricing: {
-          model: "metered",
-          base: r.pricing.base.toString(),
-          perKB: r.pricing.perKB.toString(),
-          max: r.pricing.max.toString(),
-        },
-        reputation: 50,
-        uptime: 100,
-        health: { verified: true, score: 100 },
-        bond: r.bond.toString(),
-        cardUrl: r.cardURI,
-        active: r.active,
-      });
+      return indexRecordOf(resourceId, r);
     }),
   );
 }

@@ -37,7 +37,13 @@ export function requireSettings(env: BuyerEnvironment, names: Setting[]): void {
  */
 export function liveEnvironment(config: BuyerConfig): EnvironmentSource {
   const chain =
-    config.rpcUrl && config.escrow ? buyerChain({ rpcUrl: config.rpcUrl, escrow: config.escrow }) : undefined;
+    config.rpcUrl && config.escrow
+      ? buyerChain({
+          rpcUrl: config.rpcUrl,
+          escrow: config.escrow,
+          allowPrivateAddresses: config.allowPrivateNetwork,
+        })
+      : undefined;
   const environment: BuyerEnvironment = {
     mode: "live",
     chain,

@@ -26,11 +26,12 @@ export function demoEnvironment(config: BuyerConfig, log: ServerLog = writeStder
   let starting: Promise<{ system: DemoSystem; environment: BuyerEnvironment; dir: string }> | undefined;
   const start = async () => {
     const { startDemoSystem } = await import("../demo/startDemoSystem.ts");
-    const system = await startDemoSystem();
+    const system = await startDemoSystem({ port: config.demoPort, log });
     const dir = mkdtempSync(join(tmpdir(), "service-buyer-demo-"));
     const account = privateKeyToAccount(system.buyerKey);
     log(`service-buyer: demo started (chain ${system.rpcUrl}, buyer ${account.address})`);
-    const chain = buyerChain({ rpcUrl: system.rpcUrl, escrow: system.escrow });
+    // The demo's resources are this process's own, on 127.0.0.1: the one place the server itself allows loopback.
+    const chain = buyerChain({ rpcUrl: system.rpcUrl, escrow: system.escrow, allowPrivateAddresses: true });
     const environment: BuyerEnvironment = {
       mode: "demo",
       chain,

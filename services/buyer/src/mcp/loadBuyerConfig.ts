@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { Address, Hex, LocalAccount } from "viem";
 import { getAddress, isAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { readKeySettings } from "../../../keys/readKeySettings.ts";
+import { DEMO_PORT } from "../demo/demoPort.ts";
 import type { SpendPolicy } from "./spendPolicy.ts";
 
 /** The buyer MCP server's settings, read once from the environment at launch. */
@@ -15,13 +17,20 @@ export type BuyerConfig = {
   facilitatorUrl?: string;
   /** The buyer's account; its key is never logged, returned or written. */
   account?: LocalAccount;
+  /**
+   * Whether the addresses creators name (card URIs, call URLs) may be loopback or private
+   * (`BUYER_ALLOW_PRIVATE_NETWORK`): a local development stack only; off, they must resolve to public addresses.
+   */
+  allowPrivateNetwork: boolean;
   /** Resource ids every tool is limited to; undefined = all. */
   scope?: Hex[];
-  /** The request schema of the one resource in scope (`SERVICE_REQUEST_SCHEMA`): call_resource's body input. */
-  requestSchema?: Record<string, unknown>;
+  /** Resource ids given a typed tool from the start in an unscoped server (`SERVICE_TOOL_RESOURCE_IDS`). */
+  toolResources?: Hex[];
   policy: SpendPolicy;
   /** The folder of the spend ledgers (one file per buyer key, escrow and chain). */
   dataDir: string;
+  /** Demo mode: the loopback port of the demo's resource, so every start serves the same card (`SERVICE_DEMO_PORT`). */
+  demoPort: number;
   /** Settings that are missing or malformed, by name: the tools that need one answer an error naming it. */
   problems: Partial<Record<Setting, string>>;
 };
@@ -33,15 +42,17 @@ export type Setting =
   | "ESCROW_ADDRESS"
   | "MARKETPLACE_URL"
   | "FACILITATOR_URL"
+  | "BUYER_ALLOW_PRIVATE_NETWORK"
   | "SERVICE_RESOURCE_IDS"
-  | "SERVICE_REQUEST_SCHEMA"
+  | "SERVICE_TOOL_RESOURCE_IDS"
   | "SPEND_MAX_PER_CALL"
   | "SPEND_CONFIRM_ABOVE"
   | "SPEND_HOURLY_BUDGET"
   | "SPEND_DAILY_BUDGET"
   | "SPEND_ALLOW_RESOURCES"
   | "SPEND_ALLOW_CREATORS"
-  | "SERVICE_BUYER_DATA_DIR";
+  | "SERVICE_BUYER_DATA_DIR"
+  | "SERVICE_DEMO_PORT";
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
@@ -57,6 +68,8 @@ export function settingValue(value: string | undefined): string | undefined {
   return value === undefined || BLANK.test(value) ? undefined : value.trim();
 }
 const DIGITS = /^[0-9]{1,78}$/;
+const FLAG_ON = ["1", "true", "on"];
+const FLAG_OFF = ["0", "false", "off"];
 
 function list(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
@@ -94,13 +107,20 @@ export function defaultDataDir(env: Record<string, string | undefined>): string 
  * @example const config = loadBuyerConfig(process.env)
  */
 export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): BuyerConfig {
-  const env: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(rawEnv)) env[key] = settingValue(value);
+  const given: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(rawEnv)) given[key] = settingValue(value);
   const problems: BuyerConfig["problems"] = {};
-  const mode = env.BUYER_PRIVATE_KEY === undefined && env.RPC_URL === undefined ? "demo" : "live";
+  const mode =
+    given.BUYER_PRIVATE_KEY === undefined && given.BUYER_PRIVATE_KEY_FILE === undefined && given.RPC_URL === undefined
+      ? "demo"
+      : "live";
+  const keys = readKeySettings(given, { BUYER_PRIVATE_KEY: "one" });
+  const env = keys.env;
 
   let account: LocalAccount | undefined;
-  if (env.BUYER_PRIVATE_KEY === undefined) {
+  if (keys.problems.BUYER_PRIVATE_KEY) {
+    problems.BUYER_PRIVATE_KEY = keys.problems.BUYER_PRIVATE_KEY;
+  } else if (env.BUYER_PRIVATE_KEY === undefined) {
     if (mode === "live") problems.BUYER_PRIVATE_KEY = "BUYER_PRIVATE_KEY is not set: paying needs the buyer's key";
   } else if (!BYTES32.test(env.BUYER_PRIVATE_KEY)) {
     problems.BUYER_PRIVATE_KEY = "BUYER_PRIVATE_KEY is malformed: it must be 0x followed by 64 hex digits";
@@ -128,6 +148,15 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
   const marketplaceUrl = url("MARKETPLACE_URL", true);
   const facilitatorUrl = url("FACILITATOR_URL", false);
 
+  let allowPrivateNetwork = false;
+  const allow = env.BUYER_ALLOW_PRIVATE_NETWORK?.toLowerCase();
+  if (allow !== undefined) {
+    if (FLAG_ON.includes(allow)) allowPrivateNetwork = true;
+    else if (!FLAG_OFF.includes(allow))
+      problems.BUYER_ALLOW_PRIVATE_NETWORK =
+        "BUYER_ALLOW_PRIVATE_NETWORK must be on or off (1/0, true/false): private addresses stay refused";
+  }
+
   let escrow: Address | undefined;
   if (env.ESCROW_ADDRESS === undefined) {
     if (mode === "live") problems.ESCROW_ADDRESS = "ESCROW_ADDRESS is not set: the trusted escrow the buyer pays into";
@@ -135,7 +164,7 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     problems.ESCROW_ADDRESS = "ESCROW_ADDRESS is not an address";
   } else escrow = getAddress(env.ESCROW_ADDRESS);
 
-  const ids = (name: "SERVICE_RESOURCE_IDS" | "SPEND_ALLOW_RESOURCES") => {
+  const ids = (name: "SERVICE_RESOURCE_IDS" | "SERVICE_TOOL_RESOURCE_IDS" | "SPEND_ALLOW_RESOURCES") => {
     const items = list(env[name]);
     if (items?.some((item) => !BYTES32.test(item))) {
       problems[name] = `${name} must be comma-separated resource ids (0x + 64 hex digits)`;
@@ -144,6 +173,7 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     return items?.map((item) => item.toLowerCase() as Hex);
   };
   const scope = ids("SERVICE_RESOURCE_IDS");
+  const toolResources = ids("SERVICE_TOOL_RESOURCE_IDS");
   const allowResources = ids("SPEND_ALLOW_RESOURCES");
   const creators = list(env.SPEND_ALLOW_CREATORS);
   let allowCreators: Address[] | undefined;
@@ -171,28 +201,28 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     allowResources,
     allowCreators,
   };
-  let requestSchema: Record<string, unknown> | undefined;
-  if (env.SERVICE_REQUEST_SCHEMA !== undefined) {
-    try {
-      const parsed = JSON.parse(env.SERVICE_REQUEST_SCHEMA) as unknown;
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
-      requestSchema = parsed as Record<string, unknown>;
-    } catch {
-      problems.SERVICE_REQUEST_SCHEMA = "SERVICE_REQUEST_SCHEMA must be a JSON Schema object (JSON text)";
+  const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
+  let demoPort = DEMO_PORT;
+  if (env.SERVICE_DEMO_PORT !== undefined) {
+    demoPort = Number(env.SERVICE_DEMO_PORT);
+    if (!/^[0-9]{1,5}$/.test(env.SERVICE_DEMO_PORT) || demoPort < 1 || demoPort > 65_535) {
+      problems.SERVICE_DEMO_PORT = "SERVICE_DEMO_PORT must be a TCP port (1 to 65535)";
+      demoPort = DEMO_PORT;
     }
   }
-  const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
   return {
     mode,
     rpcUrl,
     escrow,
     marketplaceUrl,
     facilitatorUrl,
+    allowPrivateNetwork,
     account,
     scope,
-    requestSchema,
+    toolResources,
     policy,
     dataDir,
+    demoPort,
     problems,
   };
 }

@@ -31,8 +31,6 @@ export type Endpoint = {
   marketplaceUrl: string;
   /** Where its agent card is read (the index record's `cardUrl`, or the `--card` URL). */
   cardUrl: string;
-  /** The request schema its 402 quote publishes (read when its card was), sanitised: call_resource's body input. */
-  requestSchema?: Record<string, unknown> | undefined;
   /** The card's own words, when its card was read (`--enrich`, `--card`). */
   creatorWords: CreatorWords | undefined;
 };

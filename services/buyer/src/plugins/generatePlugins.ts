@@ -10,7 +10,6 @@ import { DEFAULT_NPM_REGISTRY, type McpLaunch } from "./mcpLaunch.ts";
 import { type CardInput, projectEndpoints } from "./projectEndpoints.ts";
 import { readCard } from "./readCard.ts";
 import { readIndex } from "./readIndex.ts";
-import { readRequestSchema } from "./readRequestSchema.ts";
 import { renderPlugins } from "./renderPlugins.ts";
 import type { Skipped } from "./skipped.ts";
 import { writePluginTree } from "./writePluginTree.ts";
@@ -100,14 +99,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
   }
   for (const { source, reason } of skipped) log(`warning: skipped ${source}: ${reason}`);
 
-  const projected = projectEndpoints({ index, enriched, cards });
-  const cardOf = (id: Hex) => enriched.get(id) ?? cards.find((c) => c.resourceId === id)?.card;
-  if (projected.some((e) => cardOf(e.resourceId))) log("reading each endpoint's request schema from its 402 quote");
-  const schemas = await mapLimited(projected, ENRICH_CONCURRENCY, async (e) => {
-    const card = cardOf(e.resourceId);
-    return card ? readRequestSchema(card) : undefined;
-  });
-  const endpoints = projected.map((endpoint, i) => ({ ...endpoint, requestSchema: schemas[i] }));
+  const endpoints = projectEndpoints({ index, enriched, cards });
   const names = assignPluginNames(endpoints);
   const named = endpoints.map((endpoint) => ({ name: names.get(endpoint.resourceId) ?? "", endpoint }));
   const base = parameters.base ?? true;

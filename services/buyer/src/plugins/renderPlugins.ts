@@ -52,7 +52,6 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
     skill: string,
     readme: string,
     hosts: string[],
-    requestSchema?: Record<string, unknown>,
   ) => {
     const dir = `plugins/${name}`;
     const marketplaceUrl = scopeMarketplace(parameters, name);
@@ -72,11 +71,7 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       }),
     );
     const { command, args } = mcpCommand(parameters.launch, join(parameters.outDir, dir));
-    const env = {
-      ...config.env,
-      ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}),
-      ...(requestSchema ? { SERVICE_REQUEST_SCHEMA: JSON.stringify(requestSchema) } : {}),
-    };
+    const env = { ...config.env, ...(scope ? { SERVICE_RESOURCE_IDS: scope } : {}) };
     files.set(`${dir}/.mcp.json`, json({ mcpServers: { [MCP_SERVER_NAME]: { type: "stdio", command, args, env } } }));
     files.set(`${dir}/skills/${name}/SKILL.md`, skill);
     files.set(`${dir}/README.md`, readme);
@@ -104,7 +99,6 @@ export function renderPlugins(parameters: RenderPluginsParameters): Map<string, 
       renderEndpointSkill(name, endpoint),
       endpointReadme(name, endpoint),
       hostsOf([endpoint.marketplaceUrl, endpoint.cardUrl], DEMO_HOSTS),
-      endpoint.requestSchema,
     );
   }
   files.set(

@@ -61,8 +61,10 @@ you should do.
 
 1. \`get_card\` reads the endpoint's agent card: its skills, input and output modes.
 2. \`quote\` shows what a call costs before anything is signed.
-3. \`call_resource\` pays and calls it. The buyer re-reads escrow, asset, payee and cap from the chain before it
-   signs, and refuses a call that would pass the spend limits set for this plugin.
+3. The server lists one more tool, named after this endpoint's slug on chain; it pays and calls the endpoint: its arguments are the endpoint's own request fields and its output is the endpoint's typed response
+   (both from the schemas the endpoint publishes). \`call_resource\` does the same with the body as one object. The
+   buyer re-reads escrow, asset, payee and cap from the chain before it signs, and refuses a call that would pass the
+   spend limits set for this plugin.
 4. Keep the receipt it returns. If a call was paid but its answer was lost, \`recover_result\` fetches it again
    (for 24 hours) without paying twice. \`get_balance\` shows what is left in escrow.
 
@@ -101,8 +103,10 @@ price is worth paying. Prefer a free local way when there is one.
    Prefer well-reputed, healthy endpoints.
 2. \`get_card\` reads one endpoint's agent card: what it does, its input and output modes.
 3. \`quote\` shows what a call costs before anything is signed.
-4. \`call_resource\` pays and calls. The buyer re-reads escrow, asset, payee and cap from the chain before it
-   signs, and refuses a call that would pass the spend limits.
+4. \`add_tools\` gives the endpoints you chose a tool each, named after its slug, whose arguments are the
+   endpoint's own request fields and whose output is its typed response; calling one pays and calls.
+   \`call_resource\` pays and calls any endpoint with the body as one object. The buyer re-reads escrow, asset,
+   payee and cap from the chain before it signs, and refuses a call that would pass the spend limits.
 5. Keep the receipt. \`recover_result\` fetches a paid answer again (for 24 hours) without paying twice;
    \`get_balance\` shows what is left in escrow.
 

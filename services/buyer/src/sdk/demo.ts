@@ -1,10 +1,10 @@
 import { privateKeyToAccount } from "viem/accounts";
-import type { Card } from "../../../protocol/schemas/card.ts";
 import { cardSchema } from "../../../protocol/schemas/card.ts";
 import { indexRecordSchema } from "../../../protocol/schemas/indexRecord.ts";
 import type { StackFile } from "../../../stack/stackFile.ts";
 import { readStackFile, StackFileError, stackFilePath } from "../../../stack/stackFile.ts";
 import { buyerChain } from "./buyerChain.ts";
+import { exampleRequests } from "./exampleRequests.ts";
 import { payForCall } from "./payForCall.ts";
 
 /**
@@ -55,10 +55,11 @@ if (!buyer) {
   process.exit(2);
 }
 const result = await payForCall({
-  chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow }),
+  // `npm start` serves every part on 127.0.0.1: the local development stack is what may be reached on loopback.
+  chain: buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow, allowPrivateAddresses: true }),
   account: privateKeyToAccount(buyer.privateKey),
   callUrl: card.url,
-  body: exampleRequest(card) ?? { hello: "from the demo buyer", at: new Date().toISOString() },
+  body: exampleRequests(card)[0] ?? { hello: "from the demo buyer", at: new Date().toISOString() },
 });
 show("402 quote", result.quote);
 show("pinned against the chain", { ...result.terms, cap: result.terms.cap.toString() });
@@ -72,18 +73,6 @@ for (let i = 0; i < 50; i++) {
   await new Promise((r) => setTimeout(r, 200));
 }
 show(`revenue of ${slug} (from the indexer's chain-derived projections)`, revenue);
-
-/** The request of the card's first example call (`{"request":…,"response":…}`), if it has one. */
-function exampleRequest(card: Card): Record<string, unknown> | undefined {
-  for (const example of card.skills.flatMap((skill) => skill.examples ?? [])) {
-    try {
-      const call = JSON.parse(example) as { request?: unknown };
-      if (call.request && typeof call.request === "object" && !Array.isArray(call.request))
-        return call.request as Record<string, unknown>;
-    } catch {}
-  }
-  return undefined;
-}
 
 /** The innermost cause of a failed fetch, on one line (`ECONNREFUSED …`). */
 function causeOf(error: unknown): string {

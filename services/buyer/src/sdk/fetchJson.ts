@@ -1,29 +1,58 @@
+import type { FetchBoundedInit } from "../../../http/fetchBounded.ts";
+import { fetchBounded } from "../../../http/fetchBounded.ts";
 import { BuyerError } from "./buyerError.ts";
 
 /** An HTTP answer read as JSON (undefined when the body is not JSON). */
-export type FetchJsonReturnType = { response: Response; json: unknown };
+export type FetchJsonReturnType = { response: { status: number; headers: Headers }; json: unknown };
+
+/** Where a request may go and how long and large its answer may be. */
+export type FetchJsonOptions = {
+  /**
+   * Whether the address may be loopback, private or link-local. True only for an address the user configured
+   * (marketplace, facilitator) or a local development stack; an address a creator names (a card URI, a card's call
+   * URL) must be public: checked in the socket's own DNS lookup.
+   */
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  /** Largest answer body read (default 16 MiB); a larger one is `<what>_unavailable`. */
+  maxBytes?: number;
+};
+
+/** Largest answer body the buyer reads from anyone by default. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
- * `fetch` with a timeout whose network failures become a `BuyerError` with `code` (`<what>_unavailable`).
- * @example const { response, json } = await fetchJson(`${marketplaceUrl}/resources`, {}, "marketplace")
+ * One bounded request (`fetchBounded`: no redirect followed, the body read to at most `maxBytes`, the whole exchange
+ * within `timeoutMs`), its body parsed as JSON. An address refused as private throws `BuyerError` `private_address`;
+ * any other failure to get an answer throws `<what>_unavailable`.
+ * @example const { response, json } = await fetchJson(`${marketplaceUrl}/resources`, {}, "marketplace", { allowPrivate: true })
  */
-export async function fetchJson(url: string, init: RequestInit, what: string, timeoutMs = 15_000) {
-  let response: Response;
-  try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new BuyerError(`${what}_unavailable`, `${what} at ${url} cannot be reached (${reason})`, { cause: error });
+export async function fetchJson(
+  url: string,
+  init: FetchBoundedInit,
+  what: string,
+  options: FetchJsonOptions,
+): Promise<FetchJsonReturnType> {
+  const answer = await fetchBounded(url, init, {
+    timeoutMs: options.timeoutMs ?? 15_000,
+    maxBytes: options.maxBytes ?? MAX_ANSWER_BYTES,
+    allowPrivate: options.allowPrivate,
+  });
+  if ("error" in answer) {
+    if (answer.privateAddress)
+      throw new BuyerError(
+        "private_address",
+        `${what} at ${url} is not reached: ${answer.error}. The buyer reaches only public addresses a creator names; a local development stack needs BUYER_ALLOW_PRIVATE_NETWORK=on (SDK: buyerChain's allowPrivateAddresses)`,
+      );
+    throw new BuyerError(`${what}_unavailable`, `${what} at ${url} cannot be reached (${answer.error})`);
   }
-  const text = await response.text();
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(answer.text);
   } catch {
     json = undefined;
   }
-  return { response, json } satisfies FetchJsonReturnType;
+  return { response: { status: answer.status, headers: answer.headers }, json };
 }
 
 /**

@@ -57,20 +57,19 @@ export type PayForCallReturnType = {
 
 const escrowAbi = abiOf("PaymentEscrow");
 
-const postPaid = (url: string, body: unknown, header: string) =>
+const postPaid = (chain: BuyerChain, url: string, body: unknown, header: string) =>
   fetchJson(
     url,
     {
       method: "POST",
       headers: { "content-type": "application/json", [HEADER_X_PAYMENT]: header },
       body: JSON.stringify(body),
-      redirect: "manual",
     },
     "resource",
-    60_000,
+    { allowPrivate: chain.allowPrivateAddresses, timeoutMs: 60_000 },
   );
 
-function receiptOf(response: Response): Receipt | undefined {
+function receiptOf(response: { headers: Headers }): Receipt | undefined {
   try {
     const parsed = receiptSchema.safeParse(decodeBase64Json(response.headers.get(HEADER_X_PAYMENT_RESPONSE) ?? ""));
     return parsed.success ? parsed.data : undefined;
@@ -196,7 +195,7 @@ async function payOnce(
   const unknown = (reason: string, status?: number, cause?: unknown) =>
     new PaymentUnknownError({ idemKey, validBefore, reason, status, cause });
   for (let attempt = 0; ; attempt++) {
-    const paid = await postPaid(p.callUrl, p.body, header).catch((error: BuyerError) => {
+    const paid = await postPaid(p.chain, p.callUrl, p.body, header).catch((error: BuyerError) => {
       throw unknown(error.message, undefined, error);
     });
     const status = paid.response.status;

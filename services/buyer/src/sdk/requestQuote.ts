@@ -29,9 +29,9 @@ export async function requestQuote(p: RequestQuoteParameters): Promise<{ quote: 
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(p.body),
-      redirect: "manual",
     },
     "resource",
+    { allowPrivate: p.chain.allowPrivateAddresses },
   );
   if (response.status !== 402) {
     const error = errorOf(json, response.status);

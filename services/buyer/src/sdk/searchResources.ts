@@ -34,7 +34,7 @@ export async function searchResources(
 ): Promise<SearchResourcesReturnType> {
   const url = new URL("resources", marketplaceUrl.endsWith("/") ? marketplaceUrl : `${marketplaceUrl}/`);
   for (const [key, value] of Object.entries(filters)) if (value !== undefined) url.searchParams.set(key, String(value));
-  const { response, json } = await fetchJson(url.toString(), {}, "marketplace");
+  const { response, json } = await fetchJson(url.toString(), {}, "marketplace", { allowPrivate: true });
   if (response.status !== 200) {
     const error = errorOf(json, response.status);
     throw new BuyerError(

@@ -1,41 +1,33 @@
 import { expect } from "chai";
 import type { Address, Hex } from "viem";
+import { openTestStore, TEST_STORES } from "../../../../testkit/facilitator/openTestStore.ts";
 import type { BookedBuyer } from "../../escrowBook/foldEscrowEvents.ts";
 import { UNSEEN_BUYER } from "../../escrowBook/foldEscrowEvents.ts";
 import type { Store } from "../../store/createStore.ts";
-import { createStore } from "../../store/createStore.ts";
 import { advanceBook, correctBookedBuyer, readBookCursor, resetBook } from "../../store/escrowBook.ts";
 import { reserve } from "../../store/reservations.ts";
 
 const hex = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
 const ESCROW = `0x${"e5".repeat(20)}`;
+/** The hash of a page's last block and of the start block: the store keeps them, the follower checks them. */
+const HASH: Hex = `0x${"ab".repeat(32)}`;
 const NOW = 10_000;
 const VALID_BEFORE = NOW + 600;
 const payload = { scheme: "service-escrow", authorization: {}, signature: "0x" as Hex };
 const fromBook = { now: NOW, book: { maxLagSeconds: 60 } };
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const stores: [string, (schema: string) => Promise<Store>][] = [
-  ["PGlite", () => createStore({ dataDir: "memory://" })],
-  ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
-];
-
-for (const [kind, open] of stores) {
+for (const kind of TEST_STORES) {
   /** reserve_call against the book (migration 11): the SQL twin of what the escrow checks at debit time. */
   describe(`the escrow book in the store (${kind})`, function () {
     let store: Store;
-    let schema = "";
-    let next = 1;
     let buyers = 0;
 
     beforeEach(async function () {
-      schema = `escrow_book_${process.pid}_${next++}`;
-      store = await open(schema);
-      await resetBook(store, ESCROW, 1n);
-      expect(await advanceBook(store, { from: 1n, to: 10n, events: [], currentAt: NOW })).to.equal(true);
+      store = await openTestStore(kind);
+      await resetBook(store, ESCROW, 1n, HASH);
+      expect(await advanceBook(store, { toHash: HASH, from: 1n, to: 10n, events: [], currentAt: NOW })).to.equal(true);
     });
     afterEach(async function () {
-      if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
       await store.close();
     });
 
@@ -103,7 +95,7 @@ for (const [kind, open] of stores) {
       await room({ spendLimit: { ...pending(3_000n, 3_600n, NOW).spendLimit, limit: 0n, period: 0n } }, 2_000n);
     });
 
-    it("applies a page only right after the last one, and tombstones every nonce its debits spent", async function () {
+    it("applies a page only right after the last one, records its last block's hash, and tombstones every nonce its debits spent", async function () {
       const buyer = await booked({ balance: 1_000n });
       const debited = {
         kind: "debited" as const,
@@ -114,14 +106,19 @@ for (const [kind, open] of stores) {
         fromBalance: true,
         timestamp: BigInt(NOW),
       };
-      expect(await advanceBook(store, { from: 12n, to: 12n, events: [debited], currentAt: NOW }), "a gap").to.equal(
-        false,
-      );
-      expect(await advanceBook(store, { from: 11n, to: 12n, events: [debited], currentAt: NOW })).to.equal(true);
-      expect(await advanceBook(store, { from: 11n, to: 12n, events: [debited], currentAt: NOW }), "again").to.equal(
-        false,
-      );
-      expect((await readBookCursor(store))?.syncedBlock).to.equal(12n);
+      expect(
+        await advanceBook(store, { toHash: HASH, from: 12n, to: 12n, events: [debited], currentAt: NOW }),
+        "a gap",
+      ).to.equal(false);
+      const hash12: Hex = `0x${"12".repeat(32)}`;
+      expect(
+        await advanceBook(store, { toHash: hash12, from: 11n, to: 12n, events: [debited], currentAt: NOW }),
+      ).to.equal(true);
+      expect(
+        await advanceBook(store, { toHash: HASH, from: 11n, to: 12n, events: [debited], currentAt: NOW }),
+        "again",
+      ).to.equal(false);
+      expect(await readBookCursor(store)).to.deep.include({ syncedBlock: 12n, syncedHash: hash12, startHash: HASH });
       expect(await pay(buyer, 601n)).to.include({ outcome: "insufficient_balance", available: 600n });
       expect(await pay(buyer, 1n, hex(7)), "the spent nonce").to.deep.equal({ outcome: "nonce_used" });
     });

@@ -1,13 +1,16 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { openTestStore, TEST_STORES } from "../../../../testkit/facilitator/openTestStore.ts";
 import { storePaidCalls } from "../../../../testkit/facilitator/storePaidCalls.ts";
 import { encodeBase64Json } from "../../../protocol/base64.ts";
 import type { Store } from "../../store/createStore.ts";
-import { createStore } from "../../store/createStore.ts";
 import { advanceBook, resetBook } from "../../store/escrowBook.ts";
 import type { ReserveAgainst } from "../../store/reservations.ts";
 import { claimAndCommit, claimForSettlement, purgeReservations, reserve } from "../../store/reservations.ts";
 import { findResult, recordCommitment, recordSettlement } from "../../store/results.ts";
+
+/** The hash of a page's last block and of the start block: the store keeps them, the follower checks them. */
+const HASH: Hex = `0x${"ab".repeat(32)}`;
 
 const hex = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
 const resourceId = hex(1);
@@ -20,25 +23,16 @@ const receiptOf = (fields: Record<string, unknown>) => encodeBase64Json(fields);
 const answerOf = (fields: Record<string, unknown>) => ({ ...fields, receipt: receiptOf(fields) });
 const DAY = 86_400;
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const stores: [string, (schema: string) => Promise<Store>][] = [
-  ["PGlite", () => createStore({ dataDir: "memory://" })],
-  ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
-];
-
-for (const [kind, open] of stores) {
+for (const kind of TEST_STORES) {
   /** The statements a settle makes, as many concurrent requests make them: in groups (services/store/coalesce.ts). */
   describe(`grouped store statements (${kind})`, function () {
     let store: Store;
     let next = 100;
-    let schema = "";
 
     beforeEach(async function () {
-      schema = `grouped_${process.pid}_${next++}`;
-      store = await open(schema);
+      store = await openTestStore(kind);
     });
     afterEach(async function () {
-      if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
       await store.close();
     });
 
@@ -61,7 +55,7 @@ for (const [kind, open] of stores) {
     });
 
     it("decides a group as it decides each of its reservations alone, in order", async function () {
-      const second = await open(`${schema}_alone`);
+      const second = await openTestStore(kind);
       try {
         const now = 1_000;
         const buyers = [1, 2, 3, 4].map((b) => `0x${String(b).repeat(40)}` as Hex);
@@ -72,14 +66,14 @@ for (const [kind, open] of stores) {
           .flatMap((b, n) => [0, 1, 2].map((i) => ({ buyer: b, idemKey: hex(900 + n * 3 + i) })));
         for (const s of [store, second]) {
           await storePaidCalls(s, { resourceId, payments: history, now, validBefore: now + 600, block: 3, response });
-          await resetBook(s, "0xe5", 1n);
+          await resetBook(s, "0xe5", 1n, HASH);
           const deposits = buyers.map((b, n) => ({
             kind: "deposited" as const,
             buyer: b,
             block: 2n,
             balance: BigInt(4_000 + 2_000 * n),
           }));
-          await advanceBook(s, { from: 1n, to: 2n, events: deposits, currentAt: now });
+          await advanceBook(s, { toHash: HASH, from: 1n, to: 2n, events: deposits, currentAt: now });
         }
         let seed = 7;
         const pick = <T>(choices: readonly T[]): T => {
@@ -133,7 +127,6 @@ for (const [kind, open] of stores) {
           );
         expect(await rows(store)).to.deep.equal(await rows(second));
       } finally {
-        if (kind === "PostgreSQL") await second.query(`DROP SCHEMA ${schema}_alone CASCADE`);
         await second.close();
       }
     });

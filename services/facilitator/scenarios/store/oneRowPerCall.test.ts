@@ -3,12 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { openTestStore, TEST_STORES } from "../../../../testkit/facilitator/openTestStore.ts";
 import {
   escrowReservation,
   paidCallReceipts,
   sizedPayload,
   storePaidCalls,
 } from "../../../../testkit/facilitator/storePaidCalls.ts";
+import type { TestSchema, TestStore } from "../../../../testkit/postgres/testPostgres.ts";
+import { testSchema } from "../../../../testkit/postgres/testPostgres.ts";
 import { encodeBase64Json } from "../../../protocol/base64.ts";
 import { RESULT_TTL_SECONDS } from "../../../protocol/constants.ts";
 import { openStore } from "../../../store/openStore.ts";
@@ -20,7 +23,6 @@ import { payersOf } from "../../store/payersOf.ts";
 import { claimAndCommit, findReservation, purgeReservations, reserve } from "../../store/reservations.ts";
 import { failCommitment, findResult, recordSettlement } from "../../store/results.ts";
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const hex = (n: number, bytes = 32): Hex => `0x${n.toString(16).padStart(bytes * 2, "0")}`;
 const resourceId = hex(1);
 const buyer = hex(0xb1, 20);
@@ -33,11 +35,6 @@ const NOW = 1_000_000;
 const DAY = 86_400;
 /** The migrations a store had before this change. */
 const BEFORE = MIGRATIONS.slice(0, MIGRATIONS.indexOf(ONE_ROW_PER_CALL));
-
-const engines = [
-  ["PGlite", (dir: string) => ({ dataDir: dir })],
-  ["PostgreSQL", () => ({ databaseUrl: DATABASE_URL })],
-] as const;
 
 /** A reservation row as the store before this change wrote it, and its result row when `result` is given. */
 async function writeOldCall(
@@ -93,22 +90,24 @@ const served = (r: { response: unknown; receipt: string; body: unknown; settledA
 
 describe("one row per paid call: upgrading a store that kept results apart", function () {
   const dir = mkdtempSync(join(tmpdir(), "one-row-"));
-  const schema = `facilitator_one_row_${process.pid}`;
-
+  let db: TestSchema;
+  before(async function () {
+    db = await testSchema("facilitator_one_row");
+  });
   after(async function () {
     rmSync(dir, { recursive: true, force: true });
-    const store = await createStore({ databaseUrl: DATABASE_URL, schema });
-    await store.query(`DROP SCHEMA ${schema} CASCADE`);
-    await store.close();
+    await db?.drop();
   });
+  const where = (kind: TestStore) => (kind === "PGlite" ? { dataDir: dir } : { databaseUrl: db.url });
 
-  for (const [kind, where] of engines) {
+  for (const kind of TEST_STORES) {
     it(`serves every kept result as before, with its payment, and a purged reservation's result alone (${kind})`, async function () {
       const [committed, confirmed, failed, orphan, reserved] = [hex(11), hex(12), hex(13), hex(14), hex(15)];
       const receipts = (idemKey: Hex) =>
         paidCallReceipts({ buyer, resourceId, idemKey, now: NOW, transaction: hex(7) });
       const failure = "the authorization expired before the chain confirmed the debit";
-      const before = await openStore({ ...where(dir), schema, migrations: BEFORE });
+      const schema = db.schema;
+      const before = await openStore({ ...where(kind), schema, migrations: BEFORE });
       const calls = [
         { idemKey: committed, status: "settling", committedAt: NOW, receipt: receipts(committed).committed },
         { idemKey: confirmed, status: "settled", committedAt: NOW, receipt: receipts(confirmed).confirmed },
@@ -125,7 +124,7 @@ describe("one row per paid call: upgrading a store that kept results apart", fun
       );
       await before.close();
 
-      const store = await createStore({ ...where(dir), schema });
+      const store = await createStore({ ...where(kind), schema });
       try {
         expect(await store.query("SELECT to_regclass('result') AS t"), "no result table").to.deep.equal([{ t: null }]);
         expect(await store.query("SELECT count(*)::int AS n FROM reservation")).to.deep.equal([{ n: 5 }]);
@@ -159,7 +158,6 @@ describe("one row per paid call: upgrading a store that kept results apart", fun
         expect(await purgeReservations(store, NOW + DAY - 1, DAY)).to.equal(0);
         expect(await purgeReservations(store, NOW + DAY, DAY)).to.equal(1);
         expect(await findResult(store, { idemKey: orphan, buyer }, NOW + 1)).to.equal(null);
-        if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
       } finally {
         await store.close();
       }
@@ -167,23 +165,14 @@ describe("one row per paid call: upgrading a store that kept results apart", fun
   }
 });
 
-const stores: [string, (schema: string) => Promise<Store>][] = [
-  ["PGlite", () => createStore({ dataDir: "memory://" })],
-  ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
-];
-
-for (const [kind, open] of stores) {
+for (const kind of TEST_STORES) {
   describe(`one row per paid call (${kind})`, function () {
     let store: Store;
-    let schema = "";
-    let next = 0;
 
     beforeEach(async function () {
-      schema = `one_row_${process.pid}_${next++}`;
-      store = await open(schema);
+      store = await openTestStore(kind);
     });
     afterEach(async function () {
-      if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
       await store.close();
     });
 

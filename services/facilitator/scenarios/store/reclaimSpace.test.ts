@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { openTestStore } from "../../../../testkit/facilitator/openTestStore.ts";
 import { storePaidCalls } from "../../../../testkit/facilitator/storePaidCalls.ts";
 import { reclaimStoreSpace } from "../../backgroundWork.ts";
 import type { Store } from "../../store/createStore.ts";
@@ -83,15 +84,10 @@ describe("checkpointing the embedded store's log (PGlite)", function () {
 
 describe("reclaiming the store's space (PostgreSQL)", function () {
   it("leaves it to autovacuum", async function () {
-    const schema = `reclaim_${process.pid}`;
-    const store = await createStore({
-      databaseUrl: process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
-      schema,
-    });
+    const store = await openTestStore("PostgreSQL");
     try {
       expect(await reclaimStoreSpace(store)).to.equal(0);
     } finally {
-      await store.query(`DROP SCHEMA ${schema} CASCADE`);
       await store.close();
     }
   });

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
+import { openTestStore, TEST_STORES } from "../../../../testkit/facilitator/openTestStore.ts";
 import { storePaidCalls } from "../../../../testkit/facilitator/storePaidCalls.ts";
 import type { Store } from "../../store/createStore.ts";
-import { createStore } from "../../store/createStore.ts";
 
 /** Buyers paying side by side (their rows interleave in the store, as in production), and each one's payments. */
 const BUYERS = 8;
@@ -14,11 +14,6 @@ const hex = (n: number, bytes = 32): Hex => `0x${n.toString(16).padStart(bytes *
 const resourceId = hex(1);
 const buyers = Array.from({ length: BUYERS }, (_, i) => hex(i + 1, 20));
 const response = { status: 200, contentType: "application/json", body: { ok: true } };
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const stores: [string, (schema: string) => Promise<Store>][] = [
-  ["PGlite", () => createStore({ dataDir: "memory://" })],
-  ["PostgreSQL", (schema) => createStore({ databaseUrl: DATABASE_URL, schema })],
-];
 
 /** Pages (shared buffers hit or read) one reservation (`reserve_calls`) touches, from EXPLAIN (ANALYZE, BUFFERS). */
 async function pagesOfOneReservation(store: Store, buyer: Hex, idemKey: Hex, atBlock: number): Promise<number> {
@@ -47,7 +42,7 @@ async function pagesOfOneReservation(store: Store, buyer: Hex, idemKey: Hex, atB
   return (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0);
 }
 
-for (const [kind, open] of stores) {
+for (const kind of TEST_STORES) {
   /**
    * Every payment leaves row versions behind in the store (reserved, settling, settled). Reserving must not read a
    * buyer's old ones: if it did, each of a busy buyer's calls would cost more than the last, and anyone could slow
@@ -55,12 +50,10 @@ for (const [kind, open] of stores) {
    */
   describe(`reserving after a long history (${kind})`, function () {
     let store: Store;
-    let schema = "";
     let lastBlock = 0;
 
     before(async function () {
-      schema = `history_${process.pid}`;
-      store = await open(schema);
+      store = await openTestStore(kind);
       const payments = Array.from({ length: HISTORY * BUYERS }, (_, i) => ({
         buyer: buyers[i % BUYERS] as Hex,
         idemKey: hex(1_000 + i),
@@ -76,7 +69,6 @@ for (const [kind, open] of stores) {
         });
     });
     after(async function () {
-      if (kind === "PostgreSQL") await store.query(`DROP SCHEMA ${schema} CASCADE`);
       await store.close();
     });
 

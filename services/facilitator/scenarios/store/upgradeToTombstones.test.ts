@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { openTestStore, TEST_STORES } from "../../../../testkit/facilitator/openTestStore.ts";
+import type { TestSchema } from "../../../../testkit/postgres/testPostgres.ts";
+import { testSchema } from "../../../../testkit/postgres/testPostgres.ts";
 import { openStore } from "../../../store/openStore.ts";
-import { createStore } from "../../store/createStore.ts";
+import type { Store } from "../../store/createStore.ts";
 import { MIGRATIONS } from "../../store/migrations.ts";
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const BUYER = `0x${"ab".repeat(20)}`;
 const NONCE = `0x${"01".repeat(32)}`;
-const nonceBookComplete = async (store: Awaited<ReturnType<typeof createStore>>) =>
+const nonceBookComplete = async (store: Store) =>
   (await store.query<{ complete: boolean }>("SELECT complete FROM nonce_book"))[0]?.complete;
 
 /**
@@ -19,21 +21,19 @@ const nonceBookComplete = async (store: Awaited<ReturnType<typeof createStore>>)
  */
 describe("upgrading a store to spent-nonce tombstones (migration 9)", function () {
   const dir = mkdtempSync(join(tmpdir(), "upgrade-tombstones-"));
-  const schema = `facilitator_upgrade_${process.pid}_${Date.now()}`;
-  const engines = [
-    ["PGlite", { dataDir: dir }],
-    ["PostgreSQL", { databaseUrl: DATABASE_URL }],
-  ] as const;
-
+  let db: TestSchema;
+  before(async function () {
+    db = await testSchema("facilitator_upgrade");
+  });
   after(async function () {
     rmSync(dir, { recursive: true, force: true });
-    const store = await createStore({ databaseUrl: DATABASE_URL, schema });
-    await store.query(`DROP SCHEMA ${schema} CASCADE`);
-    await store.close();
+    await db?.drop();
   });
 
-  for (const [kind, where] of engines) {
+  for (const kind of TEST_STORES) {
     it(`keeps its settled nonces and results, keyed by buyer, and marks its book incomplete (${kind})`, async function () {
+      const schema = db.schema;
+      const where = kind === "PGlite" ? { dataDir: dir } : { databaseUrl: db.url };
       const before = await openStore({ ...where, schema, migrations: MIGRATIONS.slice(0, 8) });
       await before.query(
         `INSERT INTO reservation (idem_key, scheme, buyer, resource_id, cap, payload, valid_before, status, created_at,
@@ -59,13 +59,9 @@ describe("upgrading a store to spent-nonce tombstones (migration 9)", function (
       } finally {
         await store.close();
       }
-      const fresh = await createStore({
-        ...(kind === "PGlite" ? { dataDir: "memory://" } : where),
-        schema: `${schema}_new`,
-      });
+      const fresh = await openTestStore(kind);
       try {
         expect(await nonceBookComplete(fresh), "a store created with the tombstones").to.equal(true);
-        if (kind === "PostgreSQL") await fresh.query(`DROP SCHEMA ${schema}_new CASCADE`);
       } finally {
         await fresh.close();
       }

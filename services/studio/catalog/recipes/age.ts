@@ -1,4 +1,11 @@
-import { CALENDAR_SOURCE, DATE_PATTERN } from "../calendarSource.ts";
+import {
+  CALENDAR_SOURCE,
+  DATE_FORMAT_WORDS,
+  dateFormatParameter,
+  datePattern,
+  formatOf,
+  writeDate,
+} from "../calendarSource.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
 
@@ -9,15 +16,29 @@ export const ageRecipe: Recipe = {
   id: "age",
   title: "Age from a birth date",
   description: "Compute the age of a person in years, months and days from their birth date on a given date",
-  synonyms: ["age", "old", "birth", "birthday", "birthdate", "born", "dob", "person", "years", "months"],
+  synonyms: [
+    "age",
+    "old",
+    "birth",
+    "birthday",
+    "birthdate",
+    "born",
+    "dob",
+    "person",
+    "years",
+    "months",
+    ...DATE_FORMAT_WORDS,
+  ],
   category: "time",
   tags: ["date", "age"],
-  parameters: () => ({}),
-  build: () => ({
-    name: "Age from a birth date",
-    description:
-      'Completed years, months and days from "birthDate" to "on" (both dates, proleptic Gregorian; a birthday on a day its month lacks, such as 29 February, falls on the last day of that month); valid: false when a day does not exist or "on" is before the birth.',
-    compute: String.raw`
+  parameters: dateFormatParameter,
+  build: (parameters) => {
+    const { format, named } = formatOf(parameters);
+    return {
+      name: `Age from a birth date${named}`,
+      description:
+        'Completed years, months and days from "birthDate" to "on" (both dates, proleptic Gregorian; a birthday on a day its month lacks, such as 29 February, falls on the last day of that month); valid: false when a day does not exist or "on" is before the birth.',
+      compute: String.raw`
 ${CALENDAR_SOURCE}
 async function compute(input) {
   const birth = parseDate(input.birthDate), on = parseDate(input.on);
@@ -33,24 +54,36 @@ async function compute(input) {
   const days = Math.round((on - anniversary(months)) / 86400000);
   return { valid: true, years: Math.floor(months / 12), months: months % 12, days };
 }`,
-    requestSchema: objectSchema({
-      birthDate: { type: "string", pattern: DATE_PATTERN },
-      on: { type: "string", pattern: DATE_PATTERN },
-    }),
-    responseSchema: objectSchema({ valid: { type: "boolean" }, years: part, months: part, days: part }),
-    examples: [
-      {
-        input: { birthDate: "1990-05-15", on: "2024-05-14" },
-        output: { valid: true, years: 33, months: 11, days: 29 },
-      },
-      { input: { birthDate: "2000-02-29", on: "2023-02-28" }, output: { valid: true, years: 23, months: 0, days: 0 } },
-      { input: { birthDate: "2024-01-31", on: "2024-03-01" }, output: { valid: true, years: 0, months: 1, days: 1 } },
-      {
-        input: { birthDate: "2030-01-01", on: "2024-01-01" },
-        output: { valid: false, years: null, months: null, days: null },
-      },
-    ],
-    edgeCases: [{ input: { birthDate: "2020-06-01", on: "2020-06-01" }, note: "born today is 0 years" }],
-    maxResponseBytes: 96,
-  }),
+      requestSchema: objectSchema({
+        birthDate: { type: "string", pattern: datePattern(format) },
+        on: { type: "string", pattern: datePattern(format) },
+      }),
+      responseSchema: objectSchema({ valid: { type: "boolean" }, years: part, months: part, days: part }),
+      examples: [
+        {
+          input: { birthDate: writeDate("1990-05-15", format), on: writeDate("2024-05-14", format) },
+          output: { valid: true, years: 33, months: 11, days: 29 },
+        },
+        {
+          input: { birthDate: writeDate("2000-02-29", format), on: writeDate("2023-02-28", format) },
+          output: { valid: true, years: 23, months: 0, days: 0 },
+        },
+        {
+          input: { birthDate: writeDate("2024-01-31", format), on: writeDate("2024-03-01", format) },
+          output: { valid: true, years: 0, months: 1, days: 1 },
+        },
+        {
+          input: { birthDate: writeDate("2030-01-01", format), on: writeDate("2024-01-01", format) },
+          output: { valid: false, years: null, months: null, days: null },
+        },
+      ],
+      edgeCases: [
+        {
+          input: { birthDate: writeDate("2020-06-01", format), on: writeDate("2020-06-01", format) },
+          note: "born today is 0 years",
+        },
+      ],
+      maxResponseBytes: 96,
+    };
+  },
 };

@@ -8,11 +8,15 @@ export const base32Recipe: Recipe = {
   id: "base32",
   title: "Base32",
   description: "Encode a text to base32 (RFC 4648), or decode base32 back to text",
-  synonyms: ["base32", "b32", "encode", "decode", "encoding", "rfc4648", "totp"],
+  synonyms: ["base32", "b32", "encode", "decode", "encoding", "rfc4648", "totp", "utf8"],
   category: "encoding",
   tags: ["base32", "encoding"],
   parameters: (sentence) => ({
-    mode: pickParameter(sentence, [[/decod|from base ?32|base ?32 (?:back )?(?:in)?to/i, "decode"]], "encode"),
+    mode: pickParameter(
+      sentence,
+      [[/decod|from base ?32|base ?32 (?:back )?(?:in)?to|\bback (?:in)?to\b/i, "decode"]],
+      "encode",
+    ),
   }),
   build: ({ mode = "encode" }) =>
     mode === "decode"

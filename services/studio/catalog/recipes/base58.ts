@@ -8,11 +8,15 @@ export const base58Recipe: Recipe = {
   id: "base58",
   title: "Base58",
   description: "Encode a text to base58 with the Bitcoin alphabet, or decode base58 back to bytes and text",
-  synonyms: ["base58", "bitcoin", "btc", "ipfs", "encode", "decode", "encoding", "bytes"],
+  synonyms: ["base58", "bitcoin", "btc", "ipfs", "encode", "decode", "encoding", "bytes", "utf8"],
   category: "encoding",
   tags: ["base58", "encoding"],
   parameters: (sentence) => ({
-    mode: pickParameter(sentence, [[/decod|from base ?58|base ?58 (?:back )?(?:in)?to/i, "decode"]], "encode"),
+    mode: pickParameter(
+      sentence,
+      [[/decod|from base ?58|base ?58 (?:back )?(?:in)?to|\bback (?:in)?to\b/i, "decode"]],
+      "encode",
+    ),
   }),
   build: ({ mode = "encode" }) =>
     mode === "decode"

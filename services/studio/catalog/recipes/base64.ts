@@ -8,11 +8,15 @@ export const base64Recipe: Recipe = {
   id: "base64",
   title: "Base64",
   description: "Encode a text to base64, or decode base64 back to text",
-  synonyms: ["base64", "b64", "encode", "decode", "encoding", "rfc4648"],
+  synonyms: ["base64", "b64", "encode", "decode", "encoding", "rfc4648", "utf8"],
   category: "encoding",
   tags: ["base64", "encoding"],
   parameters: (sentence) => ({
-    mode: pickParameter(sentence, [[/decod|from base ?64|base ?64 (?:back )?(?:in)?to/i, "decode"]], "encode"),
+    mode: pickParameter(
+      sentence,
+      [[/decod|from base ?64|base ?64 (?:back )?(?:in)?to|\bback (?:in)?to\b/i, "decode"]],
+      "encode",
+    ),
   }),
   build: ({ mode = "encode" }) =>
     mode === "decode"

@@ -69,12 +69,30 @@ export const convertUnitsRecipe: Recipe = {
     "temperature",
     "distance",
     "weight",
+    "degree",
+    "degrees",
+    "centimetres",
+    "centimeters",
+    "millimetres",
+    "millimeters",
+    "yards",
+    "tonnes",
+    "milligrams",
+    "kilos",
+    "km",
+    "cm",
+    "mm",
+    "kg",
+    "lbs",
+    "oz",
+    "ft",
   ],
   category: "conversion",
   tags: ["units", "conversion"],
   parameters: (sentence) => {
+    const asked = unitsIn(/\bhow many (\w+)/i.exec(sentence)?.[1] ?? "")[0];
     const after = /^.*\b(?:to|into|in)\b(.*)$/i.exec(sentence)?.[1] ?? "";
-    const target = unitsIn(after)[0] ?? unitsIn(sentence).at(-1) ?? "m";
+    const target = asked ?? unitsIn(after)[0] ?? unitsIn(sentence).at(-1) ?? "m";
     return { to: target, dimension: dimensionOf(target) };
   },
   build: ({ to = "m" }) => {

@@ -1,4 +1,12 @@
-import { CALENDAR_SOURCE, DATE_OUT_PATTERN, DATE_PATTERN } from "../calendarSource.ts";
+import {
+  CALENDAR_SOURCE,
+  DATE_FORMAT_WORDS,
+  dateFormatParameter,
+  dateOutPattern,
+  datePattern,
+  formatOf,
+  writeDate,
+} from "../calendarSource.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
 
@@ -14,19 +22,28 @@ export const dateArithmeticRecipe: Recipe = {
     "add",
     "subtract",
     "calendar",
-    "weekday",
     "deadline",
     "plus",
     "minus",
     "arithmetic",
+    ...DATE_FORMAT_WORDS,
+    "new",
+    "resulting",
+    "before",
+    "after",
+    "later",
+    "earlier",
+    "ago",
   ],
   category: "time",
   tags: ["date", "calendar"],
-  parameters: () => ({}),
-  build: () => ({
-    name: "Add days to a date",
-    description: "The ISO date (proleptic Gregorian, UTC) a number of days after (or before) a date, with its weekday.",
-    compute: String.raw`
+  parameters: dateFormatParameter,
+  build: (parameters) => {
+    const { format, named } = formatOf(parameters);
+    return {
+      name: `Add days to a date${named}`,
+      description: `The date (${format}, proleptic Gregorian, UTC) a number of days after (or before) a date, with its weekday.`,
+      compute: String.raw`
 ${CALENDAR_SOURCE}
 async function compute(input) {
   const start = parseDate(input.date);
@@ -34,21 +51,33 @@ async function compute(input) {
   const end = new Date(start.getTime() + input.days * 86400000);
   return { valid: true, date: formatDate(end), weekday: WEEKDAYS[end.getUTCDay()] };
 }`,
-    requestSchema: objectSchema({
-      date: { type: "string", pattern: DATE_PATTERN },
-      days: { type: "integer", minimum: -36_500, maximum: 36_500 },
-    }),
-    responseSchema: objectSchema({
-      valid: { type: "boolean" },
-      date: { type: ["string", "null"], pattern: DATE_OUT_PATTERN },
-      weekday: { type: ["string", "null"] },
-    }),
-    examples: [
-      { input: { date: "2024-02-28", days: 1 }, output: { valid: true, date: "2024-02-29", weekday: "Thursday" } },
-      { input: { date: "2025-01-01", days: -1 }, output: { valid: true, date: "2024-12-31", weekday: "Tuesday" } },
-      { input: { date: "2023-02-30", days: 0 }, output: { valid: false, date: null, weekday: null } },
-    ],
-    edgeCases: [{ input: { date: "0001-01-01", days: -1 }, note: "dates before year 1 are negative years" }],
-    maxResponseBytes: 256,
-  }),
+      requestSchema: objectSchema({
+        date: { type: "string", pattern: datePattern(format) },
+        days: { type: "integer", minimum: -36_500, maximum: 36_500 },
+      }),
+      responseSchema: objectSchema({
+        valid: { type: "boolean" },
+        date: { type: ["string", "null"], pattern: dateOutPattern(format) },
+        weekday: { type: ["string", "null"] },
+      }),
+      examples: [
+        {
+          input: { date: writeDate("2024-02-28", format), days: 1 },
+          output: { valid: true, date: writeDate("2024-02-29", format), weekday: "Thursday" },
+        },
+        {
+          input: { date: writeDate("2025-01-01", format), days: -1 },
+          output: { valid: true, date: writeDate("2024-12-31", format), weekday: "Tuesday" },
+        },
+        {
+          input: { date: writeDate("2023-02-30", format), days: 0 },
+          output: { valid: false, date: null, weekday: null },
+        },
+      ],
+      edgeCases: [
+        { input: { date: writeDate("0001-01-01", format), days: -1 }, note: "dates before year 1 are negative years" },
+      ],
+      maxResponseBytes: 256,
+    };
+  },
 };

@@ -23,6 +23,8 @@ export const durationRecipe: Recipe = {
     "time",
   ],
   category: "time",
+  refuses:
+    /\b(?:milliseconds?|minutes?|hours?|days?|weeks?)\s+(?:in)?to\s+(?:seconds?|minutes?|hours?|days?|weeks?)\b/i,
   tags: ["time", "duration", "format"],
   parameters: () => ({}),
   build: () => ({

@@ -1,5 +1,16 @@
+import { bindRange } from "../bindRange.ts";
+import { rangeSamples } from "../rangeSamples.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
+
+const LIMITS = { minimum: 0, maximum: 1_000 };
+
+/** n! exactly: the independent oracle of the examples. */
+function factorial(n: number): string {
+  let f = 1n;
+  for (let i = 2n; i <= BigInt(n); i++) f *= i;
+  return f.toString();
+}
 
 /** The exact factorial n! of an integer, as a decimal string. */
 export const factorialRecipe: Recipe = {
@@ -9,10 +20,11 @@ export const factorialRecipe: Recipe = {
   synonyms: ["factorial", "n!", "permutations", "product", "integer", "exact", "bigint"],
   category: "math",
   tags: ["math", "factorial"],
-  parameters: () => ({}),
-  build: () => ({
-    name: "Factorial",
-    description: "The exact factorial of an integer from 0 to 1000, as a decimal string, with its number of digits.",
+  limits: LIMITS,
+  parameters: (sentence) => bindRange(sentence, LIMITS),
+  build: (range) => ({
+    name: range.maximum ? `Factorial (${range.minimum} to ${range.maximum})` : "Factorial",
+    description: `The exact factorial of an integer from ${range.minimum ?? 0} to ${range.maximum ?? 1000}, as a decimal string, with its number of digits.`,
     compute: String.raw`
 async function compute(input) {
   let f = 1n;
@@ -20,17 +32,22 @@ async function compute(input) {
   const factorial = f.toString();
   return { factorial, digits: factorial.length };
 }`,
-    requestSchema: objectSchema({ n: { type: "integer", minimum: 0, maximum: 1_000 } }),
+    requestSchema: objectSchema({
+      n: {
+        type: "integer",
+        minimum: Number(range.minimum ?? LIMITS.minimum),
+        maximum: Number(range.maximum ?? LIMITS.maximum),
+      },
+    }),
     responseSchema: objectSchema({
       factorial: { type: "string", pattern: "^[1-9][0-9]*$" },
       digits: { type: "integer", minimum: 1 },
     }),
-    examples: [
-      { input: { n: 5 }, output: { factorial: "120", digits: 3 } },
-      { input: { n: 0 }, output: { factorial: "1", digits: 1 } },
-      { input: { n: 25 }, output: { factorial: "15511210043330985984000000", digits: 26 } },
-    ],
-    edgeCases: [{ input: { n: 1_000 }, note: "the largest: 2,568 digits" }],
+    examples: rangeSamples(range, LIMITS, [5, 25]).map((n) => ({
+      input: { n },
+      output: { factorial: factorial(n), digits: factorial(n).length },
+    })),
+    edgeCases: [{ input: { n: Number(range.maximum ?? LIMITS.maximum) }, note: "the largest taken" }],
     maxResponseBytes: 4_096,
   }),
 };

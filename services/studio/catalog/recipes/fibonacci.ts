@@ -1,5 +1,16 @@
+import { bindRange } from "../bindRange.ts";
+import { rangeSamples } from "../rangeSamples.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema } from "../recipe.ts";
+
+const LIMITS = { minimum: 0, maximum: 5_000 };
+
+/** F(n) exactly: the independent oracle of the examples. */
+function fibonacci(n: number): string {
+  let [a, b] = [0n, 1n];
+  for (let i = 0; i < n; i++) [a, b] = [b, a + b];
+  return a.toString();
+}
 
 /** The nth Fibonacci number, exact. */
 export const fibonacciRecipe: Recipe = {
@@ -9,27 +20,30 @@ export const fibonacciRecipe: Recipe = {
   synonyms: ["fibonacci", "fib", "nth", "sequence", "term", "golden", "series"],
   category: "math",
   tags: ["math", "fibonacci", "sequence"],
-  parameters: () => ({}),
-  build: () => ({
-    name: "Fibonacci number",
-    description: "F(n) for n from 0 to 5000 (F(0) = 0, F(1) = 1), exact, as a decimal string.",
+  limits: LIMITS,
+  parameters: (sentence) => bindRange(sentence, LIMITS),
+  build: (range) => ({
+    name: range.maximum ? `Fibonacci number (n ${range.minimum} to ${range.maximum})` : "Fibonacci number",
+    description: `F(n) for n from ${range.minimum ?? 0} to ${range.maximum ?? 5000} (F(0) = 0, F(1) = 1), exact, as a decimal string.`,
     compute: String.raw`
 async function compute(input) {
   let a = 0n, b = 1n;
   for (let i = 0; i < input.n; i++) [a, b] = [b, a + b];
   return { n: input.n, value: a.toString() };
 }`,
-    requestSchema: objectSchema({ n: { type: "integer", minimum: 0, maximum: 5_000 } }),
+    requestSchema: objectSchema({
+      n: {
+        type: "integer",
+        minimum: Number(range.minimum ?? LIMITS.minimum),
+        maximum: Number(range.maximum ?? LIMITS.maximum),
+      },
+    }),
     responseSchema: objectSchema({
       n: { type: "integer", minimum: 0 },
       value: { type: "string", pattern: "^[0-9]+$" },
     }),
-    examples: [
-      { input: { n: 10 }, output: { n: 10, value: "55" } },
-      { input: { n: 0 }, output: { n: 0, value: "0" } },
-      { input: { n: 100 }, output: { n: 100, value: "354224848179261915075" } },
-    ],
-    edgeCases: [{ input: { n: 5_000 }, note: "the largest: 1,045 digits" }],
+    examples: rangeSamples(range, LIMITS, [10, 100]).map((n) => ({ input: { n }, output: { n, value: fibonacci(n) } })),
+    edgeCases: [{ input: { n: Number(range.maximum ?? LIMITS.maximum) }, note: "the largest taken" }],
     maxResponseBytes: 2_048,
   }),
 };

@@ -6,11 +6,11 @@ export const hexRecipe: Recipe = {
   id: "hex",
   title: "Hex encoding",
   description: "Encode a text as hexadecimal bytes, or decode hex back to text",
-  synonyms: ["hex", "hexadecimal", "base16", "encode", "decode", "bytes"],
+  synonyms: ["hex", "hexadecimal", "base16", "encode", "decode", "bytes", "utf8"],
   category: "encoding",
   tags: ["hex", "encoding"],
   parameters: (sentence) => ({
-    mode: pickParameter(sentence, [[/decod|from hex|hex (?:back )?(?:in)?to/i, "decode"]], "encode"),
+    mode: pickParameter(sentence, [[/decod|from hex|hex (?:back )?(?:in)?to|\bback (?:in)?to\b/i, "decode"]], "encode"),
   }),
   build: ({ mode = "encode" }) =>
     mode === "decode"

@@ -30,6 +30,7 @@ export const hmacRecipe: Recipe = {
     "sha256",
     "sha384",
     "sha512",
+    "shared",
   ],
   category: "crypto",
   tags: ["hmac", "signature", "sha"],

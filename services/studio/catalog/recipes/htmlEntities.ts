@@ -23,7 +23,11 @@ export const htmlEntitiesRecipe: Recipe = {
   category: "encoding",
   tags: ["html", "escape", "encoding"],
   parameters: (sentence) => ({
-    mode: pickParameter(sentence, [[/\bunescap|\bdecod|\bentities (?:back )?(?:in)?to\b/i, "decode"]], "encode"),
+    mode: pickParameter(
+      sentence,
+      [[/\bunescap|\bdecod|\bentities (?:back )?(?:in)?to\b|\bback (?:in)?to\b/i, "decode"]],
+      "encode",
+    ),
   }),
   build: ({ mode = "encode" }) =>
     mode === "decode"

@@ -87,7 +87,7 @@ export const ibanRecipe: Recipe = {
   id: "iban-check",
   title: "IBAN check",
   description: "Validate an IBAN international bank account number with its country length and mod 97 check digits",
-  synonyms: ["iban", "bank", "account", "validate", "check", "mod97", "swift", "sepa", "banking"],
+  synonyms: ["iban", "bank", "account", "validate", "check", "mod97", "swift", "sepa", "banking", "format"],
   category: "validation",
   tags: ["iban", "banking", "validation"],
   parameters: () => ({}),

@@ -6,7 +6,7 @@ export const leapYearRecipe: Recipe = {
   id: "leap-year",
   title: "Leap year check",
   description: "Check whether a year is a leap year in the Gregorian calendar and how many days the year has",
-  synonyms: ["leap", "year", "years", "gregorian", "calendar", "february", "bissextile"],
+  synonyms: ["leap", "year", "years", "gregorian", "calendar", "february", "bissextile", "count"],
   category: "time",
   tags: ["date", "calendar", "leap-year"],
   parameters: () => ({}),

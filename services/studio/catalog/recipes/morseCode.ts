@@ -68,7 +68,11 @@ export const morseCodeRecipe: Recipe = {
   category: "encoding",
   tags: ["morse", "encoding"],
   parameters: (sentence) => ({
-    mode: pickParameter(sentence, [[/decod|from morse|morse (?:code )?(?:back )?(?:in)?to/i, "decode"]], "encode"),
+    mode: pickParameter(
+      sentence,
+      [[/decod|from morse|morse (?:code )?(?:back )?(?:in)?to|\bback (?:in)?to\b/i, "decode"]],
+      "encode",
+    ),
   }),
   build: ({ mode = "encode" }) =>
     mode === "decode"

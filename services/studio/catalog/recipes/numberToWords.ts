@@ -18,6 +18,7 @@ export const numberToWordsRecipe: Recipe = {
     "amount",
     "verbal",
     "integer",
+    "write out",
   ],
   category: "conversion",
   tags: ["number", "words", "conversion"],

@@ -30,8 +30,12 @@ export const percentageRecipe: Recipe = {
     "decrease",
     "growth",
     "difference",
+    "old",
+    "new",
+    "original",
   ],
   category: "math",
+  refuses: /\b\d+(?:\.\d+)?\s*(?:%|percent|per cent)\s+of\b/i,
   tags: ["math", "percentage"],
   parameters: (sentence) => ({
     mode: pickParameter(

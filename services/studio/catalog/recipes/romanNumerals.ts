@@ -1,9 +1,40 @@
+import { bindRange } from "../bindRange.ts";
+import { rangeSamples } from "../rangeSamples.ts";
 import type { Recipe } from "../recipe.ts";
 import { objectSchema, pickParameter } from "../recipe.ts";
 
 const TABLE = String.raw`
 const TABLE = [[1000, "M"], [900, "CM"], [500, "D"], [400, "CD"], [100, "C"], [90, "XC"], [50, "L"], [40, "XL"], [10, "X"], [9, "IX"], [5, "V"], [4, "IV"], [1, "I"]];
 function toRoman(n) { let out = ""; for (const [v, s] of TABLE) while (n >= v) { out += s; n -= v; } return out; }`;
+
+const LIMITS = { minimum: 1, maximum: 3999 };
+const NUMERALS: [number, string][] = [
+  [1000, "M"],
+  [900, "CM"],
+  [500, "D"],
+  [400, "CD"],
+  [100, "C"],
+  [90, "XC"],
+  [50, "L"],
+  [40, "XL"],
+  [10, "X"],
+  [9, "IX"],
+  [5, "V"],
+  [4, "IV"],
+  [1, "I"],
+];
+
+/** The canonical numeral of an integer: the independent oracle of the examples. */
+function toRoman(n: number): string {
+  let out = "";
+  let rest = n;
+  for (const [value, numeral] of NUMERALS)
+    while (rest >= value) {
+      out += numeral;
+      rest -= value;
+    }
+  return out;
+}
 
 /** Roman numerals: an integer 1..3999 to a numeral, or a numeral back to its integer (strictly canonical). */
 export const romanNumeralsRecipe: Recipe = {
@@ -13,14 +44,21 @@ export const romanNumeralsRecipe: Recipe = {
   synonyms: ["roman", "numerals", "numeral", "convert", "number", "latin", "mcmxc"],
   category: "conversion",
   tags: ["roman", "numerals"],
-  parameters: (sentence) => ({
-    mode: pickParameter(
+  limits: LIMITS,
+  parameters: (sentence) => {
+    const mode = pickParameter(
       sentence,
-      [[/from roman|roman numerals? (?:in)?to (?:a |an )?(?:number|integer|arabic)|parse roman/i, "parse"]],
+      [
+        [
+          /from roman|roman numerals?\b.*\b(?:in)?to (?:an? |the )?(?:numbers?|integers?|arabic|decimal)|(?:parse|read|decode) (?:an? |the )?roman/i,
+          "parse",
+        ],
+      ],
       "format",
-    ),
-  }),
-  build: ({ mode = "format" }) =>
+    );
+    return mode === "parse" ? { mode } : { mode, ...bindRange(sentence, LIMITS) };
+  },
+  build: ({ mode = "format", ...range }) =>
     mode === "parse"
       ? {
           name: "Roman numerals to number",
@@ -50,20 +88,29 @@ async function compute(input) {
           maxResponseBytes: 256,
         }
       : {
-          name: "Number to Roman numerals",
-          description: "The canonical Roman numeral of an integer from 1 to 3999.",
+          name: range.maximum
+            ? `Number to Roman numerals (${range.minimum} to ${range.maximum})`
+            : "Number to Roman numerals",
+          description: `The canonical Roman numeral of an integer from ${range.minimum ?? 1} to ${range.maximum ?? 3999}.`,
           compute: `${TABLE}
 async function compute(input) {
   return { roman: toRoman(input.number) };
 }`,
-          requestSchema: objectSchema({ number: { type: "integer", minimum: 1, maximum: 3999 } }),
+          requestSchema: objectSchema({
+            number: {
+              type: "integer",
+              minimum: Number(range.minimum ?? LIMITS.minimum),
+              maximum: Number(range.maximum ?? LIMITS.maximum),
+            },
+          }),
           responseSchema: objectSchema({ roman: { type: "string", pattern: "^[IVXLCDM]+$" } }),
-          examples: [
-            { input: { number: 1994 }, output: { roman: "MCMXCIV" } },
-            { input: { number: 3999 }, output: { roman: "MMMCMXCIX" } },
-            { input: { number: 4 }, output: { roman: "IV" } },
+          examples: rangeSamples(range, LIMITS, [1994, 4, 49]).map((number) => ({
+            input: { number },
+            output: { roman: toRoman(number) },
+          })),
+          edgeCases: [
+            { input: { number: Number(range.minimum ?? LIMITS.minimum) }, note: "the smallest numeral taken" },
           ],
-          edgeCases: [{ input: { number: 1 }, note: "the smallest numeral" }],
           maxResponseBytes: 256,
         },
 };

@@ -3,8 +3,8 @@ import { objectSchema, pickParameter } from "../recipe.ts";
 
 const MODES: [RegExp, string][] = [
   [/\bsignificant\b/i, "significant"],
-  [/\b(?:round(?:ed|ing)? up|ceil(?:ing)?)\b/i, "up"],
-  [/\b(?:round(?:ed|ing)? down|floor|truncat\w*)\b/i, "down"],
+  [/\bround(?:ed|ing|s)? (?:\w+ ){0,2}up\b(?! to \d)|\bceil(?:ing)?\b/i, "up"],
+  [/\bround(?:ed|ing|s)? (?:\w+ ){0,2}down\b|\b(?:floor|truncat\w*)\b/i, "down"],
 ];
 
 /** A number rounded to decimal places (half away from zero, up or down) or to significant digits. */

@@ -40,6 +40,8 @@ export const setOperationsRecipe: Recipe = {
     "combine",
     "overlap",
     "missing",
+    "first",
+    "second",
   ],
   category: "data",
   tags: ["list", "set", "compare"],

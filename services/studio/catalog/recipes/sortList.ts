@@ -18,7 +18,6 @@ export const sortListRecipe: Recipe = {
     "unique",
     "duplicates",
     "list",
-    "reverse",
     "words",
     "names",
   ],

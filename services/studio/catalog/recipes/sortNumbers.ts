@@ -18,13 +18,18 @@ export const sortNumbersRecipe: Recipe = {
     "rank",
     "increasing",
     "decreasing",
+    "lowest",
+    "highest",
   ],
   category: "math",
   tags: ["sort", "numbers", "list"],
   parameters: (sentence) => ({
-    order: /\b(?:desc|descending|decreasing|reverse|largest first|highest first)\b/i.test(sentence)
-      ? "descending"
-      : "ascending",
+    order:
+      /\b(?:desc|descending|decreasing|reverse|(?:largest|highest|biggest) (?:first|to (?:the )?(?:smallest|lowest))|high to low)\b/i.test(
+        sentence,
+      )
+        ? "descending"
+        : "ascending",
   }),
   build: ({ order = "ascending" }) => {
     const sort = (xs: number[]) => [...xs].sort((a, b) => (order === "descending" ? b - a : a - b));

@@ -24,6 +24,7 @@ export const statisticsRecipe: Recipe = {
     "maximum",
     "range",
     "numbers",
+    "standard deviation",
   ],
   category: "math",
   tags: ["statistics", "math"],

@@ -10,6 +10,8 @@ export const textStatisticsRecipe: Recipe = {
   description: "Count the characters, words, lines and sentences of a text and the average word length",
   synonyms: ["count", "word count", "statistics", "stats", "length", "characters", "words", "lines", "sentences"],
   category: "text",
+  prefer:
+    /\b(?:count|how many|number of)\s+(?:the\s+)?(?:characters|words|lines|sentences)\b(?!.*\b(?:each|per|every)\b)/i,
   tags: ["text", "statistics", "count"],
   parameters: () => ({}),
   build: () => ({

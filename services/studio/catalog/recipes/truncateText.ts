@@ -18,6 +18,7 @@ export const truncateTextRecipe: Recipe = {
     "preview",
     "length",
     "characters",
+    "long",
   ],
   category: "text",
   tags: ["text", "truncate"],

@@ -21,6 +21,7 @@ export const unixTimeRecipe: Recipe = {
     "date",
     "time",
     "convert",
+    "string",
   ],
   category: "time",
   tags: ["time", "unix", "conversion"],

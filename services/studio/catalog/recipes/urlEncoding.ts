@@ -9,7 +9,6 @@ export const urlEncodingRecipe: Recipe = {
   synonyms: [
     "urlencode",
     "urldecode",
-    "percent",
     "escape",
     "unescape",
     "uri",
@@ -17,10 +16,15 @@ export const urlEncodingRecipe: Recipe = {
     "query",
     "encode",
     "decode",
+    "parameters",
+    "parameter",
+    "values",
   ],
   category: "encoding",
-  tags: ["url", "percent-encoding"],
-  parameters: (sentence) => ({ mode: pickParameter(sentence, [[/decod|unescape/i, "decode"]], "encode") }),
+  tags: ["url", "urlencoding"],
+  parameters: (sentence) => ({
+    mode: pickParameter(sentence, [[/decod|unescape|\bback (?:in)?to\b/i, "decode"]], "encode"),
+  }),
   build: ({ mode = "encode" }) =>
     mode === "decode"
       ? {

@@ -17,6 +17,7 @@ export const wordFrequenciesRecipe: Recipe = {
     "top",
     "histogram",
     "keywords",
+    "frequent",
   ],
   category: "text",
   tags: ["text", "frequency", "words"],

@@ -23,6 +23,8 @@ const SENTENCES: [string, string, Record<string, string>?][] = [
   ["Convert a number to binary", "number-base", { to: "2" }],
   ["Sort a list of strings in descending order", "sort-list", { order: "descending", dedupe: "no" }],
   ["Convert Roman numerals to a number", "roman-numerals", { mode: "parse" }],
+  ["Roman numerals for numbers from 1 to 50", "roman-numerals", { mode: "format", minimum: "1", maximum: "50" }],
+  ["Count the days between two dates written as MM/DD/YYYY", "days-between", { format: "MM/DD/YYYY" }],
 ];
 
 describe("the catalog provider", function () {
@@ -83,6 +85,15 @@ describe("the catalog provider", function () {
       "Compute the symmetric difference of two lists",
       "Pretty-print a JSON document",
       "Minify a JSON document",
+      "Days between two dates written as DD/MM/YYYY",
+      "Day of the week of a date written MM/DD/YYYY",
+      "ISO week number of a date written DD/MM/YYYY",
+      "Age from a birth date written MM/DD/YYYY",
+      "Add a number of days to a date written DD/MM/YYYY",
+      "Write a whole number between 1 and 100 as Roman numerals",
+      "Factorial of an integer up to 20",
+      "The nth Fibonacci number for n up to 90",
+      "Check whether a number below 1000 is prime",
     ];
     const failed: string[] = [];
     for (const sentence of variants) {

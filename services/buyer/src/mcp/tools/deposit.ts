@@ -7,6 +7,7 @@ import { readBalance } from "../../sdk/readBalance.ts";
 import { sendEscrowTransaction } from "../../sdk/sendEscrowTransaction.ts";
 import type { DepositAuthorization } from "../../sdk/signDepositAuthorization.ts";
 import { signDepositAuthorization } from "../../sdk/signDepositAuthorization.ts";
+import { confirmMoneyMove } from "../confirmMoneyMove.ts";
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
 import { amountInput, amountView, common } from "./toolShapes.ts";
@@ -35,7 +36,7 @@ export function registerDeposit(tool: ToolContext): void {
     {
       title: "Deposit into the escrow (moves the buyer's money)",
       description:
-        "Moves `amount` base units of stablecoin from the buyer's wallet into its escrow balance, which paid calls draw on. The buyer signs an EIP-3009 ReceiveWithAuthorization to the escrow (no approve, no gas for the signature) and the escrow's depositWithAuthorization credits the buyer. When the wallet holds native coin for gas, this server sends that transaction and answers submitted: true with its hash. When it holds none, nothing is sent and the answer is submitted: false with the signed authorization: anyone may submit it to the escrow's depositWithAuthorization before validBefore (it credits only the buyer and only the escrow can receive it), or pass it back here as `authorization` once the wallet has gas. An authorization for another payee or amount is refused before anything is sent.",
+        "Moves `amount` base units of stablecoin from the buyer's wallet into its escrow balance, which paid calls draw on. The buyer signs an EIP-3009 ReceiveWithAuthorization to the escrow (no approve, no gas for the signature) and the escrow's depositWithAuthorization credits the buyer. When the wallet holds native coin for gas, this server sends that transaction and answers submitted: true with its hash. When it holds none, nothing is sent and the answer is submitted: false with the signed authorization: anyone may submit it to the escrow's depositWithAuthorization before validBefore (it credits only the buyer and only the escrow can receive it), or pass it back here as `authorization` once the wallet has gas. An authorization for another payee or amount is refused before anything is sent. Above SPEND_CONFIRM_ABOVE the user is asked to confirm first (MCP elicitation); nothing is signed or sent unless they accept.",
       inputSchema: {
         amount: amountInput,
         authorization: authorizationShape
@@ -56,10 +57,18 @@ export function registerDeposit(tool: ToolContext): void {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    (input) =>
+    (input, extra) =>
       tool.run(async (env) => {
         const { chain, account } = tool.buyerOf(env);
         const value = BigInt(input.amount);
+        const shown = formatAmount.text(value);
+        await confirmMoneyMove(tool, env, {
+          amount: value,
+          action: `depositing ${shown} into the escrow`,
+          message: `Deposit ${shown} from your wallet ${account.address} into the escrow ${chain.escrow}? Paid calls draw on the escrow balance; taking it back out takes a day (request_withdrawal, then withdraw).`,
+          confirmTitle: `Deposit ${formatAmount(value).usdc}`,
+          relatedRequestId: extra.requestId,
+        });
         const asset = await chain.publicClient.readContract({
           address: chain.escrow,
           abi: abiOf("PaymentEscrow"),

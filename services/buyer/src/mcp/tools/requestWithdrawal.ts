@@ -3,6 +3,7 @@ import { BuyerError } from "../../sdk/buyerError.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { readBalance } from "../../sdk/readBalance.ts";
 import { sendEscrowTransaction } from "../../sdk/sendEscrowTransaction.ts";
+import { confirmMoneyMove } from "../confirmMoneyMove.ts";
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
 import { amountInput, amountView, common, sentShape } from "./toolShapes.ts";
@@ -18,7 +19,7 @@ export function registerRequestWithdrawal(tool: ToolContext): void {
     {
       title: "Request a withdrawal from the escrow",
       description:
-        "Asks the escrow to pay `amount` base units of the buyer's escrow balance back to its wallet. The money does not move now: the request unlocks after the escrow's withdrawal delay (one day, longer than any payment in flight may still be debited), and from then `withdraw` pays it out. Meanwhile it can no longer be spent on calls. A new request replaces an earlier pending one. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
+        "Asks the escrow to pay `amount` base units of the buyer's escrow balance back to its wallet. The money does not move now: the request unlocks after the escrow's withdrawal delay (one day, longer than any payment in flight may still be debited), and from then `withdraw` pays it out. Meanwhile it can no longer be spent on calls. A new request replaces an earlier pending one. Above SPEND_CONFIRM_ABOVE the user is asked to confirm first (MCP elicitation); nothing is sent unless they accept. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
       inputSchema: { amount: amountInput },
       outputSchema: {
         ...common,
@@ -30,7 +31,7 @@ export function registerRequestWithdrawal(tool: ToolContext): void {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    (input) =>
+    (input, extra) =>
       tool.run(async (env) => {
         const { chain, account } = tool.buyerOf(env);
         const amount = BigInt(input.amount);
@@ -40,6 +41,14 @@ export function registerRequestWithdrawal(tool: ToolContext): void {
             "insufficient_escrow",
             `the escrow balance is ${formatAmount.text(before.escrow)}, less than the ${formatAmount.text(amount)} asked: nothing was sent`,
           );
+        const shown = formatAmount.text(amount);
+        await confirmMoneyMove(tool, env, {
+          amount,
+          action: `requesting a withdrawal of ${shown}`,
+          message: `Request a withdrawal of ${shown} from the escrow to your wallet ${account.address}? From now on it cannot be spent on calls, and it unlocks only after the escrow's delay (one day)${before.pendingWithdrawal > 0n ? `; it replaces the pending request of ${formatAmount.text(before.pendingWithdrawal)}` : ""}.`,
+          confirmTitle: `Withdraw ${formatAmount(amount).usdc}`,
+          relatedRequestId: extra.requestId,
+        });
         const { transaction, block } = await sendEscrowTransaction(chain, account, {
           functionName: "requestWithdrawal",
           args: [amount],

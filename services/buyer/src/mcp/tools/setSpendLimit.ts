@@ -3,6 +3,7 @@ import { BuyerError } from "../../sdk/buyerError.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { readBalance } from "../../sdk/readBalance.ts";
 import { sendEscrowTransaction } from "../../sdk/sendEscrowTransaction.ts";
+import { confirmMoneyMove } from "../confirmMoneyMove.ts";
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
 import { amount, amountView, common, sentShape } from "./toolShapes.ts";
@@ -18,7 +19,7 @@ export function registerSetSpendLimit(tool: ToolContext): void {
     {
       title: "Set the on-chain spend limit",
       description:
-        "Sets the escrow's limit on what may be debited from the buyer in each period of periodSeconds (limit 0 removes it). The contract enforces it on every debit, whatever this server's own SPEND_* settings say. Removing or loosening it (no lower, over a period no longer) is in force at once; tightening it waits the escrow's delay (one day, so no payment already accepted can fail) and answers inForce: false with effectiveAt: call set_spend_limit again with the same values from then to put it in force. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
+        "Sets the escrow's limit on what may be debited from the buyer in each period of periodSeconds (limit 0 removes it). The contract enforces it on every debit, whatever this server's own SPEND_* settings say. Removing or loosening it (no lower, over a period no longer) is in force at once; tightening it waits the escrow's delay (one day, so no payment already accepted can fail) and answers inForce: false with effectiveAt: call set_spend_limit again with the same values from then to put it in force. While SPEND_CONFIRM_ABOVE is set, removing or loosening it (or cancelling a pending tighter one) asks the user first (MCP elicitation) and sends nothing unless they accept. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
       inputSchema: {
         limit: amount
           .regex(/^[0-9]{1,78}$/, "a limit is a whole number of base units")
@@ -39,7 +40,7 @@ export function registerSetSpendLimit(tool: ToolContext): void {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    (input) =>
+    (input, extra) =>
       tool.run(async (env) => {
         const { chain, account } = tool.buyerOf(env);
         const limit = BigInt(input.limit);
@@ -54,6 +55,29 @@ export function registerSetSpendLimit(tool: ToolContext): void {
         const pending = before.spendLimit.pending;
         const applyDue =
           pending !== null && pending.limit === limit && pending.periodSeconds === period && now >= pending.effectiveAt;
+        const current = before.spendLimit;
+        // What the escrow puts in force at once (setSpendLimit): no limit, or one no lower over a period no longer.
+        const atOnce =
+          limit === 0n || (current.limit !== 0n && limit >= current.limit && period <= current.periodSeconds);
+        const changes =
+          limit !== current.limit || (limit !== 0n && period !== current.periodSeconds) || pending !== null;
+        if (!applyDue && atOnce && changes) {
+          const inForce =
+            current.limit === 0n ? "none" : `${formatAmount.text(current.limit)} per ${current.periodSeconds} s`;
+          const cancels = pending
+            ? `; it also cancels the requested change to ${formatAmount.text(pending.limit)} per ${pending.periodSeconds} s`
+            : "";
+          const change =
+            limit === 0n
+              ? "no on-chain spend limit"
+              : `an on-chain spend limit of ${formatAmount.text(limit)} per ${period} s`;
+          await confirmMoneyMove(tool, env, {
+            action: `loosening the escrow's on-chain spend limit to ${change}`,
+            message: `Loosen the escrow's spend limit to ${change}? It is in force at once (in force now: ${inForce}${cancels}). The contract enforces this limit on every debit, whatever signs: it is the backstop if this machine's spend ledger is forged.`,
+            confirmTitle: limit === 0n ? "Remove the on-chain limit" : "Loosen the on-chain limit",
+            relatedRequestId: extra.requestId,
+          });
+        }
         const { transaction, block } = await sendEscrowTransaction(
           chain,
           account,

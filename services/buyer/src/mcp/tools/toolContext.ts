@@ -21,6 +21,8 @@ export type ToolContext = {
   server: McpServer;
   config: BuyerConfig;
   log: ServerLog;
+  /** Where the network comes from (live settings, or the demo started on first use). */
+  source: EnvironmentSource;
   /** A sentence for tool descriptions naming the scope, or "". */
   scoped: string;
   inScope(resourceId: string): boolean;
@@ -53,6 +55,7 @@ export function createToolContext(p: {
     server: p.server,
     config,
     log,
+    source,
     scoped: scope ? ` Limited to ${scope.length === 1 ? "resource" : "resources"} ${scope.join(", ")}.` : "",
     inScope,
     target(id) {

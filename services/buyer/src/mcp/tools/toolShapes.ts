@@ -12,6 +12,17 @@ export const amount = z.string().describe("Base units of the stablecoin (6 decim
 /** The request body a tool sends to a resource. */
 export const bodyInput = z.unknown().optional().describe("The JSON request body of the call (see the card's skills)");
 
+/**
+ * `call_resource`'s body: any JSON object, typed as an object so that a client never sends it as a string, described
+ * with where the resource's own schema is (the typed tool of a resource takes its fields as arguments instead).
+ */
+export const requestBodyInput = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    "The JSON request body, an object. Its schema is the request schema of the resource: the 402 quote's extensions.bazaar.schema.properties.input.properties.body (quote answers it), with an example request in extensions.bazaar.info.input.body and in the card's skills[].examples (get_card). A resource's own tool (listed when the server is scoped to it, or after add_tools) takes those fields as its arguments and types its answer.",
+  );
+
 /** Fields of every tool's answer: demo or live, and a notice when there is one. */
 export const common = { mode: z.enum(["demo", "live"]), notice: z.string().optional() };
 

@@ -1,0 +1,96 @@
+import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { Hex } from "viem";
+import { BuyerError } from "../sdk/buyerError.ts";
+import type { PayForCallReturnType } from "../sdk/payForCall.ts";
+import { payForCall } from "../sdk/payForCall.ts";
+import { PaymentUnknownError } from "../sdk/paymentUnknownError.ts";
+import { readPinnedCard } from "../sdk/readPinnedCard.ts";
+import { verifyDebit } from "../sdk/verifyDebit.ts";
+import type { BuyerEnvironment } from "./buyerEnvironment.ts";
+import { requireSettings } from "./buyerEnvironment.ts";
+import { confirmPayment } from "./confirmPayment.ts";
+import { checkSpend, SpendRefusedError } from "./spendPolicy.ts";
+import type { ToolContext } from "./tools/toolContext.ts";
+
+/** The settings of the spend policy: a paying call is refused while one of them is malformed. */
+const SPEND_SETTINGS = [
+  "SPEND_MAX_PER_CALL",
+  "SPEND_CONFIRM_ABOVE",
+  "SPEND_HOURLY_BUDGET",
+  "SPEND_DAILY_BUDGET",
+  "SPEND_ALLOW_RESOURCES",
+  "SPEND_ALLOW_CREATORS",
+] as const;
+
+/** A paid call and the transaction of its debit, proven on chain. */
+export type PayResourceReturnType = { paid: PayForCallReturnType; transaction: Hex };
+
+/**
+ * The one way every paying tool of the server pays for a call (`call_resource` and each resource's own tool): pins
+ * the card against the chain, checks the spend policy on the cap, asks the user above SPEND_CONFIRM_ABOVE
+ * (`confirmPayment`), holds the cap in the spend ledger under its lock and signs (`payForCall`), and proves the debit
+ * on chain (`verifyDebit`). Throws the tool errors of each step; after the payment is sent, only `payment_unknown`.
+ * @example const { paid, transaction } = await payResource(tool, env, { resourceId, body, relatedRequestId })
+ */
+export async function payResource(
+  tool: ToolContext,
+  env: BuyerEnvironment,
+  p: { resourceId: Hex; body: unknown; relatedRequestId?: RequestId | undefined },
+): Promise<PayResourceReturnType> {
+  const id = p.resourceId;
+  requireSettings(env, ["BUYER_PRIVATE_KEY", ...SPEND_SETTINGS]);
+  const chain = tool.chainOf(env);
+  const { account, ledger } = env;
+  if (!account || !ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
+  const early = checkSpend({ allowResources: tool.config.policy.allowResources }, undefined, {
+    resourceId: id,
+    cap: 0n,
+    now: Date.now(),
+  });
+  if (early) throw new SpendRefusedError(early);
+  const pinned = await readPinnedCard(chain, id);
+  const { confirmAbove } = tool.config.policy;
+  if (confirmAbove !== undefined && pinned.cap > confirmAbove) {
+    const refusal = checkSpend(tool.config.policy, await ledger.read(), {
+      resourceId: id,
+      creator: pinned.creator,
+      cap: pinned.cap,
+      now: Date.now(),
+    });
+    if (refusal) throw new SpendRefusedError(refusal);
+    await confirmPayment({
+      server: tool.server,
+      pinned,
+      threshold: confirmAbove,
+      relatedRequestId: p.relatedRequestId,
+    });
+  }
+  const paid = await payForCall({
+    chain,
+    account,
+    callUrl: pinned.card.url,
+    body: p.body,
+    pinned,
+    beforeSign: (terms, payment) =>
+      // No idemKey: the ledger allocates the key's next bitmap nonce under its lock, shared by its processes.
+      ledger.hold({ ...payment, idemKey: undefined, resourceId: terms.resourceId, cap: terms.cap }, (view) => {
+        const refusal = checkSpend(tool.config.policy, view, {
+          resourceId: terms.resourceId,
+          creator: terms.creator,
+          cap: terms.cap,
+          now: Date.now(),
+        });
+        if (refusal) throw new SpendRefusedError(refusal);
+      }),
+    onSigned: (idemKey) => tool.log(`service-buyer: signed payment ${idemKey} for ${id}`),
+  });
+  const { transaction } = await verifyDebit(chain, paid.receipt).catch((error: Error) => {
+    throw new PaymentUnknownError({
+      idemKey: paid.idemKey,
+      validBefore: paid.validBefore,
+      reason: `the answer came, but its debit is not proven on chain: ${error.message.split("\n")[0]}`,
+      cause: error,
+    });
+  });
+  return { paid, transaction };
+}

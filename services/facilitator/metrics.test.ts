@@ -1,0 +1,53 @@
+import { expect } from "chai";
+import type { MetricReads } from "./metrics.ts";
+import { createFacilitatorMetrics } from "./metrics.ts";
+
+describe("facilitator metrics: reads at scrape time", function () {
+  /** Reads that count their calls; the store's book totals grow by one transaction at each read. */
+  function countingReads() {
+    const calls = { gasBalances: 0, fullBatchCost: 0, bookTotals: 0, committedUnmined: 0, escrowBook: 0 };
+    const counted =
+      <T>(name: keyof typeof calls, value: () => T) =>
+      async () => {
+        calls[name] += 1;
+        return value();
+      };
+    const reads: MetricReads = {
+      gasBalances: counted("gasBalances", () => [{ address: "0xaa", balance: 3_000n }]),
+      fullBatchCost: counted("fullBatchCost", () => 1_000n),
+      bookTotals: counted("bookTotals", () => ({
+        transactions: calls.bookTotals,
+        debits: 0,
+        gasUsed: 0n,
+        costUnits: 0n,
+        treasuryUnits: 0n,
+      })),
+      committedUnmined: counted("committedUnmined", () => ({ debits: 2, oldestAt: 90 })),
+      escrowBook: counted("escrowBook", () => ({ head: 12n, bookBlock: 10n, currentAt: 95 })),
+      now: () => 100,
+    };
+    return { calls, reads };
+  }
+
+  it("makes each read once per scrape, however many gauges use it, and afresh at the next scrape", async function () {
+    const { calls, reads } = countingReads();
+    const metrics = createFacilitatorMetrics(reads);
+    const first = await metrics.registry.metrics();
+    expect(calls).to.deep.equal({
+      gasBalances: 1,
+      fullBatchCost: 1,
+      bookTotals: 1,
+      committedUnmined: 1,
+      escrowBook: 1,
+    });
+    expect(first).to.match(/^facilitator_books_transactions 1$/m);
+    expect(first).to.match(/^facilitator_relayer_balance_batches\{address="0xaa"\} 3$/m);
+    expect(first).to.match(/^facilitator_committed_unmined_debits 2$/m);
+    expect(first).to.match(/^facilitator_committed_unmined_oldest_seconds 10$/m);
+    expect(first).to.match(/^facilitator_escrow_book_lag_blocks 2$/m);
+    expect(first).to.match(/^facilitator_escrow_book_current_age_seconds 5$/m);
+    const second = await metrics.registry.metrics();
+    expect(calls.bookTotals).to.equal(2);
+    expect(second, "the next scrape reads the store again").to.match(/^facilitator_books_transactions 2$/m);
+  });
+});

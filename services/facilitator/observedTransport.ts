@@ -1,0 +1,78 @@
+import type { HttpTransportConfig, Transport } from "viem";
+import { fallback, http } from "viem";
+import type { RpcErrorKind } from "./relayer/classifyRpcError.ts";
+import { classifyRpcError } from "./relayer/classifyRpcError.ts";
+
+/** Called once per failed JSON-RPC request, with what the failure was and which endpoint gave it. */
+export type RpcErrorObserver = (error: { kind: RpcErrorKind; endpoint: string; method: string }) => void;
+
+/**
+ * The label of an RPC endpoint in metrics and logs: its host and port only. Hosted providers put the API key in the
+ * path, the query or the credentials of the URL, none of which may reach a metric.
+ * @example endpointLabel("https://arc-testnet.example.com/v2/SECRET") // "arc-testnet.example.com"
+ */
+export function endpointLabel(rpcUrl: string): string {
+  try {
+    return new URL(rpcUrl).host || "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * viem's `http` transport whose every failed request is reported to `observe`, classified (classifyRpcError) and
+ * labelled with the endpoint's host; the error itself is rethrown unchanged.
+ * @example http: observedTransport(rpcUrl, { retryCount: 0 }, (e) => metrics.rpcErrors.inc(e))
+ */
+export function observedTransport(
+  rpcUrl: string,
+  config: HttpTransportConfig,
+  observe: RpcErrorObserver | undefined,
+): Transport {
+  const inner = http(rpcUrl, config);
+  if (!observe) return inner;
+  const endpoint = endpointLabel(rpcUrl);
+  return (parameters) => {
+    const transport = inner(parameters);
+    return {
+      ...transport,
+      async request(args, options) {
+        try {
+          return await transport.request(args, options);
+        } catch (error) {
+          observe({ kind: classifyRpcError(error), endpoint, method: args.method });
+          throw error;
+        }
+      },
+    } as ReturnType<Transport>;
+  };
+}
+
+/** The endpoints of an `RPC_URL` setting: one, or several separated by commas. */
+export function rpcUrlsOf(setting: string): string[] {
+  return setting
+    .split(",")
+    .map((url) => url.trim())
+    .filter(Boolean);
+}
+
+/** How often several endpoints are ranked (a block-number request to each; latency and failures decide). */
+const RANK_INTERVAL_MS = 10_000;
+
+/**
+ * The transport of an `RPC_URL` setting: one endpoint's observed transport, or for several viem's `fallback` over
+ * theirs, ranked by latency and stability every 10 s: a request goes to the best-ranked endpoint and, when that one
+ * fails to answer or answers a rate limit, to the next (a revert or a refused transaction is an answer, not a
+ * failure). Every failed request is reported to `observe` with its own endpoint.
+ * @example createPublicClient({ chain, transport: rpcTransport(config.RPC_URL, { retryCount: 0 }, observe) })
+ */
+export function rpcTransport(
+  setting: string,
+  config: HttpTransportConfig,
+  observe: RpcErrorObserver | undefined,
+): Transport {
+  const urls = rpcUrlsOf(setting);
+  const transports = urls.map((url) => observedTransport(url, config, observe));
+  if (transports.length === 1) return transports[0] as Transport;
+  return fallback(transports, { rank: { interval: RANK_INTERVAL_MS }, retryCount: 0 });
+}
