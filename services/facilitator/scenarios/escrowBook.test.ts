@@ -163,9 +163,10 @@ describe("verify against the escrow book", function () {
     await chain.fundBuyer(14, CAP * 3n);
     await facilitator.ctx.escrowBook.catchUp();
     // Resource terms are cached for two seconds from their read, which earlier tests made at some point: read them
-    // again, stamped two seconds ahead (past any earlier read's expiry, and kept through this test), so that the
-    // verify after the RPC stops finds them cached and only the book can fail it.
-    await facilitator.ctx.chain.resourceTerms(resourceId, Date.now() + 2_000);
+    // again, stamped a minute ahead (past any earlier read's expiry, and kept through this test however loaded the
+    // machine; no later test changes the resource's terms), so that the verify after the RPC stops finds them cached
+    // and only the book can fail it.
+    await facilitator.ctx.chain.resourceTerms(resourceId, Date.now() + 60_000);
     expect((await verify(await sign(14))).body.isValid).to.equal(true);
     await rpc.stop();
     await facilitator.ctx.store.query("UPDATE escrow_book SET current_at = 0");

@@ -70,7 +70,7 @@ describe("a facilitator keyed by keystore files", function () {
       escrow: chain.addresses.escrow,
       resourceId,
       maxAmount: CAP,
-      validBefore: BigInt(Math.floor(Date.now() / 1000) + 60),
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 300),
     });
     const idemKey = payload.authorization.nonce;
     const verified = await postJson(`${started.url}/verify`, {

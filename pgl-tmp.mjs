@@ -1,0 +1,16 @@
+import { PGlite } from "@electric-sql/pglite";
+const t = () => process.cpuUsage();
+const ms = (a) => { const b = process.cpuUsage(a); return ((b.user + b.system) / 1000).toFixed(0); };
+let a = t();
+const seed = await PGlite.create("memory://");
+console.log("initdb memory", ms(a));
+a = t();
+const blob = await seed.dumpDataDir("none");
+console.log("dump", ms(a), blob.size);
+await seed.close();
+a = t();
+const db = await PGlite.create("memory://", { loadDataDir: blob });
+console.log("load", ms(a));
+a = t();
+const db2 = await PGlite.create("memory://", { loadDataDir: blob });
+console.log("load2", ms(a));
