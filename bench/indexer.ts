@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
-import { count, eq } from "@ponder/client";
+import { eq, sum } from "@ponder/client";
 import { BATCH_DEFAULTS } from "../services/facilitator/loadFacilitatorConfig.ts";
 import type { CompactDebit } from "../services/facilitator/relayer/compactDebit.ts";
 import { processCpuSeconds } from "../services/host/readProcessStat.ts";
@@ -97,7 +97,7 @@ const sendBatches = (load: DebitLoad, debits: CompactDebit[], gapMs = 0) =>
 
 async function debitCount(indexer: Indexer): Promise<number> {
   const client = createProjectionsClient(indexer.url);
-  const rows = await client.db.select({ n: count() }).from(projections.debit);
+  const rows = await client.db.select({ n: sum(projections.debitBatch.calls) }).from(projections.debitBatch);
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -67,29 +67,33 @@ export const agentMetadata = onchainTable(
 );
 
 /**
- * One settled call (one debit of a `BatchDebited` log; id `<log id>-<its place in the log>`): the amount and its split,
- * from the escrow debit or the `exact` path.
+ * One `BatchDebited` log (id: the log's id): a run of settled calls for one resource in one transaction, from the escrow
+ * debit or the `exact` path, kept as the escrow packed it (`debits`: buyer, nonce and amount, 68 bytes a debit;
+ * services/projections/debitsOfBatch.ts expands it, with each debit's split) beside its totals, split as the escrow
+ * credited each debit, the fee and the payout credited. One row per log, not per debit: the indexer's cost per paid
+ * call is its share of a log.
  */
-export const debit = onchainTable(
-  "debit",
+export const debitBatch = onchainTable(
+  "debit_batch",
   (t) => ({
     id: t.text().primaryKey(),
     resourceId: t.hex().notNull(),
-    buyer: t.hex().notNull(),
-    nonce: t.hex().notNull(),
     scheme: t.text().notNull(),
-    amount: t.bigint().notNull(),
+    feeBps: t.integer().notNull(),
     payout: t.hex().notNull(),
-    creatorAmount: t.bigint().notNull(),
-    treasuryAmount: t.bigint().notNull(),
+    debits: t.hex().notNull(),
+    calls: t.integer().notNull(),
+    gross: t.bigint().notNull(),
+    creator: t.bigint().notNull(),
+    treasury: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
   }),
-  (table) => ({ resourceIdx: index().on(table.resourceId), buyerIdx: index().on(table.buyer) }),
+  (table) => ({ resourceIdx: index().on(table.resourceId) }),
 );
 
-/** Per-resource totals of `debit`: settled calls, gross, creator and treasury legs, last settlement. */
+/** Per-resource totals of `debit_batch`: settled calls, gross, creator and treasury legs, last settlement. */
 export const revenue = onchainTable("revenue", (t) => ({
   resourceId: t.hex().primaryKey(),
   calls: t.integer().notNull(),

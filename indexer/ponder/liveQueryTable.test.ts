@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { count } from "@ponder/client";
+import { sum } from "@ponder/client";
 import { expect } from "chai";
 import {
   createProjectionsClient,
@@ -49,7 +49,10 @@ describe("the live-query table created once per PGlite session, emptied after bl
     // at the wrong time (e.g. at each statement's commit) leaves the second read at 16.
     it("invalidates the API's cached reads of each table a block wrote, also after empty blocks", async () => {
       const client = createProjectionsClient(indexer.url);
-      const debits = async () => Number((await client.db.select({ n: count() }).from(projections.debit))[0]?.n ?? 0);
+      const debits = async () =>
+        Number(
+          (await client.db.select({ n: sum(projections.debitBatch.calls) }).from(projections.debitBatch))[0]?.n ?? 0,
+        );
       const load = await prepareDebitLoad(chain, { buyers: 2, resources: 1, debits: 48 });
       const signed = await signDebits(load, 48);
       const seen: number[] = [];

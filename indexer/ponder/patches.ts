@@ -1,6 +1,6 @@
 import { registerHooks } from "node:module";
 import { memoizeBloom } from "./bloomMemo.ts";
-import { addLoadKeys, loadKeysBeforeBulkInsert } from "./bulkInsertLookup.ts";
+import { addLoadKeys, loadKeysBeforeBulkUpsert } from "./bulkUpsertLookup.ts";
 import { sampleEventLoopLess } from "./eventLoopPrecision.ts";
 import { createLiveQueryTableOnce } from "./liveQueryTable.ts";
 import { checkpointPonderPglite } from "./pgliteCheckpoints.ts";
@@ -15,7 +15,7 @@ import { fixRealtimeCache } from "./realtimeCacheFix.ts";
 export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) => string }[] = [
   { module: /\/ponder\/dist\/esm\/indexing\/index\.js$/, patch: fixRealtimeCache },
   { module: /\/ponder\/dist\/esm\/indexing-store\/cache\.js$/, patch: addLoadKeys },
-  { module: /\/ponder\/dist\/esm\/indexing-store\/index\.js$/, patch: loadKeysBeforeBulkInsert },
+  { module: /\/ponder\/dist\/esm\/indexing-store\/index\.js$/, patch: loadKeysBeforeBulkUpsert },
   { module: /\/ponder\/dist\/esm\/sync-realtime\/bloom\.js$/, patch: memoizeBloom },
   { module: /\/ponder\/dist\/esm\/utils\/pglite\.js$/, patch: checkpointPonderPglite },
   { module: /\/ponder\/dist\/esm\/runtime\/multichain\.js$/, patch: createLiveQueryTableOnce },

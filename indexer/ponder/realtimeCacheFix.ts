@@ -5,8 +5,8 @@ import { replaceOnce } from "./replaceOnce.ts";
  * is running. The cache learns from sampled events which rows each handler reads (keys it can derive from the
  * event: its id, an argument, the block) and prefetches them for a whole block in one query; in realtime it kept
  * sampling against the last backfilled event, learned nothing, and its predictions faded out, so every such row cost
- * a lookup query of its own (about 1.4 ms of CPU on PGlite). This adds the missing line. The rows of a packed
- * `BatchDebited` log (`<log id>-<index>`) are keys the cache cannot derive: bulkInsertLookup.ts looks them up at once.
+ * a lookup query of its own (about 1.4 ms of CPU on PGlite). This adds the missing line. The buyers of a packed
+ * `BatchDebited` log are keys the cache cannot derive: bulkUpsertLookup.ts looks them up at once.
  */
 export const REALTIME_LOOP = `                const event = events[i];
                 client.event = event;

@@ -11,6 +11,7 @@ import {
   projections,
   waitForIndexedBlock,
 } from "../../services/projections/createProjectionsClient.ts";
+import { debitsOfBatch } from "../../services/projections/debitsOfBatch.ts";
 import { bitmapNonce } from "../../services/protocol/bitmapNonce.ts";
 import { bondNonce } from "../../services/protocol/bondNonce.ts";
 import { resourceIdOf } from "../../services/protocol/resourceId.ts";
@@ -248,19 +249,31 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
       expect(translate.bond).to.equal(2_000_000n);
     });
 
-    it("records one debit row per debit of each BatchDebited, with its split and its scheme", async function () {
-      const rows = await client.db.select().from(projections.debit).orderBy(asc(projections.debit.blockNumber));
+    it("records one row per BatchDebited log, whose packed debits read back with their split and scheme", async function () {
+      const batches = await client.db
+        .select()
+        .from(projections.debitBatch)
+        .orderBy(asc(projections.debitBatch.blockNumber));
+      expect(batches).to.have.length(4);
+      const rows = batches.flatMap(debitsOfBatch);
       const logs = await debitsOnChain(chain);
       expect(rows).to.have.length(logs.length).and.to.have.length(4);
       for (const [i, log] of logs.entries()) {
         expect(rows[i]).to.include({
           resourceId: log.resourceId,
-          buyer: log.buyer.toLowerCase(),
+          buyer: log.buyer,
           nonce: log.nonce,
           amount: log.amount,
           creatorAmount: log.amount - log.treasuryAmount,
           treasuryAmount: log.treasuryAmount,
           transactionHash: log.transactionHash,
+        });
+        expect(batches[i]).to.include({
+          calls: 1,
+          gross: log.amount,
+          treasury: log.treasuryAmount,
+          creator: log.amount - log.treasuryAmount,
+          feeBps: log.feeBps,
         });
         // The payout the registry named when the debit was mined (weather's changes later in the history).
         const then = await chain.contracts.registry.read.getResource([log.resourceId], {

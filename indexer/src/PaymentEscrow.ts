@@ -1,10 +1,10 @@
 import { ponder } from "ponder:registry";
-import { buyerBalance, debit, policy, resource, revenue } from "ponder:schema";
+import { buyerBalance, debitBatch, policy, resource, revenue } from "ponder:schema";
 import type { Hex } from "viem";
 import { getAbiItem, toFunctionSelector } from "viem";
 import { abiOf } from "../../services/protocol/artifacts.ts";
 import { SCHEME_ESCROW, SCHEME_EXACT } from "../../services/protocol/constants.ts";
-import { unpackDebits } from "../../services/protocol/unpackDebits.ts";
+import { sumDebits } from "../../services/protocol/sumDebits.ts";
 
 /**
  * `BatchDebited` is emitted by escrow debits (which spend the buyer's escrow balance) and by `settleExact` (an EIP-3009
@@ -24,69 +24,57 @@ const emptyBuyer = {
 };
 
 /**
- * One log per run of debits for one resource: its `debits` packs (buyer, nonce, amount) per debit (unpackDebits, the
- * protocol's decoder). Each debit becomes a `debit` row (`<log id>-<its place in the log>`); the resource's revenue
- * and each buyer's balance change once per log.
+ * One log per run of debits for one resource: its `debits` packs (buyer, nonce, amount) per debit. The log becomes one
+ * `debit_batch` row (the packed bytes and their totals, sumDebits) and one update of the resource's revenue; each
+ * buyer's balance changes once per log, in one bulk upsert.
  */
 ponder.on("PaymentEscrow:BatchDebited", async ({ event, context }) => {
-  const { resourceId, feeBps } = event.args;
+  const { resourceId, feeBps, debits } = event.args;
+  const sums = sumDebits(debits, feeBps);
+  if (sums.calls === 0) return;
   // The escrow credits the creator's share to the payout the registry names in that transaction; events are
   // indexed in chain order, so the resource row holds exactly that payout now.
   const target = await context.db.find(resource, { resourceId });
   if (!target) throw new Error(`BatchDebited for ${resourceId}, which no ResourceRegistered introduced`);
   const scheme = event.transaction.input.slice(0, 10).toLowerCase() === SETTLE_EXACT ? SCHEME_EXACT : SCHEME_ESCROW;
-  const rows = unpackDebits(event.args.debits).map(({ buyer, nonce, amount }, index) => {
-    const treasuryAmount = (amount * BigInt(feeBps)) / 10_000n;
-    return {
-      id: `${event.id}-${index}`,
-      resourceId,
-      buyer,
-      nonce,
-      scheme,
-      amount,
-      payout: target.payout,
-      creatorAmount: amount - treasuryAmount,
-      treasuryAmount,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
-      transactionHash: event.transaction.hash,
-    };
+  const { calls, gross, treasury } = sums;
+  const creator = gross - treasury;
+  const settled = { lastSettledAt: event.block.timestamp, lastSettledBlock: event.block.number };
+  await context.db.insert(debitBatch).values({
+    id: event.id,
+    resourceId,
+    scheme,
+    feeBps,
+    payout: target.payout,
+    debits,
+    calls,
+    gross,
+    creator,
+    treasury,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
   });
-  if (rows.length === 0) return;
-  await context.db.insert(debit).values(rows);
-  const total = (pick: (row: (typeof rows)[number]) => bigint) => rows.reduce((sum, row) => sum + pick(row), 0n);
-  const gross = total((row) => row.amount);
-  const creator = total((row) => row.creatorAmount);
-  const treasury = total((row) => row.treasuryAmount);
   await context.db
     .insert(revenue)
-    .values({
-      resourceId,
-      calls: rows.length,
-      gross,
-      creator,
-      treasury,
-      lastSettledAt: event.block.timestamp,
-      lastSettledBlock: event.block.number,
-    })
+    .values({ resourceId, calls, gross, creator, treasury, ...settled })
     .onConflictDoUpdate((r) => ({
-      calls: r.calls + rows.length,
+      calls: r.calls + calls,
       gross: r.gross + gross,
       creator: r.creator + creator,
       treasury: r.treasury + treasury,
-      lastSettledAt: event.block.timestamp,
-      lastSettledBlock: event.block.number,
+      ...settled,
     }));
   if (scheme !== SCHEME_ESCROW) return;
-  const spent = new Map<string, bigint>();
-  for (const row of rows) spent.set(row.buyer, (spent.get(row.buyer) ?? 0n) + row.amount);
-  for (const [buyer, amount] of spent) {
-    await context.db
-      .insert(buyerBalance)
-      .values({ buyer: buyer as Hex, ...emptyBuyer, updatedBlock: event.block.number })
-      .onConflictDoUpdate((r) => ({ balance: r.balance - amount, updatedBlock: event.block.number }));
-  }
+  const updatedBlock = event.block.number;
+  await context.db
+    .insert(buyerBalance)
+    .values([...sums.spentBy.keys()].map((buyer) => ({ buyer, ...emptyBuyer, updatedBlock })))
+    // A row inserted by this Ponder holds the buyer as its event gave it (checksummed); spentBy's are lowercase.
+    .onConflictDoUpdate((r) => ({ balance: r.balance - (sums.spentBy.get(lower(r.buyer)) ?? 0n), updatedBlock }));
 });
+
+const lower = (address: Hex) => address.toLowerCase() as Hex;
 
 ponder.on("PaymentEscrow:Deposited", async ({ event, context }) => {
   const values = { balance: event.args.balance, updatedBlock: event.block.number };

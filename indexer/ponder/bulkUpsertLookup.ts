@@ -43,21 +43,20 @@ export const CACHE_LOAD_KEYS = `        async loadKeys({ table, keys }) {
         },
 ${CACHE_SET}`;
 
-/** Ponder 0.16.6's plain `insert(table).values([...])` (indexing-store/index.js): one cache `get` per row. */
-export const BULK_INSERT = `                                if (Array.isArray(ponderValues)) {
+/** Ponder 0.16.6's bulk upsert, `insert(table).values([...]).onConflictDoUpdate(...)`: one cache `get` per row. */
+export const BULK_UPSERT = `                                if (Array.isArray(userValues)) {
                                     const ponderRows = [];
-                                    for (const value of ponderValues) {
+                                    for (const value of userValues) {
                                         checkTableAccess(table, "insert", value, chainId);
-                                        if (qb.$dialect === "pglite") {`;
+                                        const ponderRowUpdate = await indexingCache.get({`;
 
-/** The same, with the rows' keys loaded at once first on PGlite. */
-export const BULK_INSERT_LOADING_KEYS = `                                if (Array.isArray(ponderValues)) {
+/** The same, with the rows' keys loaded at once first (on PostgreSQL too: the upsert reads each row there as well). */
+export const BULK_UPSERT_LOADING_KEYS = `                                if (Array.isArray(userValues)) {
                                     const ponderRows = [];
-                                    if (qb.$dialect === "pglite")
-                                        await indexingCache.loadKeys({ table, keys: ponderValues });
-                                    for (const value of ponderValues) {
+                                    await indexingCache.loadKeys({ table, keys: userValues });
+                                    for (const value of userValues) {
                                         checkTableAccess(table, "insert", value, chainId);
-                                        if (qb.$dialect === "pglite") {`;
+                                        const ponderRowUpdate = await indexingCache.get({`;
 
 /**
  * Ponder's indexing cache (indexing-store/cache.js) with a `loadKeys` method ({@link CACHE_LOAD_KEYS}). Throws when it
@@ -66,7 +65,7 @@ export const BULK_INSERT_LOADING_KEYS = `                                if (Arr
  */
 export function addLoadKeys(source: string): string {
   return replaceOnce(source, {
-    patch: "bulkInsertLookup.ts",
+    patch: "bulkUpsertLookup.ts",
     what: "indexing cache (createIndexingCache's set)",
     original: CACHE_SET,
     replacement: CACHE_LOAD_KEYS,
@@ -74,19 +73,18 @@ export function addLoadKeys(source: string): string {
 }
 
 /**
- * Ponder's indexing store (indexing-store/index.js) whose plain bulk insert on PGlite looks up all its rows' keys in
- * one query before checking each for a conflict. On PGlite Ponder checks every inserted row's key against the table
- * (a conflict must throw in the handler: PGlite cannot recover one at flush, as PostgreSQL does). In realtime the
- * cache is incomplete and a key it has not seen (a packed `BatchDebited` log's `<log id>-<index>`, which its
- * per-event predictions cannot derive) cost one lookup query per row: 96 for 96 debits. Now a `values([...])` of N
- * rows costs one query; the conflict checks, the rows and the errors are Ponder's own. Needs {@link addLoadKeys}.
- * @example loadKeysBeforeBulkInsert(readFileSync("node_modules/ponder/dist/esm/indexing-store/index.js", "utf8"))
+ * Ponder's indexing store (indexing-store/index.js) whose bulk upsert looks up all its rows' keys in one query before
+ * updating or inserting each. The indexer updates the balances of a `BatchDebited` log's buyers in one bulk upsert;
+ * the buyers are packed in the log's data, keys the cache's per-event predictions cannot derive, so each buyer it had
+ * not seen lately cost a lookup query of its own. Now an upsert of N rows costs one query (per {@link KEYS_PER_QUERY});
+ * the updates, the rows and the errors are Ponder's own. Needs {@link addLoadKeys}.
+ * @example loadKeysBeforeBulkUpsert(readFileSync("node_modules/ponder/dist/esm/indexing-store/index.js", "utf8"))
  */
-export function loadKeysBeforeBulkInsert(source: string): string {
+export function loadKeysBeforeBulkUpsert(source: string): string {
   return replaceOnce(source, {
-    patch: "bulkInsertLookup.ts",
-    what: "bulk insert (insert(table).values([...]))",
-    original: BULK_INSERT,
-    replacement: BULK_INSERT_LOADING_KEYS,
+    patch: "bulkUpsertLookup.ts",
+    what: "bulk upsert (insert(table).values([...]).onConflictDoUpdate(...))",
+    original: BULK_UPSERT,
+    replacement: BULK_UPSERT_LOADING_KEYS,
   });
 }
