@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { migrate } from "./migrate.ts";
-import { seedPgliteDir } from "./pgliteCluster.ts";
+import { freshClusterDump, seedPgliteDir } from "./pgliteCluster.ts";
 import { preparedQueries } from "./pglitePrepared.ts";
 import type { Sql, Store } from "./store.ts";
 
@@ -125,18 +125,11 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
   return store;
 }
 
-/** A fresh PGlite cluster (what initdb leaves), made once per process; see {@link openPglite}. */
+/** A fresh PGlite cluster (what initdb leaves), read once per process; see {@link freshClusterDump}. */
 let freshCluster: Promise<Blob> | undefined;
 
 function freshPgliteCluster(): Promise<Blob> {
-  freshCluster ??= (async () => {
-    const seed = await PGlite.create("memory://");
-    try {
-      return await seed.dumpDataDir("none");
-    } finally {
-      await seed.close();
-    }
-  })().catch((error: unknown) => {
+  freshCluster ??= freshClusterDump().catch((error: unknown) => {
     freshCluster = undefined;
     throw error;
   });
@@ -146,8 +139,8 @@ function freshPgliteCluster(): Promise<Blob> {
 async function openPglite(dataDir: string, schema: string): Promise<Store> {
   const memory = dataDir.startsWith("memory://");
   if (!memory) await seedPgliteDir(dataDir);
-  // An in-memory database starts as a copy of a fresh cluster made once per process: initdb takes seconds each
-  // time, loading its copy a fraction of one (a test process opens dozens of stores).
+  // An in-memory database starts as a copy of a fresh cluster dumped once per installation: initdb takes seconds
+  // each time, loading its copy a fraction of one (a test process opens dozens of stores).
   const db = memory
     ? await PGlite.create(dataDir, { loadDataDir: await freshPgliteCluster() })
     : await PGlite.create(dataDir);

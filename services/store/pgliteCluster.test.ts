@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { expect } from "chai";
-import { holdsCluster, seedPgliteDir, templateClusterDir } from "./pgliteCluster.ts";
+import { freshClusterDump, holdsCluster, seedPgliteDir, templateClusterDir } from "./pgliteCluster.ts";
 
 describe("seedPgliteDir", function () {
   let root: string;
@@ -78,5 +78,45 @@ describe("seedPgliteDir", function () {
 
   it("keeps the template with the installed PGlite's version, in node_modules/.cache", function () {
     expect(templateClusterDir()).to.match(/\/node_modules\/\.cache\/pglite-cluster\/\d+\.\d+\.\d+$/);
+  });
+});
+
+describe("freshClusterDump", function () {
+  let root: string;
+  before(function () {
+    root = mkdtempSync(join(tmpdir(), "pglite-dump-"));
+  });
+  after(function () {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("dumps a fresh cluster once, keeps it beside the template, and each in-memory database loaded from it is its own", async function () {
+    const path = join(root, "cache", "test.tar");
+    const made = await freshClusterDump(path);
+    expect(statSync(path).size, "kept on disk").to.equal(made.size);
+    const keptAt = statSync(path).mtimeMs;
+    expect(readdirSync(join(root, "cache")), "no half file left").to.deep.equal(["test.tar"]);
+
+    const again = await freshClusterDump(path);
+    expect(statSync(path).mtimeMs, "read, not made again").to.equal(keptAt);
+    const [a, b] = await Promise.all([
+      PGlite.create("memory://", { loadDataDir: made }),
+      PGlite.create("memory://", { loadDataDir: again }),
+    ]);
+    await a.exec("CREATE TABLE only_in_a (n int)");
+    const tables = (db: PGlite) =>
+      db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_in_a'");
+    expect((await tables(a)).rows).to.deep.equal([{ n: 1 }]);
+    expect((await tables(b)).rows).to.deep.equal([{ n: 0 }]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("still returns a dump where it cannot keep one", async function () {
+    const blocked = join(root, "a-file");
+    writeFileSync(blocked, "");
+    const dump = await freshClusterDump(join(blocked, "test.tar"));
+    const db = await PGlite.create("memory://", { loadDataDir: dump });
+    expect((await db.query("SELECT 1 AS one")).rows).to.deep.equal([{ one: 1 }]);
+    await db.close();
   });
 });

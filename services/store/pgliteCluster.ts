@@ -1,4 +1,13 @@
-import { constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import {
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { cp } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -91,5 +100,53 @@ export async function seedPgliteDir(dataDir: string, template = templateClusterD
   } finally {
     rmSync(copying, { recursive: true, force: true });
     mkdirSync(dataDir, { recursive: true });
+  }
+}
+
+/** Where the dump of a fresh cluster (what in-memory databases start from) lives: beside the template. */
+export function freshClusterDumpPath(): string {
+  return `${templateClusterDir()}.tar`;
+}
+
+/** {@link freshClusterDumpPath}, or undefined when PGlite's installation cannot be found (a bundled copy). */
+function keptDumpPath(): string | undefined {
+  try {
+    return freshClusterDumpPath();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A fresh cluster as PGlite's `loadDataDir` takes it, dumped once per installation and kept beside the template, so
+ * that an in-memory database costs a load (about 0.6 s of CPU) and not an initdb (about 3.5 s) in every process
+ * that opens one: each demo the buyer's MCP server starts, each facilitator a test spawns. Written beside itself and
+ * renamed, so a racing writer's or a crash's half file is never read. When the file cannot be written (a read-only
+ * installation) the dump is still returned and made again by the next process.
+ * @example const db = await PGlite.create("memory://", { loadDataDir: await freshClusterDump() })
+ */
+export async function freshClusterDump(path = keptDumpPath()): Promise<Blob> {
+  if (path !== undefined && existsSync(path)) return new Blob([readFileSync(path)]);
+  const seed = await PGlite.create("memory://");
+  let dump: Blob;
+  try {
+    dump = await seed.dumpDataDir("none");
+  } finally {
+    await seed.close();
+  }
+  if (path !== undefined) await keepDump(dump, path);
+  return dump;
+}
+
+/** Writes `dump` to `path` beside itself and renames it into place; not kept when that fails (read-only). */
+async function keepDump(dump: Blob, path: string): Promise<void> {
+  const making = `${path}.making-${process.pid}-${Date.now()}`;
+  try {
+    removeAbandoned(path, "making");
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(making, new Uint8Array(await dump.arrayBuffer()));
+    renameSync(making, path);
+  } catch {
+    if (existsSync(making)) rmSync(making, { force: true });
   }
 }
