@@ -7,8 +7,8 @@ import { runStack, stackPorts } from "./runStack.ts";
 let started: Promise<{ stack: StackFile; stackDir: string; kill(): void }> | undefined;
 
 /**
- * One `npm start` stack shared by every studio test file of a run (started by the first that asks, stopped after the
- * whole run), so the studio's end-to-end tests pay for one stack start.
+ * One `npm start` stack shared by the studio's end-to-end suites (test/studio/studio.test.ts runs them in one file):
+ * started by the first that asks, stopped after the file, so they pay for one stack start.
  * @example const { stack, stackDir } = await studioStack()
  */
 export function studioStack() {
