@@ -14,9 +14,12 @@ import {
 import { debitsOfBatch } from "../../services/projections/debitsOfBatch.ts";
 import { bitmapNonce } from "../../services/protocol/bitmapNonce.ts";
 import { bondNonce } from "../../services/protocol/bondNonce.ts";
+import { defined } from "../../services/protocol/defined.ts";
 import { resourceIdOf } from "../../services/protocol/resourceId.ts";
 import { strikeKeyOf } from "../../services/protocol/strikeKey.ts";
 import { bondTypedData, registerResourceTypedData } from "../../services/protocol/typedData.ts";
+import type { DebitLoad } from "../../testkit/chain/debitLoad.ts";
+import { prepareDebitLoad, sendDebitBatches, signDebits } from "../../testkit/chain/debitLoad.ts";
 import { debitsOnChain } from "../../testkit/chain/debitsOnChain.ts";
 import type { LocalChain } from "../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
@@ -186,6 +189,42 @@ async function driveHistory(chain: LocalChain) {
     creator: creator.address as Address,
     other: other.address as Address,
   };
+}
+
+/** The relayer's batch: one `debitBatchCompact` transaction, one `BatchDebited` log per resource in it. */
+const BATCH = 96;
+/**
+ * Four batches, two before and two after the payout change and strikes: every resource then has two packed logs (of
+ * 24 debits from 3 buyers) on each side of them, which is all the checks below tell apart. More debits (this was
+ * 1,200) only repeat such logs, which the handler takes one at a time whatever their size; how the indexer keeps up
+ * with many is bench:indexer's to measure.
+ */
+const DEBITS = 4 * BATCH;
+
+/**
+ * A load of packed debits (DEBITS over 12 fresh buyers and 4 new resources, in `debitBatchCompact` transactions of
+ * BATCH, each several `BatchDebited` logs), with a payout change half-way and strikes against two resources, while the
+ * indexer follows live.
+ */
+async function driveLoad(chain: LocalChain): Promise<DebitLoad> {
+  const load = await prepareDebitLoad(chain, { buyers: 12, resources: 4, debits: DEBITS });
+  const debits = await signDebits(load, DEBITS);
+  const [first, second] = [load.resources[0]!, load.resources[1]!];
+  await sendDebitBatches(load, debits.slice(0, DEBITS / 2), { batch: BATCH });
+  const asCreator = { account: chain.wallets[ROLE.creator]!.account };
+  await chain.contracts.registry.write.setPayout([first, chain.address(ROLE.other)], asCreator);
+  const asFacilitator = { account: chain.wallets[ROLE.facilitator]!.account };
+  for (const [resourceId, label] of [
+    [first, "a"],
+    [first, "b"],
+    [second, "c"],
+  ] as const)
+    await chain.contracts.registry.write.recordStrike(
+      [resourceId, load.buyers[0]!.address, keccak256(toHex(label)), "failed"],
+      asFacilitator,
+    );
+  await sendDebitBatches(load, debits.slice(DEBITS / 2), { batch: BATCH });
+  return load;
 }
 
 for (const backend of ["PGlite", "PostgreSQL"] as const) {
@@ -386,5 +425,89 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
         }
       });
     }
+
+    // Mocha runs a suite's tests before its nested suites: the tests above read the known history alone, and these
+    // read it together with the load, on the same chain and Ponder (no second pair to start).
+    describe("after a load of packed debits, with a payout change and strikes mid-load", function () {
+      let load: DebitLoad;
+
+      before(async function () {
+        load = await driveLoad(chain);
+        await waitForIndexedBlock(client, await chain.publicClient.getBlockNumber());
+      });
+
+      it("keeps one debit_batch row per BatchDebited log, which reads back as the chain's debits", async function () {
+        const onChain = await debitsOnChain(chain);
+        const loaded = onChain.filter((d) => load.resources.includes(d.resourceId));
+        expect(loaded).to.have.length(DEBITS);
+        expect(new Set(loaded.map((d) => `${d.transactionHash}-${d.logIndex}`)).size).to.be.below(DEBITS / 10);
+        const logs = new Set(onChain.map((d) => `${d.transactionHash}-${d.logIndex}`));
+        const batches = await client.db.select().from(projections.debitBatch);
+        expect(batches).to.have.length(logs.size);
+        const key = (d: { transactionHash: Hex | null; nonce: Hex; buyer: Address }) =>
+          `${d.transactionHash}:${d.buyer.toLowerCase()}:${d.nonce}`;
+        const indexed = batches.flatMap(debitsOfBatch);
+        expect(indexed.map(key).sort()).to.deep.equal(onChain.map(key).sort());
+      });
+
+      it("sums each resource's revenue exactly to the chain's debits", async function () {
+        const onChain = await debitsOnChain(chain);
+        const rows = await client.db.select().from(projections.revenue);
+        expect(rows.map((r) => r.resourceId).sort()).to.deep.equal(
+          [...new Set(onChain.map((d) => d.resourceId))].sort(),
+        );
+        expect(rows.map((r) => r.resourceId)).to.include.members(load.resources);
+        for (const row of rows) {
+          const mine = onChain.filter((d) => d.resourceId === row.resourceId);
+          const gross = mine.reduce((sum, d) => sum + d.amount, 0n);
+          const treasury = mine.reduce((sum, d) => sum + d.treasuryAmount, 0n);
+          expect(row).to.include({ calls: mine.length, gross, treasury, creator: gross - treasury });
+          expect(row.lastSettledBlock).to.equal(mine.at(-1)!.blockNumber);
+        }
+      });
+
+      it("credits the treasury and each payout what the escrow credited them, and leaves each buyer's balance", async function () {
+        const batches = await client.db.select().from(projections.debitBatch);
+        const byPayout = new Map<string, bigint>();
+        for (const b of batches) byPayout.set(b.payout, (byPayout.get(b.payout) ?? 0n) + b.creator);
+        expect([...byPayout.keys()].sort()).to.deep.equal(
+          [chain.address(ROLE.creator), chain.address(ROLE.other)].map((a) => a.toLowerCase()).sort(),
+        );
+        const { escrow } = chain.contracts;
+        for (const [payout, creator] of byPayout)
+          expect(creator).to.equal(await escrow.read.earningsOf([payout as Address]));
+        const treasury = batches.reduce((sum, b) => sum + b.treasury, 0n);
+        expect(treasury).to.equal(await escrow.read.earningsOf([chain.address(ROLE.treasury)]));
+        const balances = await client.db.select().from(projections.buyerBalance);
+        expect(balances.map((b) => b.buyer).sort()).to.deep.equal(
+          [history.buyer, ...load.buyers.map((b) => b.address)].map((a) => a.toLowerCase()).sort(),
+        );
+        for (const row of balances) expect(row.balance).to.equal(await escrow.read.balanceOf([row.buyer as Address]));
+      });
+
+      it("counts each resource's settled calls and strikes as the chain does (the inputs of its reputation)", async function () {
+        const revenue = await client.db.select().from(projections.revenue);
+        const resources = await client.db.select().from(projections.resource);
+        const struck = parseEventLogs({
+          abi: chain.contracts.registry.abi,
+          eventName: "StrikeRecorded",
+          logs: await chain.publicClient.getLogs({ address: chain.addresses.registry, fromBlock: 0n }),
+        });
+        for (const resourceId of load.resources) {
+          const row = defined(
+            resources.find((r) => r.resourceId === resourceId),
+            "the resource",
+          );
+          const onChain = await chain.contracts.registry.read.getResource([resourceId]);
+          expect(row.strikes).to.equal(onChain.strikes);
+          expect(row.strikesTotal).to.equal(struck.filter((s) => s.args.resourceId === resourceId).length);
+          expect(revenue.find((r) => r.resourceId === resourceId)?.calls).to.equal(
+            (await debitsOnChain(chain, { resourceId })).length,
+          );
+        }
+        const loaded = resources.filter((r) => load.resources.includes(r.resourceId));
+        expect(loaded.map((r) => r.strikesTotal).sort()).to.deep.equal([0, 0, 1, 2]);
+      });
+    });
   });
 }

@@ -36,9 +36,13 @@ export async function prepareDebitLoad(
   return { chain, buyers, resources };
 }
 
-/** `total` debits signed by the load's buyers, round robin over its resources, in the escrow's compact form. */
+/**
+ * `total` debits signed by the load's buyers, round robin over its resources, in the escrow's compact form, valid for a
+ * day by the chain's clock (which a test may have moved ahead of the wall clock).
+ */
 export async function signDebits(load: DebitLoad, total: number): Promise<CompactDebit[]> {
-  const validBefore = BigInt(Math.floor(Date.now() / 1000) + 24 * 3600);
+  const { timestamp } = await load.chain.publicClient.getBlock({ blockTag: "latest" });
+  const validBefore = timestamp + 24n * 3600n;
   const escrow = load.chain.addresses.escrow;
   const signed = await Promise.all(
     Array.from({ length: total }, (_, i) =>
