@@ -65,6 +65,9 @@ async function retrySettlements(ctx: FacilitatorContext, now: number): Promise<v
 }
 
 async function retrySettlement(ctx: FacilitatorContext, r: Reservation, now: number): Promise<void> {
+  // This instance's relayer holds the debit (until its batch pays) or is mining it: claiming the reservation renewed
+  // its lease, and driving it again would only wait for that same debit, holding up this pass.
+  if (r.scheme !== "exact" && ctx.relayer.debiting(r.payload.authorization.buyer as string, r.idemKey)) return;
   try {
     const landed = await findDebit(ctx, r);
     // The signed window, not the (shorter) reservation: a debit already sent can land until it closes.

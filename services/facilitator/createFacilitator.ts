@@ -71,6 +71,23 @@ export async function createFacilitator(
     minBatchIntervalMs: batching.minIntervalMs,
     receiptTimeoutMs: config.RECEIPT_TIMEOUT_MS,
     maxFeePerGas: config.MAX_FEE_PER_GAS,
+    // Only committed debits are held: a confirmed settle waits for its debit's mining.
+    hold:
+      config.SETTLEMENT === "committed"
+        ? {
+            marginBps: config.HOLD_MARGIN_BPS,
+            longestHoldSeconds: config.HOLD_MAX_SECONDS,
+            deadlineMarginSeconds: config.HOLD_DEADLINE_MARGIN_SECONDS,
+            feeBps: async () => (await chain.escrowPolicy()).feeBps,
+          }
+        : undefined,
+    now: () => clock.now(),
+    onBatchCut: (cut) => {
+      for (const seconds of cut.heldSeconds) metrics.holdSeconds.observe(seconds);
+      if (cut.reason !== "deadline" && cut.reason !== "longest_hold") return;
+      metrics.forcedBatches.inc({ reason: cut.reason });
+      metrics.forcedDebits.inc({ reason: cut.reason }, cut.items);
+    },
     logger,
     onRpcError,
     leases: {
@@ -86,8 +103,10 @@ export async function createFacilitator(
     onBatch: (book) => {
       metrics.batchSize.observe(book.items);
       metrics.batchGas.observe(Number(book.gasUsed) / book.items);
-      if (book.debits > 0)
-        metrics.debitCost.observe(Number(gasCostInTokenUnits(book.gasUsed, book.gasPriceWei)) / book.debits);
+      const cost = gasCostInTokenUnits(book.gasUsed, book.gasPriceWei);
+      if (book.debits > 0) metrics.debitCost.observe(Number(cost) / book.debits);
+      if (book.forced && cost > book.treasuryUnits)
+        metrics.forcedLoss.inc({ reason: book.forced }, Number(cost - book.treasuryUnits));
       store
         .transaction((tx) => recordSettlementBook(tx, book, clock.now()))
         .catch((error) =>
@@ -102,7 +121,8 @@ export async function createFacilitator(
     gasBalances: () => relayer.gasBalances(),
     fullBatchCost: async () => (await relayer.funding()).minimumBalance,
     bookTotals: () => readBookTotals(store),
-    committedUnmined: () => readCommittedUnmined(store),
+    committedUnmined: () => readCommittedUnmined(store, clock.now()),
+    heldDebits: () => relayer.heldDebits(),
     escrowBook: async () => {
       const [head, cursor] = await Promise.all([chain.publicClient.getBlockNumber(), readBookCursor(store)]);
       return cursor && { head, bookBlock: cursor.syncedBlock, currentAt: cursor.currentAt };

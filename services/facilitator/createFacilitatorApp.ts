@@ -125,6 +125,8 @@ export function createFacilitatorApp(
       // committed (answered, debit not mined yet), confirmed (mined: the receipt names the transaction) or failed
       // (a committed debit whose window closed unmined; `failure` says why).
       settlement: settlementOf(result.body),
+      // A committed debit this instance's relayer holds until its batch pays for itself (relayer/holdPolicy.ts).
+      ...(buyer && ctx.relayer.holding(buyer, idemKey) ? { held: true } : {}),
       ...(typeof result.body.failure === "string" ? { failure: result.body.failure } : {}),
       settledAt: new Date(result.settledAt * 1000).toISOString(),
       expiresAt: new Date(result.expiresAt * 1000).toISOString(),

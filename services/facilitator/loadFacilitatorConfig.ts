@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isLoopbackHost } from "../http/isLoopbackHost.ts";
 import { parseSettings } from "../keys/parseSettings.ts";
+import { MAX_AUTHORIZATION_SECONDS, SETTLEMENT_MARGIN_BPS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
 import { rpcUrlsOf } from "./observedTransport.ts";
@@ -73,6 +74,19 @@ export const facilitatorEnvSchema = z.object({
    * every `exact` payment, as stock x402 clients expect, even one that costs it more gas than the treasury earns.
    */
   EXACT_COVERS_SETTLEMENT: flag.default(false),
+  /**
+   * Committed settlement holds each debit (relayer/holdPolicy.ts) until the treasury share of its batch covers the
+   * batch's expected gas at the current fee with this margin, in basis points (2000 = 20%, which also pays the priority
+   * fee), or until HOLD_MAX_SECONDS or HOLD_DEADLINE_MARGIN_SECONDS force it out. SETTLEMENT=confirmed holds nothing.
+   */
+  HOLD_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(SETTLEMENT_MARGIN_BPS),
+  /** Longest a committed debit is held (seconds); 0 turns holding off: every debit goes out in the next batch. */
+  HOLD_MAX_SECONDS: z.coerce.number().int().min(0).max(MAX_AUTHORIZATION_SECONDS).default(MAX_AUTHORIZATION_SECONDS),
+  /**
+   * A held debit goes out once its authorization has this many seconds left (`validBefore` - now): the time kept to
+   * mine it, fee-bumped replacements included.
+   */
+  HOLD_DEADLINE_MARGIN_SECONDS: z.coerce.number().int().min(0).max(MAX_AUTHORIZATION_SECONDS).default(60),
   /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
   SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
   /**

@@ -22,8 +22,13 @@ describe("facilitator metrics: reads at scrape time", function () {
         costUnits: 0n,
         treasuryUnits: 0n,
       })),
-      committedUnmined: counted("committedUnmined", () => ({ debits: 2, oldestAt: 90 })),
+      committedUnmined: counted("committedUnmined", () => ({ debits: 2, oldestAt: 90, nearExpiry: 1 })),
       escrowBook: counted("escrowBook", () => ({ head: 12n, bookBlock: 10n, currentAt: 95 })),
+      heldDebits: async () => ({
+        debits: 3,
+        oldestAt: 70,
+        economics: { treasuryUnits: 150n, costUnits: 1_400n, marginUnits: -1_250n },
+      }),
       now: () => 100,
     };
     return { calls, reads };
@@ -44,8 +49,12 @@ describe("facilitator metrics: reads at scrape time", function () {
     expect(first).to.match(/^facilitator_relayer_balance_batches\{address="0xaa"\} 3$/m);
     expect(first).to.match(/^facilitator_committed_unmined_debits 2$/m);
     expect(first).to.match(/^facilitator_committed_unmined_oldest_seconds 10$/m);
+    expect(first).to.match(/^facilitator_committed_unmined_near_expiry 1$/m);
     expect(first).to.match(/^facilitator_escrow_book_lag_blocks 2$/m);
     expect(first).to.match(/^facilitator_escrow_book_current_age_seconds 5$/m);
+    expect(first).to.match(/^facilitator_held_debits 3$/m);
+    expect(first).to.match(/^facilitator_held_oldest_seconds 30$/m);
+    expect(first).to.match(/^facilitator_held_expected_margin_units -1250$/m);
     const second = await metrics.registry.metrics();
     expect(calls.bookTotals).to.equal(2);
     expect(second, "the next scrape reads the store again").to.match(/^facilitator_books_transactions 2$/m);

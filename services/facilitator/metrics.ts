@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { HeldDebits } from "./relayer/createRelayer.ts";
 import type { BookTotals } from "./store/settlementBooks.ts";
 
 /**
@@ -27,9 +28,11 @@ export type MetricReads = {
   /** The relayer's books, kept in the store (they survive a restart and add up across instances). */
   bookTotals: () => Promise<BookTotals>;
   /** Debits answered committed and not mined yet, and when the oldest was committed (seconds). */
-  committedUnmined: () => Promise<{ debits: number; oldestAt: number | null }>;
+  committedUnmined: () => Promise<{ debits: number; oldestAt: number | null; nearExpiry: number }>;
   /** The chain's head and the escrow book's block, and when the book was last current (seconds). */
   escrowBook: () => Promise<{ head: bigint; bookBlock: bigint; currentAt: number } | null>;
+  /** The debits the relayer holds until their batch pays for itself (this instance's queue). */
+  heldDebits: () => Promise<HeldDebits>;
   /** Now, in seconds (the facilitator's clock). */
   now: () => number;
 };
@@ -73,6 +76,7 @@ export function createFacilitatorMetrics(given: MetricReads) {
     bookTotals: once(given.bookTotals),
     committedUnmined: once(given.committedUnmined),
     escrowBook: once(given.escrowBook),
+    heldDebits: once(given.heldDebits),
     now: given.now,
   };
   const { gasBalances, bookTotals } = reads;
@@ -212,6 +216,58 @@ export function createFacilitatorMetrics(given: MetricReads) {
       reads.committedUnmined,
       (gauge, { oldestAt }) => gauge.set(oldestAt === null ? 0 : Math.max(0, reads.now() - oldestAt)),
     ),
+    committedNearExpiry: readGauge(
+      registry,
+      "facilitator_committed_unmined_near_expiry",
+      "Debits answered committed, not mined yet, with less than 30 s of their signed window left (held debits go out well before)",
+      reads.committedUnmined,
+      (gauge, { nearExpiry }) => gauge.set(nearExpiry),
+    ),
+    heldDebits: readGauge(
+      registry,
+      "facilitator_held_debits",
+      "Committed debits the relayer holds until their batch pays for itself (HOLD_MARGIN_BPS), its deadline or the longest hold",
+      reads.heldDebits,
+      (gauge, held) => gauge.set(held.debits),
+    ),
+    heldOldest: readGauge(
+      registry,
+      "facilitator_held_oldest_seconds",
+      "How long the oldest held debit has been held (0 when none is)",
+      reads.heldDebits,
+      (gauge, held) => gauge.set(held.oldestAt === null ? 0 : Math.max(0, reads.now() - held.oldestAt)),
+    ),
+    heldMargin: readGauge(
+      registry,
+      "facilitator_held_expected_margin_units",
+      "What sending every held debit now in one batch would earn the treasury less its gas at the current fee, in token base units (negative: it would lose)",
+      reads.heldDebits,
+      (gauge, held) => gauge.set(held.economics ? Number(held.economics.marginUnits) : 0),
+    ),
+    holdSeconds: new Histogram({
+      name: "facilitator_debit_hold_seconds",
+      help: "How long each held debit was held before its batch went out",
+      buckets: [0.5, 1, 5, 15, 30, 60, 120, 300, 900, 1_800, 3_600],
+      registers: [registry],
+    }),
+    forcedBatches: new Counter({
+      name: "facilitator_forced_batches_total",
+      help: "Batches of held debits sent before they paid for themselves: `deadline`, an authorization about to expire; `longest_hold`, HOLD_MAX_SECONDS reached",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+    forcedDebits: new Counter({
+      name: "facilitator_forced_debits_total",
+      help: "Debits in those forced batches",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+    forcedLoss: new Counter({
+      name: "facilitator_forced_loss_units_total",
+      help: "What forced batches mined cost beyond what the treasury earned by them, in token base units",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
     settlementLatency: new Histogram({
       name: "facilitator_settlement_latency_seconds",
       help: "From a debit answered committed to its transaction mined",

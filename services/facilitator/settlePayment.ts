@@ -144,19 +144,23 @@ async function submit(ctx: FacilitatorContext, r: Reservation): Promise<DebitOut
       signature: r.payload.signature,
     });
   }
-  return ctx.relayer.debit({
-    authorization: {
-      buyer: a.buyer as Address,
-      resourceId: a.resourceId as Hex,
-      maxAmount: uint("maxAmount"),
-      validAfter: uint("validAfter"),
-      validBefore: uint("validBefore"),
-      nonce: a.nonce as Hex,
+  // A committed debit was answered: nobody waits for its mining, so the relayer may hold it until its batch pays.
+  return ctx.relayer.debit(
+    {
+      authorization: {
+        buyer: a.buyer as Address,
+        resourceId: a.resourceId as Hex,
+        maxAmount: uint("maxAmount"),
+        validAfter: uint("validAfter"),
+        validBefore: uint("validBefore"),
+        nonce: a.nonce as Hex,
+      },
+      amount: defined(r.amount, "the settling amount"),
+      signature: r.payload.signature,
+      signedByContract: r.payload.signedBy === "contract",
     },
-    amount: defined(r.amount, "the settling amount"),
-    signature: r.payload.signature,
-    signedByContract: r.payload.signedBy === "contract",
-  });
+    { mayHold: r.committedAt !== null },
+  );
 }
 
 /**

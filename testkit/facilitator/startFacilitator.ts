@@ -36,6 +36,9 @@ export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">):
     // its newest block (a deposit just made) from the escrow book until more transactions come. Tests of a lagging
     // RPC set one.
     ESCROW_BOOK_MARGIN_BLOCKS: "0",
+    // Committed debits go out in the next batch, as tests that await their mining expect: holding them until their
+    // batch pays for itself (the product's default) would make those tests wait. Tests of holding set their own.
+    HOLD_MAX_SECONDS: "0",
   };
 }
 

@@ -34,7 +34,9 @@ export async function runStack(
   const stackDir = env.STACK_DIR!;
   const stackFile = stackFilePath(stackDir);
   rmSync(stackFile, { force: true });
-  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  // The facilitator (which inherits this environment) sends committed debits in the next batch rather than holding
+  // them until their batch pays for itself: tests of the stack verify each paid call's debit on chain as they go.
+  const merged: NodeJS.ProcessEnv = { HOLD_MAX_SECONDS: "0", ...process.env, ...env };
   const [command, args] = direct
     ? [process.execPath, ["services/stack/start.ts", ...startArgs]]
     : ["npm", ["start", ...(startArgs.length ? ["--", ...startArgs] : [])]];

@@ -3,6 +3,7 @@ import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { createPublicClient, encodeFunctionData } from "viem";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
+import { readBaseFeeWei } from "../../protocol/readBaseFeeWei.ts";
 import { cachedRead } from "../cachedRead.ts";
 import { isChainUnavailable } from "../chain.ts";
 import type { RpcErrorObserver } from "../observedTransport.ts";
@@ -10,7 +11,7 @@ import { rpcTransport, rpcUrlsOf } from "../observedTransport.ts";
 import type { BatchBook } from "./batchBook.ts";
 import { BATCH_BASE_GAS, EXACT_GAS, fullBatchGas, itemGas, STRIKE_GAS } from "./batchGas.ts";
 import { rpcErrorReason } from "./classifyRpcError.ts";
-import type { Pending } from "./createDebitQueue.ts";
+import type { HeldPending, Pending } from "./createDebitQueue.ts";
 import { createDebitQueue } from "./createDebitQueue.ts";
 import { createNonceClearer } from "./createNonceClearer.ts";
 import { createReceiptWatcher } from "./createReceiptWatcher.ts";
@@ -22,6 +23,8 @@ import type { DebitItem } from "./debitItem.ts";
 import type { DebitOutcome, ExactItem } from "./debitOutcome.ts";
 import { decodeRevert } from "./decodeRevert.ts";
 import { encodeDebitBatch } from "./encodeDebitBatch.ts";
+import type { BatchEconomics, FeeSnapshot, ForcedReason, HoldSettings, SendReason } from "./holdPolicy.ts";
+import { batchEconomics, holdVerdict } from "./holdPolicy.ts";
 import { outcomeKey, readDebitOutcomes } from "./readDebitOutcomes.ts";
 import { RelayerCannotPayError } from "./relayerCannotPay.ts";
 import type { RpcFault, SentTransaction } from "./sendTransaction.ts";
@@ -76,7 +79,30 @@ export type RelayerParameters = {
    * relayer then sends only from signers it holds, after `startLeasing`. Unset: every signer is this process's.
    */
   leases?: { book: SignerLeaseBook; leaseMs: number };
+  /**
+   * Holding committed debits until their batch pays for itself (holdPolicy.ts), with the escrow's fee (bps) to split
+   * their amounts by. Unset, or a longest hold of 0: every debit goes out in the next batch, as in confirmed settlement.
+   */
+  hold?: (HoldSettings & { feeBps: () => Promise<number> }) | undefined;
+  /** Now, in seconds (the facilitator's clock); holding reads it. */
+  now?: () => number;
+  /**
+   * Called with every batch cut: why it goes out, its items, how long each held debit was held (s), and what the batch
+   * was expected to earn and cost at the fee read last (undefined before the first read).
+   */
+  onBatchCut?: (cut: BatchCut) => void;
 };
+
+/** One batch cut from the queue, as onBatchCut is told of it. */
+export type BatchCut = {
+  reason: SendReason;
+  items: number;
+  heldSeconds: number[];
+  economics: BatchEconomics | undefined;
+};
+
+/** What the relayer holds now: how many debits, since when the oldest (s), and what sending them all now would earn less cost. */
+export type HeldDebits = { debits: number; oldestAt: number | null; economics: BatchEconomics | undefined };
 
 export type Relayer = ReturnType<typeof createRelayer>;
 
@@ -153,13 +179,66 @@ export function createRelayer(p: RelayerParameters) {
   const lanes = createSignerLanes(publicClient, p.relayerKeys, p.facilitatorKey, (account, nonces) => {
     void clearNonces(account, nonces);
   });
+  const now = p.now ?? (() => Date.now() / 1000);
+  const hold = p.hold && p.hold.longestHoldSeconds > 0 ? p.hold : undefined;
+  const baseFee = cachedRead(p.feeCacheMs ?? 1_000, () => readBaseFeeWei(publicClient));
+  /** The fee read last for holding: what a batch sent now is expected to pay per gas, and the escrow's fee. */
+  let feeSnapshot: FeeSnapshot | undefined;
+  /**
+   * Reads the fee a batch sent now would pay: the base fee plus the priority fee (the node's estimate), at most the
+   * cap; and the escrow's fee.
+   */
+  async function readFeeSnapshot(): Promise<FeeSnapshot | undefined> {
+    if (!hold) return undefined;
+    const [base, { maxPriorityFeePerGas }, feeBps] = await Promise.all([baseFee(), fees(), hold.feeBps()]);
+    const price = base + (maxPriorityFeePerGas ?? 0n);
+    feeSnapshot = {
+      gasPriceWei: p.maxFeePerGas !== undefined && price > p.maxFeePerGas ? p.maxFeePerGas : price,
+      feeBps,
+    };
+    return feeSnapshot;
+  }
   const queue = createDebitQueue({
     batchWindowMs: p.batchWindowMs,
     batchMaxItems: p.batchMaxItems,
     minBatchIntervalMs: p.minBatchIntervalMs ?? 0,
     idleLane: lanes.idle,
     sendBatch,
+    now,
+    ...(hold && {
+      hold: {
+        verdict: (batch, queued) => holdVerdict({ batch, queued, fee: feeSnapshot, settings: hold, now: now() }),
+        refresh: readFeeSnapshot,
+      },
+    }),
   });
+
+  /** Tells onBatchCut of a batch going out, and logs a send forced while it did not pay for itself. */
+  function batchCut(batch: Pending[], reason: SendReason): ForcedReason | undefined {
+    const economics =
+      feeSnapshot &&
+      batchEconomics(
+        batch.map((b) => b.item),
+        feeSnapshot,
+      );
+    const at = now();
+    const heldSeconds = batch.filter((b) => b.mayHold).map((b) => Math.max(0, at - (b.queuedAt ?? at)));
+    p.onBatchCut?.({ reason, items: batch.length, heldSeconds, economics });
+    if (reason !== "deadline" && reason !== "longest_hold") return undefined;
+    p.logger?.warn(
+      {
+        reason,
+        items: batch.length,
+        treasuryUnits: economics?.treasuryUnits.toString(),
+        costUnits: economics?.costUnits.toString(),
+        marginUnits: economics?.marginUnits.toString(),
+      },
+      reason === "deadline"
+        ? "relayer sends held debits forced by a deadline: the batch does not pay for itself at the current fee"
+        : "relayer sends held debits forced by the longest hold: the batch does not pay for itself at the current fee",
+    );
+    return reason;
+  }
 
   const leasing =
     p.leases && createSignerLeasing({ ...p.leases, lanes, onTaken: () => queue.kick(), logger: p.logger });
@@ -293,7 +372,8 @@ export function createRelayer(p: RelayerParameters) {
    * transactions only when the chain shows one of its items reverts (mined reverted, or refused at send and its
    * simulation reverts); any other fault leaves the batch whole, to be resent as it is.
    */
-  async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void): Promise<void> {
+  async function sendBatch(lane: Lane, batch: Pending[], onBroadcast: () => void, reason: SendReason): Promise<void> {
+    const forced = batchCut(batch, reason);
     try {
       const data = encodeDebitBatch(batch.map((b) => b.item));
       const gas = batch.reduce((sum, b) => sum + itemGas(b.item), BATCH_BASE_GAS);
@@ -316,7 +396,7 @@ export function createRelayer(p: RelayerParameters) {
       if (receipt.status !== "success" && batch.length > 1) return queue.isolate(batch);
       if (receipt.status !== "success") await refuseMinedRevert(lane, p.escrow, data, gas, receipt);
       const outcomes = readDebitOutcomes(receipt, p.escrow);
-      p.onBatch?.(bookOf(receipt, batch.length, outcomes.values()));
+      p.onBatch?.({ ...bookOf(receipt, batch.length, outcomes.values()), ...(forced && { forced }) });
       for (const { item, resolve, reject } of batch) {
         const outcome = outcomes.get(outcomeKey(item.authorization.buyer, item.authorization.nonce));
         if (outcome) resolve(outcome);
@@ -335,11 +415,36 @@ export function createRelayer(p: RelayerParameters) {
     /**
      * Queues a debit for the next batch; resolves with its outcome once the batch is mined. Refused at once (retryable,
      * `no_signer`) while this instance holds no debit signer: the settlement retrier, on any instance, sends it later.
+     * `mayHold`: a committed debit nobody awaits, which holding may keep until its batch pays for itself.
      */
-    async debit(item: DebitItem): Promise<DebitOutcome> {
+    async debit(item: DebitItem, options: { mayHold?: boolean } = {}): Promise<DebitOutcome> {
       if (!lanes.anyOpen())
         throw new ChainUnavailableError("no_signer: this instance holds no relayer signer's lease; retry later");
-      return queue.push(item);
+      return queue.push(item, options);
+    },
+
+    /** Whether this instance has a debit of `buyer` and `nonce` queued (held, perhaps) or in flight. */
+    debiting: (buyer: string, nonce: string): boolean => queue.has(buyer, nonce),
+
+    /** Whether this instance holds a debit of `buyer` and `nonce` until its batch pays for itself. */
+    holding: (buyer: string, nonce: string): boolean => queue.holds(buyer, nonce),
+
+    /** The debits held now, since when the oldest, and what sending them together at the fee read last would earn less cost. */
+    async heldDebits(): Promise<HeldDebits> {
+      await readFeeSnapshot().catch(() => undefined);
+      const held: HeldPending[] = queue.held();
+      const oldestAt = held.reduce<number | null>(
+        (oldest, h) => (oldest === null || h.queuedAt < oldest ? h.queuedAt : oldest),
+        null,
+      );
+      const economics =
+        feeSnapshot && held.length > 0
+          ? batchEconomics(
+              held.map((h) => h.item),
+              feeSnapshot,
+            )
+          : undefined;
+      return { debits: held.length, oldestAt, economics };
     },
 
     /** Settles an `exact` payment in its own transaction. */

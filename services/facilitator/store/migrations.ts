@@ -601,4 +601,7 @@ export const MIGRATIONS: readonly string[] = [
      holder     TEXT PRIMARY KEY,
      seen_until BIGINT NOT NULL
    );`,
+  // 17: a batch of held debits sent before it paid for itself (relayer/holdPolicy.ts) says why: `deadline` or
+  // `longest_hold`; null for every other settlement transaction.
+  "ALTER TABLE settlement_book ADD COLUMN forced TEXT;",
 ];

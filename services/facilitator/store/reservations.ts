@@ -485,14 +485,28 @@ export async function claimStaleSettling(
   return rows.map(toReservation);
 }
 
+/** Seconds before its window closes from which a committed debit not mined yet is counted as near expiry. */
+export const NEAR_EXPIRY_SECONDS = 30;
+
 /**
  * Debits answered committed whose transaction is not mined yet (their reservations are settling with `committed_at`
- * set), and when the oldest was committed (seconds; null when there is none): for /metrics.
+ * set), when the oldest was committed (seconds; null when there is none), and how many of them have less than
+ * NEAR_EXPIRY_SECONDS of their signed window left at `now` (held debits are sent well before: a debit there is at
+ * risk of never being paid): for /metrics.
  */
-export async function readCommittedUnmined(sql: Sql): Promise<{ debits: number; oldestAt: number | null }> {
-  const [row] = await sql.query<{ debits: number; oldest: string | number | null }>(
-    `SELECT count(*)::int AS debits, min(committed_at) AS oldest FROM reservation
-      WHERE status = 'settling' AND committed_at IS NOT NULL`,
+export async function readCommittedUnmined(
+  sql: Sql,
+  now: number,
+): Promise<{ debits: number; oldestAt: number | null; nearExpiry: number }> {
+  const [row] = await sql.query<{ debits: number; oldest: string | number | null; near_expiry: number }>(
+    `SELECT count(*)::int AS debits, min(committed_at) AS oldest,
+            count(*) FILTER (WHERE (payload->'authorization'->>'validBefore')::numeric < $1)::int AS near_expiry
+       FROM reservation WHERE status = 'settling' AND committed_at IS NOT NULL`,
+    [now + NEAR_EXPIRY_SECONDS],
   );
-  return { debits: row?.debits ?? 0, oldestAt: row?.oldest === null || row === undefined ? null : Number(row.oldest) };
+  return {
+    debits: row?.debits ?? 0,
+    oldestAt: row?.oldest === null || row === undefined ? null : Number(row.oldest),
+    nearExpiry: row?.near_expiry ?? 0,
+  };
 }

@@ -20,8 +20,8 @@ export async function recordSettlementBook(tx: Sql, book: BatchBook, now: number
   const cost = gasCostInTokenUnits(book.gasUsed, book.gasPriceWei);
   const inserted = await tx.query(
     `INSERT INTO settlement_book (transaction, block, items, debits, gas_used, gas_price_wei, cost_units,
-                                  treasury_units, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (transaction) DO NOTHING RETURNING transaction`,
+                                  treasury_units, recorded_at, forced)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (transaction) DO NOTHING RETURNING transaction`,
     [
       book.transaction.toLowerCase(),
       book.block.toString(),
@@ -32,6 +32,7 @@ export async function recordSettlementBook(tx: Sql, book: BatchBook, now: number
       cost.toString(),
       book.treasuryUnits.toString(),
       now,
+      book.forced ?? null,
     ],
   );
   if (inserted.length === 0) return false;

@@ -130,6 +130,9 @@ export async function startDemoSystem({ port = DEMO_PORT, log }: StartDemoSystem
         RELAYER_KEYS: keys.relayer,
         DATA_DIR: "memory://",
         BATCH_WINDOW_MS: "5",
+        // The demo's buyer verifies each debit on chain as it goes: committed debits go out at once, not held until
+        // their batch pays for itself.
+        HOLD_MAX_SECONDS: "0",
         // One node mining a block per transaction: a margin would keep a deposit just made from the escrow book.
         ESCROW_BOOK_MARGIN_BLOCKS: "0",
         LOG_LEVEL: "silent",
