@@ -80,8 +80,12 @@ export const facilitatorEnvSchema = z.object({
    * fee), or until HOLD_MAX_SECONDS or HOLD_DEADLINE_MARGIN_SECONDS force it out. SETTLEMENT=confirmed holds nothing.
    */
   HOLD_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(SETTLEMENT_MARGIN_BPS),
-  /** Longest a committed debit is held (seconds); 0 turns holding off: every debit goes out in the next batch. */
-  HOLD_MAX_SECONDS: z.coerce.number().int().min(0).max(MAX_AUTHORIZATION_SECONDS).default(MAX_AUTHORIZATION_SECONDS),
+  /**
+   * Longest a committed debit is held (seconds); 0, the default, turns holding off: every debit goes out in the next
+   * batch. Off until buyers take a committed receipt as final: the buyer SDK's verifyDebit and the MCP tools wait 30 s
+   * for the debit on chain, and report a debit held longer as payment_unknown (docs/operations.md).
+   */
+  HOLD_MAX_SECONDS: z.coerce.number().int().min(0).max(MAX_AUTHORIZATION_SECONDS).default(0),
   /**
    * A held debit goes out once its authorization has this many seconds left (`validBefore` - now): the time kept to
    * mine it, fee-bumped replacements included.

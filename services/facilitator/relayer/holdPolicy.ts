@@ -7,7 +7,7 @@ import { compactDebit } from "./compactDebit.ts";
 import type { DebitItem } from "./debitItem.ts";
 
 /**
- * Gas a batch transaction is expected to use beyond its items: one debit alone used 66,799 (issue 50), of which about
+ * Gas a batch transaction is expected to use beyond its items: one debit alone used 66,799 at the 20 gwei floor, of which about
  * SETTLEMENT_GAS_PER_DEBIT is the item's. An estimate for deciding when to send, not a budget (batchGas.ts budgets).
  */
 export const EXPECTED_BATCH_BASE_GAS = 51_000n;
