@@ -68,11 +68,12 @@ export const facilitatorEnvSchema = z.object({
    */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /**
-   * Whether an `exact` payment must pay for its own settlement: on, verify refuses one whose treasury share is below
-   * what its `settleExact` costs at the current base fee (SETTLEMENT_GAS_EXACT); off (default), the relayer settles
-   * every `exact` payment, as stock x402 clients expect, even one that costs it more gas than the treasury earns.
+   * Whether an `exact` payment must pay for its own settlement: on (default), verify refuses one whose treasury share
+   * is below what its `settleExact` costs at the current base fee (SETTLEMENT_GAS_EXACT), which only a payment signed
+   * against an older, lower quote is (the gate quotes at least that amount, `GET /pricing/exact`); off, the relayer
+   * settles every `exact` payment, even one that costs it more gas than the treasury earns.
    */
-  EXACT_COVERS_SETTLEMENT: flag.default(false),
+  EXACT_COVERS_SETTLEMENT: flag.default(true),
   /** Seconds a settle holds the right to drive its debit; after a crash another instance (or the restart) takes over. */
   SETTLE_LEASE_SECONDS: z.coerce.number().int().min(1).default(60),
   /**
