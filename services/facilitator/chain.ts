@@ -41,8 +41,8 @@ export const POLICY_TTL_MS = 1_000;
 /** The escrow's fee (basis points) and whether an admin has paused debits, as last read. */
 export type EscrowPolicy = { feeBps: number; paused: boolean };
 
-/** What the facilitator needs of a resource: whether debits are allowed and its cap. */
-export type ResourceTerms = { active: boolean; cap: bigint; payout: Address };
+/** What the facilitator needs of a resource: whether debits are allowed, its cap and its base price. */
+export type ResourceTerms = { active: boolean; cap: bigint; base: bigint; payout: Address };
 
 export type ChainReaderParameters = {
   rpcUrl: string;
@@ -170,7 +170,12 @@ export function createChainReader({
           functionName: "getResource",
           args: [resourceId],
         });
-        terms = { active: resource.active, cap: resource.pricing.max, payout: resource.payout };
+        terms = {
+          active: resource.active,
+          cap: resource.pricing.max,
+          base: resource.pricing.base,
+          payout: resource.payout,
+        };
       } catch (error) {
         if (!isRevert(error)) throw error;
       }

@@ -10,6 +10,7 @@ import { parseWith } from "../http/parseWith.ts";
 import { readRevenue } from "../projections/readRevenue.ts";
 import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { isChainUnavailable } from "./chain.ts";
+import { exactPricing } from "./exactPricing.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
 import { RelayerCannotPayError } from "./relayer/relayerCannotPay.ts";
 import { batchListener } from "./routes/batchListener.ts";
@@ -92,6 +93,14 @@ export function createFacilitatorApp(
   router.get("/metrics", async (koa) => {
     koa.type = ctx.metrics.registry.contentType;
     koa.body = await ctx.metrics.registry.metrics();
+  });
+
+  // Public, as /ready: chain data anyone can read, from reads cached for a block time (base fee) and a second (fee).
+  router.get("/pricing/exact", async (koa) => {
+    if (Object.keys(koa.query).length > 0)
+      throw new HttpError(400, "invalid_request", "GET /pricing/exact takes no query parameter");
+    koa.set("Cache-Control", "no-store");
+    koa.body = await exactPricing(ctx);
   });
 
   for (const [route, operation] of Object.entries(PAYMENT_OPERATIONS))

@@ -69,11 +69,12 @@ export const facilitatorEnvSchema = z.object({
    */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /**
-   * Whether an `exact` payment must pay for its own settlement: on, verify refuses one whose treasury share is below
-   * what its `settleExact` costs at the current base fee (SETTLEMENT_GAS_EXACT); off (default), the relayer settles
-   * every `exact` payment, as stock x402 clients expect, even one that costs it more gas than the treasury earns.
+   * Whether an `exact` payment must pay for its own settlement: on (default), verify refuses one whose treasury share
+   * is below what its `settleExact` costs at the current base fee (SETTLEMENT_GAS_EXACT), which only a payment signed
+   * against an older, lower quote is (the gate quotes at least that amount, `GET /pricing/exact`); off, the relayer
+   * settles every `exact` payment, even one that costs it more gas than the treasury earns.
    */
-  EXACT_COVERS_SETTLEMENT: flag.default(false),
+  EXACT_COVERS_SETTLEMENT: flag.default(true),
   /**
    * Committed settlement holds each debit (relayer/holdPolicy.ts) until the treasury share of its batch covers the
    * batch's expected gas at the current fee with this margin, in basis points (2000 = 20%, which also pays the priority

@@ -8,6 +8,7 @@ import type { VerifyReason } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import { transferTypedData } from "../protocol/typedData.ts";
 import { checkSignature } from "./checkSignature.ts";
+import { debitShortfall } from "./debitShortfall.ts";
 import { exactShortfall } from "./exactShortfall.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { ReserveOutcome } from "./store/reservations.ts";
@@ -65,7 +66,8 @@ export class BookCatchUpDeferredError extends BaseError {
 export type VerifyPaymentOptions = { waitForBook?: boolean };
 
 /**
- * Reserve-before-run: checks a payment's binding, window, signature and cap, then — in one statement, under a
+ * Reserve-before-run: checks a payment's binding, window, signature and cap, that its price pays for its settlement
+ * at the current base fee (debitShortfall, exactShortfall), then — in one statement, under a
  * per-buyer lock that holds across instances — the nonce, the buyer's un-reserved balance and spend limit, from the
  * escrow book the store keeps (escrowBook/; an `exact` payment's token state is read on chain), and reserves the
  * resource's cap until the authorization expires. A handler may run only after this returns `isValid: true`.
@@ -135,6 +137,9 @@ export async function verifyPayment(
   if (scheme === "service-escrow") {
     // Committed at settle and mined later by the relayer: not taken at all when the relayer cannot pay for it now.
     await ctx.relayer.ensureCanPay();
+    // Nor when its price does not pay for its debit at the current fee: the price floor, with the gas of this nonce.
+    const shortfall = await debitShortfall(ctx.chain, terms.base, a.nonce);
+    if (shortfall) return refuse("invalid_payload", shortfall);
     // Against the escrow book (escrowBook/): one statement, no chain read. A refusal the book may owe to being a
     // block or two behind (a deposit just mined) is tried once more after the book has caught up with the head, in a
     // catch-up that starts after the refusal and is shared with every other caller (at most one per catchUpGapMs).

@@ -11,6 +11,7 @@ import { createFailureReproducer } from "./createFailureReproducer.ts";
 import { createHandlerLoad } from "./createHandlerLoad.ts";
 import { createQuoteSender } from "./createQuoteSender.ts";
 import { decodePayment } from "./decodePayment.ts";
+import { sharedExactFloorReader } from "./exactFloorReader.ts";
 import { freePaths } from "./freePaths.ts";
 import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
 import { parseBody } from "./parseBody.ts";
@@ -71,13 +72,20 @@ export function createGate(input: GateConfig): Gate {
   const limits = { timeoutMs: config.handlerTimeoutMs, maxResponseBytes: config.pricing.maxResponseBytes };
   const validateRequest = compileSchema(config.requestSchema, "requestSchema");
   const validateResponseSchema = compileSchema(config.responseSchema, "responseSchema");
+  const exactFloor = sharedExactFloorReader(config.facilitatorUrl);
   const runtime: GateRuntime = {
     config,
     facilitator: createFacilitatorClient({ url: config.facilitatorUrl, token: config.facilitatorToken }),
     logger,
     validateRequest,
     validateResponse: validateResponseSchema,
-    sendQuote: createQuoteSender(config, { validateRequest, validateResponse: validateResponseSchema, logger }),
+    sendQuote: createQuoteSender(config, {
+      validateRequest,
+      validateResponse: validateResponseSchema,
+      logger,
+      exactFloor: exactFloor.reader,
+    }),
+    exactFloor: exactFloor.reader,
     load,
     reproduce: createFailureReproducer({
       handler: config.handler,
@@ -112,5 +120,9 @@ export function createGate(input: GateConfig): Gate {
   const app = new Koa<GateState>();
   app.silent = true;
   for (const name of GATE_STEPS) app.use(steps[name]);
-  return { app, steps: GATE_STEPS, callback: app.callback(), runtime, close: () => runtime.facilitator.close() };
+  const close = () => {
+    runtime.facilitator.close();
+    exactFloor.release();
+  };
+  return { app, steps: GATE_STEPS, callback: app.callback(), runtime, close };
 }

@@ -6,6 +6,7 @@ import type { QuoteError } from "../protocol/reasons.ts";
 import type { PaymentPayload } from "../protocol/schemas/paymentPayload.ts";
 import type { FacilitatorClient, StoredCallResponse } from "./createFacilitatorClient.ts";
 import type { HandlerLoad } from "./createHandlerLoad.ts";
+import type { ExactFloorReader } from "./exactFloorReader.ts";
 import type { HandlerResult } from "./handler.ts";
 import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
@@ -71,7 +72,9 @@ export type GateRuntime = {
   logger: Logger;
   validateRequest: ValidateFunction;
   validateResponse: ValidateFunction;
-  sendQuote(koa: Context, error: QuoteError): void;
+  sendQuote(koa: Context, error: QuoteError): Promise<void>;
+  /** The facilitator's least `exact` amount (the flat price when above the cap), shared by the process's gates. */
+  exactFloor: ExactFloorReader;
   /** Payments (keyOfPayment) this gate instance is verifying, running or settling now, with their request's hash. */
   inFlight: Map<string, Hex>;
   /** The handler runs under way, and the one run (a failure's reproduction) that may hold the handler alone. */

@@ -105,7 +105,7 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
           return await answerSettlement(runtime, koa as Context, payment, pending);
         }
       }
-      runtime.sendQuote(koa, verdict.reason);
+      await runtime.sendQuote(koa, verdict.reason);
     } finally {
       if (owner) runtime.inFlight.delete(key);
     }

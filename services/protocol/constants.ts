@@ -113,11 +113,19 @@ export const TOKEN_DECIMALS = 6;
 export const SETTLEMENT_GAS_PER_DEBIT = 16_000;
 
 /**
+ * Gas a debit of any nonce that is not a bitmap nonce adds to {@link SETTLEMENT_GAS_PER_DEBIT}: such a nonce (32 random
+ * bytes, as a stock client signs) is spent in a storage slot of its own, a fresh write and its cold access
+ * (20,000 + 2,100; docs/gas.md measures 31,899 per debit of random nonces in a full batch of one buyer, against 9,992 for
+ * bitmap nonces). The price floor a payment must meet at verify counts it (expectedDebitGas.ts).
+ */
+export const NONCE_SLOT_GAS = 22_100;
+
+/**
  * Gas one `settleExact` transaction is expected to cost: a flat `exact` payment is settled alone, not in a batch, so
  * its treasury share must pay for all of it. Set above the costlier shape: docs/gas.md measures 143,461 with the
  * creator's and treasury's balances already written, and a creator's first settlement used 211,920
- * (exactCoversSettlement.test.ts). The facilitator refuses an `exact` payment whose share does not cover it, when
- * `EXACT_COVERS_SETTLEMENT` is on (docs/protocol.md, "Price floor").
+ * (verifyCoversSettlement.test.ts). The gate quotes an `exact` amount whose share covers it, and the facilitator refuses
+ * an `exact` payment whose share does not, unless `EXACT_COVERS_SETTLEMENT` is off (docs/protocol.md, "Price floor").
  */
 export const SETTLEMENT_GAS_EXACT = 215_000;
 

@@ -34,8 +34,11 @@ export const stackEnvSchema = z.object({
   STUDIO_PORT: port(4040),
   /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
-  /** The facilitator refuses `exact` payments whose treasury share does not pay for their own settlement (`on`). */
-  EXACT_COVERS_SETTLEMENT: z.enum(["on", "off"]).default("off"),
+  /**
+   * The facilitator refuses `exact` payments whose treasury share does not pay for their own settlement (`on`, the
+   * default: the gates quote at least that amount); `off` settles them at the relayer's loss.
+   */
+  EXACT_COVERS_SETTLEMENT: z.enum(["on", "off"]).default("on"),
   /**
    * External mode on a named network (`arc-testnet`): fills in `RPC_URL` (unless set), the chain id and the network's
    * USDC as `TOKEN_ADDRESS`; keys and `IDENTITY_ADDRESS` stay explicit.

@@ -11,7 +11,7 @@ export type StubFacilitator = { url: string; server: Server; close(): Promise<vo
 /**
  * Starts a stub facilitator on a free loopback port: `/verify` reserves every payment (payer and idemKey from its
  * authorization), `/settle` succeeds at once with a stub receipt, `/release` releases, `/batch` answers each of its
- * calls so, `/ready` and anything else answer ready. What a
+ * calls so, `/pricing/exact` asks no more than the cap, `/ready` and anything else answer ready. What a
  * gate costs per call without a chain or a store: benchmarks only, never a test of money.
  * @example const stub = await startStubFacilitator(); createGate({ ..., facilitatorUrl: stub.url })
  */
@@ -39,6 +39,8 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
       koa.body = { answers: calls.map((call) => ({ status: 200, body: answer(call.route, call.body) })) };
     } else if (route === "verify" || route === "settle" || route === "release")
       koa.body = answer(route, koa.request.body);
+    // Every exact amount pays for its settlement here: the quote's exact entry asks the cap.
+    else if (koa.path === "/pricing/exact") koa.body = { minimumAmount: "0" };
     else koa.body = { ready: true };
   });
   const server = await listen(app, 0, "127.0.0.1");

@@ -75,6 +75,17 @@ describe("buildQuote", () => {
     });
   });
 
+  it("raises the exact entry above the cap when asked, never below it, and leaves the escrow entry at the cap", () => {
+    const raised = buildQuote({ ...parameters, exactAmount: 103_200n });
+    expect(raised.accepts[1]).to.deep.include({ maxAmountRequired: "103200", amount: "103200" });
+    expect(raised.accepts[0]).to.deep.include({ maxAmountRequired: "50000", amount: "50000" });
+    expect(quoteSchema.safeParse(JSON.parse(JSON.stringify(raised))).success).to.equal(true);
+    expect(() => buildQuote({ ...parameters, exactAmount: 49_999n })).to.throw(
+      SchemaValidationError,
+      /maxAmountRequired/,
+    );
+  });
+
   it("defaults the mime type and leaves out the exact entry unless asked", () => {
     const bare = buildQuote({ ...parameters, includeExact: false, error: "nonce_used", maxTimeoutSeconds: 120 });
     expect(bare.accepts).to.have.length(1);

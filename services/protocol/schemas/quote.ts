@@ -102,7 +102,8 @@ export const quoteSchema = z
     const agreements = [
       [["asset"], exact.asset === escrow.asset],
       [["payTo"], exact.payTo === escrow.escrow],
-      [["maxAmountRequired"], exact.maxAmountRequired === escrow.maxAmountRequired],
+      // The flat price is the cap, raised where the cap's treasury share would not pay for its own settlement.
+      [["maxAmountRequired"], BigInt(exact.maxAmountRequired) >= BigInt(escrow.maxAmountRequired)],
       [["extra", "resourceId"], exact.extra.resourceId === escrow.payTo],
     ] as const;
     for (const [path, agrees] of agreements) {
@@ -118,7 +119,7 @@ export const quoteSchema = z
 /** The HTTP 402 body of `POST /call`. */
 export type Quote = z.output<typeof quoteSchema>;
 
-/** What a gate knows when it quotes: the cap, the contracts, the resource and its metered terms. */
+/** What a gate knows when it quotes: the cap, the contracts, the resource, its metered terms and the flat price. */
 export type BuildQuoteParameters = {
   error?: QuoteError | undefined;
   cap: bigint | string;
@@ -129,6 +130,11 @@ export type BuildQuoteParameters = {
   pricing: z.input<typeof meteredTermsSchema>;
   resource: { url: string; description: string; mimeType?: string | undefined };
   includeExact?: boolean | undefined;
+  /**
+   * The `exact` entry's amount, when it is more than the cap: the least `exact` amount whose treasury share pays for
+   * its own settlement at the current base fee (docs/protocol.md, "Price floor"). Default (and never less than) the cap.
+   */
+  exactAmount?: bigint | string | undefined;
   /** The resource's schemas and example call (see `buildDiscoveryExtension`), published as `extensions.bazaar`. */
   discovery?: DiscoveryExtension | undefined;
 };
@@ -159,11 +165,12 @@ export function buildQuote(parameters: BuildQuoteParameters): Quote {
       verifyingContract: parameters.escrow,
     },
   };
+  const flat = String(parameters.exactAmount ?? cap);
   const exact = {
     scheme: SCHEME_EXACT,
     network: NETWORK,
-    maxAmountRequired: cap,
-    amount: cap,
+    maxAmountRequired: flat,
+    amount: flat,
     asset: parameters.asset,
     payTo: parameters.escrow,
     maxTimeoutSeconds,
