@@ -2,13 +2,7 @@ import { expect } from "chai";
 import { bitmapNonce } from "../../protocol/bitmapNonce.ts";
 import type { DebitItem } from "./debitItem.ts";
 import type { HoldCandidate, HoldSettings } from "./holdPolicy.ts";
-import {
-  batchEconomics,
-  EXPECTED_BATCH_BASE_GAS,
-  expectedBatchGas,
-  holdVerdict,
-  RANDOM_NONCE_DEBIT_GAS,
-} from "./holdPolicy.ts";
+import { batchEconomics, EXPECTED_BATCH_BASE_GAS, expectedBatchGas, holdVerdict } from "./holdPolicy.ts";
 
 const GWEI = 1_000_000_000n;
 /** 21 gwei a gas (the test network's 20 gwei floor and a 1 gwei tip); the escrow takes 5%. */
@@ -42,7 +36,7 @@ describe("holdPolicy: a batch of committed debits is sent when it pays for itsel
     const random = debit(1n);
     random.authorization.nonce = `0x${"44".repeat(32)}`;
     expect(expectedBatchGas([random]), "a random nonce spends a slot of its own").to.equal(
-      EXPECTED_BATCH_BASE_GAS + RANDOM_NONCE_DEBIT_GAS,
+      EXPECTED_BATCH_BASE_GAS + 16_000n + 22_100n,
     );
     // 67,000 gas at 21 gwei is 1,407 base units; 5% of 20,000 is 1,000.
     expect(batchEconomics([debit(20_000n)], FEE)).to.deep.equal({

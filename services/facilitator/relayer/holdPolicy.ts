@@ -1,5 +1,5 @@
-import { bitmapNonceIndex } from "../../protocol/bitmapNonce.ts";
-import { BPS, SETTLEMENT_GAS_PER_DEBIT } from "../../protocol/constants.ts";
+import { BPS } from "../../protocol/constants.ts";
+import { expectedDebitGas } from "../../protocol/expectedDebitGas.ts";
 import { gasCostInTokenUnits } from "../../protocol/gasCostInTokenUnits.ts";
 import { splitAmount } from "../../protocol/price.ts";
 import { itemGas } from "./batchGas.ts";
@@ -11,12 +11,6 @@ import type { DebitItem } from "./debitItem.ts";
  * SETTLEMENT_GAS_PER_DEBIT is the item's. An estimate for deciding when to send, not a budget (batchGas.ts budgets).
  */
 export const EXPECTED_BATCH_BASE_GAS = 51_000n;
-
-/**
- * Gas a debit of a random nonce is expected to use in a batch: it spends a storage slot of its own (docs/protocol.md,
- * "Bitmap nonces"); docs/gas.md measures about 31,900 in full batches, 35,800 in a batch of one (86,594 in all).
- */
-export const RANDOM_NONCE_DEBIT_GAS = 36_000n;
 
 /** Most time between two looks at held debits (ms): the fee is read again and the deadlines checked. */
 export const HOLD_RECHECK_MS = 1_000;
@@ -45,8 +39,8 @@ export type BatchEconomics = { treasuryUnits: bigint; costUnits: bigint; marginU
 
 /**
  * The gas a batch of `items` is expected to use: EXPECTED_BATCH_BASE_GAS plus, per item, what the price floor expects
- * of a debit of a bitmap nonce (SETTLEMENT_GAS_PER_DEBIT), RANDOM_NONCE_DEBIT_GAS for any other nonce, or, for an
- * item a contract checks or that has no compact encoding, its budget.
+ * of a debit of its nonce (expectedDebitGas: a bitmap nonce's share of a word, any other nonce's slot of its own), or,
+ * for an item a contract checks or that has no compact encoding, its budget.
  * @example expectedBatchGas([itemOfBitmapNonce]) // 67_000n
  */
 export function expectedBatchGas(items: readonly DebitItem[]): bigint {
@@ -57,9 +51,7 @@ export function expectedBatchGas(items: readonly DebitItem[]): bigint {
 
 function expectedItemGas(item: DebitItem): bigint {
   if (item.signedByContract || compactDebit(item) === null) return itemGas(item);
-  return bitmapNonceIndex(item.authorization.nonce) === null
-    ? RANDOM_NONCE_DEBIT_GAS
-    : BigInt(SETTLEMENT_GAS_PER_DEBIT);
+  return BigInt(expectedDebitGas(item.authorization.nonce));
 }
 
 /**
