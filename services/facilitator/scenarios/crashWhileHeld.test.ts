@@ -30,7 +30,8 @@ describe("a facilitator killed while it holds committed debits", function () {
   before(async function () {
     db = await testSchema("facilitator_crash_held");
     chain = await startLocalChain();
-    resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
+    // Priced above the floor at 20 gwei (7,680 for a debit of a bitmap nonce), or verify refuses its payments.
+    resourceId = await chain.registerResource({ slug: "echo", cap: CAP, base: 8_000n });
     await chain.fundBuyer(ROLE.buyer, 1_000_000n);
     await chain.setBaseFee(BASE_FEE_FLOOR_WEI);
     h = committedHarness({ chain, buyer, resourceId, cap: CAP });

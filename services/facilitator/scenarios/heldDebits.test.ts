@@ -24,15 +24,21 @@ const HOLDING = {
 /**
  * At the 20 gwei floor (and the node's tip), one debit of 20,000 of a bitmap nonce pays the treasury 1,000 (5%)
  * against about 1,400 of gas: it loses alone and with a second, and three pay with the margin (holdPolicy.test.ts).
- * One of 50,000 pays alone, even of a random nonce.
  */
 const SMALL = 20_000n;
-const LARGE = 50_000n;
+/**
+ * Verify refuses a payment for a listing whose base price no longer covers a debit at the current fee (7,680 for a
+ * bitmap nonce at the floor): "echo" is priced above the floor, "spiky" above ten times the floor, with a cap that
+ * holds it, so a payment at a tenfold fee is verified and its debit (treasury 4,000) loses against about 13,400 of gas.
+ */
+const ECHO_BASE = 8_000n;
+const SPIKY = { cap: 200_000n, base: 80_000n };
 
 describe("held debits: committed debits wait until their batch pays for itself", function () {
   let chain: LocalChain;
   let resourceId: Hex;
   let h: ReturnType<typeof committedHarness>;
+  let spiky: ReturnType<typeof committedHarness>;
   const buyer = privateKeyToAccount(devKey(ROLE.buyer));
   /** The buyer's next bitmap nonce: consecutive payments share a word, as the SDK's do. */
   let nextIndex = 2 ** 31;
@@ -40,9 +46,11 @@ describe("held debits: committed debits wait until their batch pays for itself",
 
   before(async function () {
     chain = await startLocalChain();
-    resourceId = await chain.registerResource({ slug: "echo", cap: CAP });
+    resourceId = await chain.registerResource({ slug: "echo", cap: CAP, base: ECHO_BASE });
+    const spikyId = await chain.registerResource({ slug: "spiky", ...SPIKY });
     await chain.fundBuyer(ROLE.buyer, 10_000_000n);
     h = committedHarness({ chain, buyer, resourceId, cap: CAP });
+    spiky = committedHarness({ chain, buyer, resourceId: spikyId, cap: SPIKY.cap });
   });
 
   beforeEach(async function () {
@@ -131,15 +139,15 @@ describe("held debits: committed debits wait until their batch pays for itself",
   it("a base-fee spike does not make the relayer send at a loss before a deadline: it waits for the fee to fall", async function () {
     const facilitator = await startFacilitator(chain, { env: HOLDING });
     try {
-      // At the floor one debit of 50,000 pays for its own batch; at ten times the floor it would lose.
+      // At the floor one debit of 80,000 pays for its own batch; at ten times the floor it would lose.
       await chain.setBaseFee(BASE_FEE_FLOOR_WEI * 10n);
-      const { payload } = await h.pay(facilitator.url, LARGE);
+      const { payload } = await spiky.pay(facilitator.url, SPIKY.base, nextNonce());
       const nonce = payload.authorization.nonce;
       await heldNow(facilitator, nonce);
-      expect(await h.debitsOf(nonce)).to.have.length(0);
+      expect(await spiky.debitsOf(nonce)).to.have.length(0);
 
       await chain.setBaseFee(BASE_FEE_FLOOR_WEI);
-      const confirmed = await h.resultWhen(facilitator.url, nonce, "confirmed");
+      const confirmed = await spiky.resultWhen(facilitator.url, nonce, "confirmed");
       const book = await until(() => bookOf(facilitator, confirmed.decoded.transaction as Hex));
       expect(book.forced).to.equal(null);
       expect(Number(book.treasury_units), "the treasury's share paid for the batch").to.be.at.least(
