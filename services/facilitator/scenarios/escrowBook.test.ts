@@ -73,7 +73,7 @@ describe("verify against the escrow book", function () {
    * The facilitator's reads of the escrow about a buyer (balance, nonces, spend limit). Its fee and pause flag, read at
    * most once a second for the price floor and the committed split (chain.ts, escrowPolicy), are not about a buyer.
    */
-  const POLICY_READS = new Set([toFunctionSelector("feeBps()"), toFunctionSelector("paused()")]);
+  const POLICY_READS = new Set<string>([toFunctionSelector("feeBps()"), toFunctionSelector("paused()")]);
   const escrowCalls = () =>
     calls.filter((c) => c.to === chain.addresses.escrow.toLowerCase() && !POLICY_READS.has(c.selector)).length;
 
