@@ -2,9 +2,11 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment } from "../../services/buyer/src/sdk/signPayment.ts";
+import { bitmapNonce } from "../../services/protocol/bitmapNonce.ts";
 import { debitAuthorization } from "../../services/protocol/typedData.ts";
 import type { LocalChain } from "../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../testkit/chain/localChain.ts";
+import type { DebitKey } from "./awaitDebits.ts";
 import { awaitDebits, DebitMismatchError } from "./awaitDebits.ts";
 
 /** The bench's on-chain check: one debit per 200, none without, waiting for debits mined after the answers. */
@@ -18,14 +20,16 @@ describe("awaitDebits", function () {
     chain = await startLocalChain();
     resourceId = await chain.registerResource({ slug: "await-debits", cap: 50_000n });
     await chain.fundBuyer(ROLE.buyer, 10_000_000n);
+    await chain.fundBuyer(ROLE.other, 10_000_000n);
   });
   after(async function () {
     await chain?.close();
   });
 
-  const sign = () =>
+  const sign = (nonce?: Hex, account = buyer) =>
     signEscrowPayment({
-      account: buyer,
+      account,
+      nonce,
       escrow: chain.addresses.escrow,
       resourceId,
       maxAmount: 50_000n,
@@ -43,8 +47,12 @@ describe("awaitDebits", function () {
       { account: chain.wallets[ROLE.relayer]!.account },
     );
   }
+  const key = (payload: Awaited<ReturnType<typeof sign>>): DebitKey => ({
+    buyer: payload.authorization.buyer,
+    nonce: payload.authorization.nonce,
+  });
   const fromBlock = async () => (await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n;
-  const check = async (first: bigint, sent: Hex[], paid: Hex[], timeoutMs = 5_000) =>
+  const check = async (first: bigint, sent: DebitKey[], paid: DebitKey[], timeoutMs = 5_000) =>
     awaitDebits({
       rpcUrl: chain.rpcUrl,
       escrow: chain.addresses.escrow,
@@ -59,20 +67,31 @@ describe("awaitDebits", function () {
     const first = await fromBlock();
     const payloads = await Promise.all([sign(), sign(), sign()]);
     for (const p of payloads.slice(0, 2)) await debit(p);
-    const nonces = payloads.map((p) => p.authorization.nonce);
+    const keys = payloads.map(key);
     const late = setTimeout(() => void debit(payloads[2]!), 800);
-    const onChain = await check(first, nonces, nonces);
+    const onChain = await check(first, keys, keys);
     clearTimeout(late);
     expect(onChain.debits).to.equal(3);
     expect(onChain.amount).to.equal(3_600n);
   });
 
+  it("tells apart two buyers' debits that carry the same bitmap nonce", async function () {
+    const first = await fromBlock();
+    const other = privateKeyToAccount(devKey(ROLE.other));
+    const nonce = bitmapNonce(0);
+    const payloads = await Promise.all([sign(nonce), sign(nonce, other)]);
+    for (const p of payloads) await debit(p);
+    const keys = payloads.map(key);
+    const onChain = await check(first, keys, keys);
+    expect(onChain.debits).to.equal(2);
+    const error = await check(first, keys, keys.slice(0, 1), 1_000).catch((e: unknown) => e);
+    expect((error as Error).message).to.match(/^1 debits without a 200 \(0 of them for payments this load never sent/);
+  });
+
   it("fails when a call answered 200 has no debit", async function () {
     const first = await fromBlock();
     const payload = await sign();
-    const error = await check(first, [payload.authorization.nonce], [payload.authorization.nonce], 1_000).catch(
-      (e: unknown) => e,
-    );
+    const error = await check(first, [key(payload)], [key(payload)], 1_000).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(DebitMismatchError);
     expect((error as Error).message).to.match(/1 of 1 calls answered 200 have no debit logged/);
   });
@@ -82,11 +101,7 @@ describe("awaitDebits", function () {
     const [paid, unpaid] = await Promise.all([sign(), sign()]);
     await debit(paid!);
     await debit(unpaid!);
-    const error = await check(
-      first,
-      [paid!.authorization.nonce, unpaid!.authorization.nonce],
-      [paid!.authorization.nonce],
-    ).catch((e: unknown) => e);
+    const error = await check(first, [key(paid!), key(unpaid!)], [key(paid!)]).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(DebitMismatchError);
     expect((error as Error).message).to.match(/1 debits without a 200 \(0 of them for payments this load never sent/);
   });

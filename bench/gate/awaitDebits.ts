@@ -11,13 +11,18 @@ export type AwaitDebitsParameters = {
   resourceId: Hex;
   /** The first block that may hold a debit of this load. */
   fromBlock: bigint;
-  /** Nonces of every payment the load sent. */
-  sent: readonly Hex[];
-  /** Nonces of the calls answered 200. */
-  paid: readonly Hex[];
+  /** Every payment the load sent, by buyer and nonce (bitmap nonces repeat across buyers). */
+  sent: readonly DebitKey[];
+  /** The payments of the calls answered 200. */
+  paid: readonly DebitKey[];
   /** How long the relayer may take to mine the last debit after the last answer. */
   timeoutMs: number;
 };
+
+/** What names one debit: its buyer and its nonce. */
+export type DebitKey = { buyer: Address; nonce: Hex };
+
+const keyOf = (k: DebitKey) => `${k.buyer.toLowerCase()}:${k.nonce.toLowerCase()}`;
 
 /** What the chain holds for one load once its debits are all mined. */
 export type DebitsOnChain = { debits: number; transactions: number; amount: bigint; drainedMs: number };
@@ -33,7 +38,7 @@ export type AwaitDebitsErrorType = DebitMismatchError;
 const POLL_MS = 250;
 
 /**
- * Polls the debits in the escrow's `BatchDebited` logs of `resourceId` from `fromBlock` until every nonce answered 200 has its debit
+ * Polls the debits in the escrow's `BatchDebited` logs of `resourceId` from `fromBlock` until every payment answered 200 has its debit
  * (under committed settlement the answer comes before the debit is mined), then until two further polls a block
  * apart bring nothing new; throws `DebitMismatchError` unless there is exactly one debit per 200 and none for a payment
  * that got no 200 (or that this load never sent).
@@ -44,8 +49,8 @@ export async function awaitDebits(p: AwaitDebitsParameters): Promise<DebitsOnCha
   const _abi = abiOf("PaymentEscrow");
   const started = performance.now();
   const deadline = Date.now() + p.timeoutMs;
-  const paid = new Set(p.paid.map((n) => n.toLowerCase()));
-  const sent = new Set(p.sent.map((n) => n.toLowerCase()));
+  const paid = new Set(p.paid.map(keyOf));
+  const sent = new Set(p.sent.map(keyOf));
   const read = async () =>
     (
       await findDebits(client as PublicClient, {
@@ -54,11 +59,11 @@ export async function awaitDebits(p: AwaitDebitsParameters): Promise<DebitsOnCha
         fromBlock: p.fromBlock,
         toBlock: await client.getBlockNumber({ cacheTime: 0 }),
       })
-    ).map((d) => ({ nonce: d.nonce.toLowerCase(), amount: d.amount, transaction: d.transactionHash as Hex }));
+    ).map((d) => ({ key: keyOf(d), amount: d.amount, transaction: d.transactionHash as Hex }));
   let events = await read();
   let drainedMs = 0;
   for (;;) {
-    const seen = new Set(events.map((e) => e.nonce));
+    const seen = new Set(events.map((e) => e.key));
     const missing = [...paid].filter((n) => !seen.has(n));
     if (missing.length === 0) {
       drainedMs = performance.now() - started;
@@ -79,7 +84,7 @@ export async function awaitDebits(p: AwaitDebitsParameters): Promise<DebitsOnCha
     events = again;
   }
   const count = new Map<string, number>();
-  for (const e of events) count.set(e.nonce, (count.get(e.nonce) ?? 0) + 1);
+  for (const e of events) count.set(e.key, (count.get(e.key) ?? 0) + 1);
   const twice = [...count].filter(([, n]) => n > 1).map(([nonce]) => nonce);
   const unpaid = [...count.keys()].filter((n) => !paid.has(n));
   const foreign = unpaid.filter((n) => !sent.has(n));

@@ -4,7 +4,15 @@ import { percentile } from "../../services/protocol/percentile.ts";
 
 /** One load run of the gate benchmark: autocannon against `url`, each request with the next pre-signed payment. Latencies are
  * timed here per request (autocannon's own histogram keeps whole milliseconds). */
-export type LoadSpec = { url: string; connections: number; amount: number; body: string; payments: string[] | null };
+export type LoadSpec = {
+  url: string;
+  connections: number;
+  amount: number;
+  body: string;
+  payments: string[] | null;
+  /** The header each payment goes in: `X-PAYMENT` (ours, and x402 v1) unless given (`PAYMENT-SIGNATURE`, x402 v2). */
+  paymentHeader?: string;
+};
 
 /** What a load run reports back to the benchmark. */
 export type LoadResult = {
@@ -49,7 +57,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
             context.payment = next % spec.payments.length;
             request.headers = {
               ...(request.headers as Record<string, string>),
-              "X-PAYMENT": spec.payments[next++ % spec.payments.length],
+              [spec.paymentHeader ?? "X-PAYMENT"]: spec.payments[next++ % spec.payments.length],
             };
           }
           return request;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Address } from "viem";
 import { createPublicClient, http } from "viem";
 import { createProjectionsClient, waitForIndexedBlock } from "../../services/projections/createProjectionsClient.ts";
 import { defined } from "../../services/protocol/defined.ts";
@@ -13,6 +14,9 @@ import type { LoadResult } from "./benchLoad.ts";
 import { fundBenchBuyers } from "./fundBenchBuyers.ts";
 import { runLoad } from "./runLoad.ts";
 import { signBenchPayments } from "./signBenchPayments.ts";
+
+/** The chain of a stack under measurement and its token, for what the bench measures beside it. */
+export type StackChain = { rpcUrl: string; token: Address };
 
 /** How one `npm start` stack is measured. */
 export type MeasureStackParameters = {
@@ -37,6 +41,11 @@ export type MeasureStackParameters = {
   unpaidUrl: string;
   /** How long the relayer may take to mine the last debit after the last answer. */
   drainTimeoutMs: number;
+  /**
+   * Called while the stack is up and idle, just before its latency runs (with 1) and before each loaded run (with its
+   * connection count): the bench measures the gate alone there, so that both sides of a ratio share the minute.
+   */
+  beside?: (connections: number, chain: StackChain) => Promise<void>;
   log: (line: string) => void;
   /**
    * Called at once with a synchronous kill of the stack's process group that also removes its directory, so that an
@@ -137,45 +146,55 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       deposit: p.cap * BigInt(Math.ceil(loaded / p.buyers) + sequential + 4),
     });
     p.log(`signing ${sequential + loaded} unique payments`);
-    const sign = (from: typeof buyers, count: number) =>
+    const sign = (from: typeof buyers, count: number, firstNonceIndex: number) =>
       signBenchPayments({
         buyers: from,
         escrow: stack.contracts.escrow,
         resourceId: echo.resourceId,
         cap: p.cap,
         count,
+        firstNonceIndex,
       });
-    const [inSequence, spread] = await Promise.all([sign(buyers.slice(0, 1), sequential), sign(buyers, loaded)]);
+    // The first buyer signs both: its payments in sequence take its first bitmap indexes, the spread ones those after.
+    const [inSequence, spread] = await Promise.all([
+      sign(buyers.slice(0, 1), sequential, 0),
+      sign(buyers, loaded, sequential),
+    ]);
     // One connection takes the one buyer's payments in order, a loaded run (or `manyBuyers`) the spread ones.
     const pools = [inSequence, spread].map((payments) => ({ payments, used: 0 }));
     const take = (connections: number, count: number, manyBuyers: boolean) => {
       const pool = defined(pools[connections === 1 && !manyBuyers ? 0 : 1], "a payment pool");
       const slice = {
         headers: pool.payments.headers.slice(pool.used, pool.used + count),
-        nonces: pool.payments.nonces.slice(pool.used, pool.used + count),
+        keys: pool.payments.keys.slice(pool.used, pool.used + count),
       };
       pool.used += count;
       return slice;
     };
 
     const load = async (connections: number, count: number, manyBuyers = false): Promise<StackLoad> => {
-      const { headers, nonces } = take(connections, count, manyBuyers);
+      const { headers, keys } = take(connections, count, manyBuyers);
       await indexed();
       const fromBlock = (await chainClient.getBlockNumber({ cacheTime: 0 })) + 1n;
       const cpuBefore = readStackCpu(stackPid);
       const started = performance.now();
       const run = await runLoad({ url: callUrl, connections, amount: count, body: p.body, payments: headers });
-      const paid = run.paidIndices.map((i) => defined(nonces[i], `payment ${i}`));
-      if (new Set(paid).size !== paid.length)
+      const refused = Object.entries(run.statusCodes).filter(([code]) => code.startsWith("4"));
+      if (refused.length)
         throw new Error(
-          `the load generator sent a payment twice (${paid.length} answers 200 for ${new Set(paid).size} payments)`,
+          `the stack refused the bench's payments (${refused.map(([code, n]) => `${n} × ${code}`).join(", ")} of ${count} paid calls at ${connections} connection(s)): the figures would measure refusals`,
         );
+      if (new Set(run.paidIndices).size !== run.paidIndices.length)
+        throw new Error(
+          `the load generator sent a payment twice (${run.paidIndices.length} answers 200 for ${new Set(run.paidIndices).size} payments)`,
+        );
+      const paid = run.paidIndices.map((i) => defined(keys[i], `payment ${i}`));
       const onChain = await awaitDebits({
         rpcUrl: stack.rpcUrl,
         escrow: stack.contracts.escrow,
         resourceId: echo.resourceId,
         fromBlock,
-        sent: nonces,
+        sent: keys,
         paid,
         timeoutMs: p.drainTimeoutMs,
       });
@@ -195,6 +214,8 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       p.log(`warm-up: ${calls} paid calls, ${connections} connection(s) (checked on chain, reported apart)`);
       warmUp.push(await load(connections, calls));
     }
+    const besideChain: StackChain = { rpcUrl: stack.rpcUrl, token: stack.contracts.token };
+    await p.beside?.(1, besideChain);
     p.log(`unpaid echo: ${p.latencyCalls * 2} calls, 1 connection`);
     const unpaid = await runLoad({
       url: p.unpaidUrl,
@@ -209,6 +230,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     const latencyManyBuyers = await load(1, p.latencyCalls, true);
     const loads: StackLoad[] = [];
     for (const connections of p.connections) {
+      await p.beside?.(connections, besideChain);
       p.log(`paid through the stack: ${p.paidCalls} calls, ${connections} connections`);
       loads.push(await load(connections, p.paidCalls));
     }

@@ -6,6 +6,7 @@ import type { Address, Hex } from "viem";
 import type { Gate } from "../../services/gate/createGate.ts";
 import { createGate } from "../../services/gate/createGate.ts";
 import { createSandbox } from "../../services/host/createSandbox.ts";
+import { readProcessStat } from "../../services/host/readProcessStat.ts";
 import { sampleDeployment } from "../../services/host/samples/sampleDeployment.ts";
 import { PLACEHOLDER_AGENT_ID } from "../../services/protocol/constants.ts";
 import { startStubFacilitator } from "../../testkit/gate/startStubFacilitator.ts";
@@ -16,6 +17,11 @@ export type GateAlone = {
   unpaidUrl: string;
   /** `POST` here goes through the gate (every check, no chain, no store). */
   paidUrl: string;
+  /**
+   * CPU seconds (user + system) used so far by what serves both: this process (the gate, the stub facilitator, the
+   * unpaid server) and the echo sandbox's workerd. The load generator runs in a process of its own and is not counted.
+   */
+  cpuSeconds(): number;
   close(): Promise<void>;
 };
 
@@ -97,6 +103,13 @@ export async function startGateAlone(p: StartGateAloneParameters): Promise<GateA
   return {
     unpaidUrl: `${unpaid.url}/call`,
     paidUrl: `${served.url}/call`,
+    cpuSeconds() {
+      const own = process.cpuUsage();
+      const pid = sandbox.pid();
+      const workerd = pid === undefined ? undefined : readProcessStat(pid);
+      if (!workerd) throw new Error("the echo sandbox's workerd is not running");
+      return (own.user + own.system) / 1e6 + workerd.cpuSeconds;
+    },
     async close() {
       for (const gate of gates) gate.close();
       for (const { server } of [served, unpaid]) server.close();

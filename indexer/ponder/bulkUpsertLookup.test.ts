@@ -8,6 +8,7 @@ import {
   projections,
   waitForIndexedBlock,
 } from "../../services/projections/createProjectionsClient.ts";
+import { freshClusterDump } from "../../services/store/pgliteCluster.ts";
 import { prepareDebitLoad, sendDebitBatches, signDebits } from "../../testkit/chain/debitLoad.ts";
 import type { LocalChain } from "../../testkit/chain/localChain.ts";
 import { startLocalChain } from "../../testkit/chain/localChain.ts";
@@ -33,6 +34,9 @@ type Row = { id: string; n: number };
 type Upsert = { onConflictDoUpdate: (update: (row: Row) => Partial<Row>) => Promise<Row[]> };
 type Store = { db: { insert: (table: unknown) => { values: (rows: Row[]) => Upsert } } };
 
+/** The PGlite databases the tests opened, closed after each (an open one keeps the process alive). */
+const opened: { close(): Promise<void> }[] = [];
+
 /**
  * Ponder's own indexing cache and store, loaded through patches.ts's hook, in realtime mode (cache incomplete) on a
  * PGlite table `row`, with the number of queries they sent to it.
@@ -44,7 +48,8 @@ async function pgliteStore(): Promise<{ store: Store; table: unknown; queries: (
   const { onchainTable } = await import("ponder");
   const { createIndexingCache } = await import(ponderModule("indexing-store/cache.js").href);
   const { createIndexingStore } = await import(ponderModule("indexing-store/index.js").href);
-  const client = new PGlite();
+  const client = new PGlite({ loadDataDir: await freshClusterDump() });
+  opened.push(client);
   await client.exec(
     `CREATE TABLE "row" (id text PRIMARY KEY, n integer NOT NULL); INSERT INTO "row" VALUES ('old', 0)`,
   );
@@ -92,6 +97,10 @@ describe("a bulk upsert looks up its rows' keys in one query (bulkUpsertLookup.t
   });
 
   describe("Ponder's indexing store, patched, on PGlite in realtime", () => {
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((db) => db.close()));
+    });
+
     it(`upserts ${KEYS_PER_QUERY * 2} rows after two lookup queries, not one per row`, async () => {
       const { store, table, queries } = await pgliteStore();
       const rows = Array.from({ length: KEYS_PER_QUERY * 2 }, (_, n) => ({ id: `new-${n}`, n }));

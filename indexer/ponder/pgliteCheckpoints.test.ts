@@ -1,12 +1,13 @@
 import { PGlite } from "@electric-sql/pglite";
 import { expect } from "chai";
+import { freshClusterDump } from "../../services/store/pgliteCluster.ts";
 import { sleep } from "../../testkit/sleep.ts";
 import { until } from "../../testkit/until.ts";
 import { checkpointPeriodically } from "./pgliteCheckpoints.ts";
 
 describe("checkpointing Ponder's PGlite (pgliteCheckpoints.ts)", () => {
   it("moves the redo point, from which a crash replays the log, past what was written", async () => {
-    const db = checkpointPeriodically(new PGlite(), 100);
+    const db = checkpointPeriodically(new PGlite({ loadDataDir: await freshClusterDump() }), 100);
     try {
       await db.query("CREATE TABLE debit (id text PRIMARY KEY, row text)");
       await db.query("INSERT INTO debit SELECT i::text, repeat('x', 500) FROM generate_series(1, 2000) AS i");

@@ -14,7 +14,8 @@ import { recordCommitment } from "./store/results.ts";
 /**
  * Least seconds of the signed window that must be left at settle for a debit to be answered committed: the relayer
  * then has at least this long (an RPC outage, a pause) to mine it before the authorization expires. A payment with
- * less left is settled confirmed. The buyer SDK signs `maxTimeoutSeconds + 120` s, so a normal call has 120 s or more.
+ * less left is settled confirmed. The buyer SDK signs at least `maxTimeoutSeconds + 120` s (and up to the hour the
+ * gates' quotes ask for), so a normal call has 120 s or more.
  */
 export const COMMIT_MIN_SECONDS = 60;
 

@@ -1,10 +1,17 @@
 import { z } from "zod";
 import { isLoopbackHost } from "../http/isLoopbackHost.ts";
 import { parseSettings } from "../keys/parseSettings.ts";
-import { MAX_AUTHORIZATION_SECONDS, SETTLEMENT_MARGIN_BPS } from "../protocol/constants.ts";
+import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
 import { rpcUrlsOf } from "./observedTransport.ts";
+
+/**
+ * Default longest hold of a committed debit (seconds): 50 minutes, below the one-hour window the gates ask for less the
+ * buyer SDK's clock margin (30 s) and HOLD_DEADLINE_MARGIN_SECONDS (60 s), so a debit signed for the full window goes
+ * out by this cap with minutes to spare for mining; one signed for less goes out at its deadline.
+ */
+export const DEFAULT_HOLD_MAX_SECONDS = 3_000;
 
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
 const flag = z.enum(["0", "1", "true", "false", "on", "off"]).transform((v) => v === "1" || v === "true" || v === "on");
@@ -77,16 +84,19 @@ export const facilitatorEnvSchema = z.object({
   EXACT_COVERS_SETTLEMENT: flag.default(true),
   /**
    * Committed settlement holds each debit (relayer/holdPolicy.ts) until the treasury share of its batch covers the
-   * batch's expected gas at the current fee with this margin, in basis points (2000 = 20%, which also pays the priority
-   * fee), or until HOLD_MAX_SECONDS or HOLD_DEADLINE_MARGIN_SECONDS force it out. SETTLEMENT=confirmed holds nothing.
+   * batch's expected gas at the current fee (base fee and priority fee) with this margin, in basis points, or until
+   * HOLD_MAX_SECONDS or HOLD_DEADLINE_MARGIN_SECONDS force it out. SETTLEMENT=confirmed holds nothing. 0 by default: the
+   * listing's price already carries the operator's margin (the price floor's SETTLEMENT_MARGIN_BPS over its gas per
+   * debit), and a hold that asked for it again over a batch's own gas would never find a batch that pays at the floor.
    */
-  HOLD_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(SETTLEMENT_MARGIN_BPS),
+  HOLD_MARGIN_BPS: z.coerce.number().int().min(0).max(100_000).default(0),
   /**
-   * Longest a committed debit is held (seconds); 0, the default, turns holding off: every debit goes out in the next
-   * batch. Off until buyers take a committed receipt as final: the buyer SDK's verifyDebit and the MCP tools wait 30 s
-   * for the debit on chain, and report a debit held longer as payment_unknown (docs/operations.md).
+   * Longest a committed debit is held (seconds); 0 turns holding off: every debit goes out in the next batch. The
+   * default, 3000, is below the hour-long window the gates ask for (and the buyer SDK signs, less its clock margin)
+   * minus HOLD_DEADLINE_MARGIN_SECONDS, so a quiet resource's debits are gathered for 50 minutes before a send is
+   * forced; buyers take a committed receipt as final (docs/protocol.md, "Held debits").
    */
-  HOLD_MAX_SECONDS: z.coerce.number().int().min(0).max(MAX_AUTHORIZATION_SECONDS).default(0),
+  HOLD_MAX_SECONDS: z.coerce.number().int().min(0).max(MAX_AUTHORIZATION_SECONDS).default(DEFAULT_HOLD_MAX_SECONDS),
   /**
    * A held debit goes out once its authorization has this many seconds left (`validBefore` - now): the time kept to
    * mine it, fee-bumped replacements included.

@@ -9,7 +9,13 @@ import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { DebitOutcome } from "./relayer/debitOutcome.ts";
 import { TransactionRevertedError } from "./relayer/sendTransaction.ts";
 import type { Reservation, ReservationKey, StoredResponse } from "./store/reservations.ts";
-import { backOffSettlement, claimForSettlement, findReservation, updateReservation } from "./store/reservations.ts";
+import {
+  backOffSettlement,
+  claimForSettlement,
+  findReservation,
+  reservationEnd,
+  updateReservation,
+} from "./store/reservations.ts";
 import { findResult, recordSettlement } from "./store/results.ts";
 
 export type SettlePaymentParameters = {
@@ -55,9 +61,9 @@ export async function settlePayment(
     if (r.status === "released" || r.status === "expired")
       return { kind: "none" as const, message: `the reservation was ${r.status}` };
     if (r.status === "settling") return { kind: "wait" as const };
-    if (r.validBefore <= now) {
+    if (reservationEnd(r) <= now) {
       await updateReservation(tx, r, { status: "expired" }, now);
-      return { kind: "none" as const, message: "the authorization expired before settlement" };
+      return { kind: "none" as const, message: "the reservation expired before settlement" };
     }
     const amount = r.scheme === "exact" || p.amount > r.cap ? r.cap : p.amount;
     await updateReservation(

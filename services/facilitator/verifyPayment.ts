@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { hashTypedData } from "viem";
-import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
+import { MAX_AUTHORIZATION_SECONDS, SIGNING_MARGIN_SECONDS } from "../protocol/constants.ts";
 import { debitDigest } from "../protocol/debitDigest.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { exactNonceAllows } from "../protocol/exactNonce.ts";
@@ -32,6 +32,13 @@ export type VerifyPaymentReturnType =
  * withdrawal delay, so funds can never leave from under a live reservation.
  */
 export const MAX_RESERVATION_SECONDS = 3_600;
+
+/**
+ * Seconds a reservation outlives the gate's `maxTimeoutSeconds` at most, whatever the authorization's window: the
+ * margin a buyer's window of its own has over the call (SIGNING_MARGIN_SECONDS). A long window lets the relayer hold
+ * the committed debit; it does not keep the buyer's funds reserved longer for a call never settled.
+ */
+export const RESERVATION_MARGIN_SECONDS = SIGNING_MARGIN_SECONDS;
 
 const refuse = (invalidReason: VerifyReason | "invalid_payload", invalidMessage: string): VerifyPaymentReturnType => ({
   isValid: false,
@@ -70,7 +77,8 @@ export type VerifyPaymentOptions = { waitForBook?: boolean };
  * at the current base fee (debitShortfall, exactShortfall), then — in one statement, under a
  * per-buyer lock that holds across instances — the nonce, the buyer's un-reserved balance and spend limit, from the
  * escrow book the store keeps (escrowBook/; an `exact` payment's token state is read on chain), and reserves the
- * resource's cap until the authorization expires. A handler may run only after this returns `isValid: true`.
+ * resource's cap until the authorization expires or, sooner, `maxTimeoutSeconds` + RESERVATION_MARGIN_SECONDS from now
+ * (`expiresAt`; a reservation not settled by then expires). A handler may run only after this returns `isValid: true`.
  * @example const result = await verifyPayment(ctx, { payload, resourceId, maxTimeoutSeconds: 60 })
  */
 export async function verifyPayment(
@@ -117,7 +125,8 @@ export async function verifyPayment(
 
   const scheme = p.payload.scheme;
   const reserved = scheme === "exact" ? a.maxAmount : terms.cap;
-  const expiresAt = Number(a.validBefore);
+  const validBefore = Number(a.validBefore);
+  const expiresAt = Math.min(validBefore, now + p.maxTimeoutSeconds + RESERVATION_MARGIN_SECONDS);
   const reservation = {
     idemKey: a.nonce,
     scheme,
@@ -129,8 +138,9 @@ export async function verifyPayment(
       authorization: p.payload.authorization,
       signature: p.payload.signature,
       ...(signedBy === "contract" ? { signedBy } : {}),
+      ...(expiresAt < validBefore ? { reservedUntil: expiresAt } : {}),
     },
-    validBefore: expiresAt,
+    validBefore,
     requestHash: p.requestHash,
   };
   let outcome: ReserveOutcome;
@@ -198,7 +208,7 @@ export async function verifyPayment(
           resourceId: p.resourceId,
           buyer: a.payer,
           cap: reserved,
-          validBefore: expiresAt,
+          validBefore,
           signedBy: signedBy === "contract" ? "contract" : "key",
         });
       return {

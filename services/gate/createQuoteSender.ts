@@ -57,6 +57,7 @@ export function createQuoteSender(
         escrow: config.escrow,
         resourceId: config.resourceId,
         maxTimeoutSeconds: config.maxTimeoutSeconds,
+        authorizationSeconds: config.authorizationSeconds,
         pricing: {
           model: "metered",
           base: config.pricing.base,

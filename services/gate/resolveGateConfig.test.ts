@@ -27,6 +27,7 @@ describe("gate configuration", function () {
     expect(resolved).to.deep.include({
       cap: 50_000n,
       maxTimeoutSeconds: 60,
+      authorizationSeconds: 3_600,
       handlerTimeoutMs: 10_000,
       maxBodyBytes: 1_048_576,
       acceptExact: true,
@@ -56,6 +57,17 @@ describe("gate configuration", function () {
       /computeMultiplier/,
     ],
     ["a handler timeout that leaves no time to settle", { handlerTimeoutMs: 50_000 }, /handlerTimeoutMs/],
+    [
+      "an authorization window longer than a facilitator accepts",
+      { authorizationSeconds: 3_601 },
+      /authorizationSeconds: Too big/,
+    ],
+    ["a negative authorization window", { authorizationSeconds: -1 }, /authorizationSeconds/],
+    [
+      "an authorization window shorter than maxTimeoutSeconds and the signing margin",
+      { maxTimeoutSeconds: 60, authorizationSeconds: 179 },
+      /authorizationSeconds must be at least maxTimeoutSeconds \+ 120 \(180\)/,
+    ],
     ["no handler", { handler: undefined as never }, /handler/],
     ["a card that is not a card", { card: { name: "x" } }, /card/],
   ];

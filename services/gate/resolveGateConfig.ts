@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import type { Address, Hex } from "viem";
 import { z } from "zod";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TIMEOUT_SECONDS } from "../protocol/constants.ts";
+import {
+  DEFAULT_AUTHORIZATION_SECONDS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_TIMEOUT_SECONDS,
+  MAX_AUTHORIZATION_SECONDS,
+  SIGNING_MARGIN_SECONDS,
+} from "../protocol/constants.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
 import type { JsonSchema } from "./compileSchema.ts";
@@ -37,6 +43,12 @@ export type GateConfig = {
   /** A caller token for the facilitator, or a function returning a fresh one. */
   facilitatorToken?: string | (() => string) | undefined;
   maxTimeoutSeconds?: number | undefined;
+  /**
+   * How long the quote asks a buyer's authorization to stay valid (`extra.authorizationSeconds`), so that its
+   * committed debit can be held until a batch pays for its gas: at least `maxTimeoutSeconds` + SIGNING_MARGIN_SECONDS,
+   * at most MAX_AUTHORIZATION_SECONDS (the default). It does not lengthen a reservation.
+   */
+  authorizationSeconds?: number | undefined;
   handlerTimeoutMs?: number | undefined;
   maxBodyBytes?: number | undefined;
   /**
@@ -67,13 +79,21 @@ export type GateConfig = {
 /** A {@link GateConfig} after validation, with defaults applied. */
 export type ResolvedGateConfig = Omit<
   GateConfig,
-  "cap" | "card" | "maxTimeoutSeconds" | "handlerTimeoutMs" | "maxBodyBytes" | "acceptExact" | "sampleRequest"
+  | "cap"
+  | "card"
+  | "maxTimeoutSeconds"
+  | "authorizationSeconds"
+  | "handlerTimeoutMs"
+  | "maxBodyBytes"
+  | "acceptExact"
+  | "sampleRequest"
 > & {
   sampleRequest: Record<string, unknown>;
   cap: bigint;
   card: () => unknown;
   description: string;
   maxTimeoutSeconds: number;
+  authorizationSeconds: number;
   handlerTimeoutMs: number;
   maxBodyBytes: number;
   acceptExact: boolean;
@@ -101,6 +121,7 @@ const configSchema = z.object({
     .min(VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS + 1)
     .max(86_400)
     .default(DEFAULT_MAX_TIMEOUT_SECONDS),
+  authorizationSeconds: z.int().positive().max(MAX_AUTHORIZATION_SECONDS).default(DEFAULT_AUTHORIZATION_SECONDS),
   handlerTimeoutMs: z.int().positive().default(10_000),
   maxBodyBytes: z.int().positive().default(DEFAULT_MAX_BODY_BYTES),
   maxConcurrentCalls: z.int().positive().optional(),
@@ -144,6 +165,11 @@ export function resolveGateConfig(config: GateConfig): ResolvedGateConfig {
   if (c.handlerTimeoutMs / 1000 > c.maxTimeoutSeconds - VERIFY_GRACE_SECONDS - SETTLE_BUDGET_SECONDS) {
     problems.push(
       `handlerTimeoutMs must leave ${VERIFY_GRACE_SECONDS + SETTLE_BUDGET_SECONDS}s of maxTimeoutSeconds for verify and settle`,
+    );
+  }
+  if (c.authorizationSeconds < c.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS) {
+    problems.push(
+      `authorizationSeconds must be at least maxTimeoutSeconds + ${SIGNING_MARGIN_SECONDS} (${c.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS}), the window a buyer signs anyway`,
     );
   }
   const sampleProblem = refusedSample(c.requestSchema, c.sampleRequest);

@@ -36,6 +36,7 @@ export function gateConfigOf(
     facilitatorUrl: ctx.config.FACILITATOR_URL,
     facilitatorToken: ctx.facilitatorToken(deployment.resourceId),
     maxTimeoutSeconds: ctx.config.MAX_TIMEOUT_SECONDS,
+    authorizationSeconds: ctx.config.AUTHORIZATION_SECONDS,
     handlerTimeoutMs: ctx.config.HANDLER_TIMEOUT_MS,
     maxConcurrentCalls: ctx.config.ENDPOINT_MAX_CONCURRENT_CALLS,
     handler,

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { SETTLE_BUDGET_SECONDS, VERIFY_GRACE_SECONDS } from "../gate/resolveGateConfig.ts";
+import {
+  DEFAULT_AUTHORIZATION_SECONDS,
+  MAX_AUTHORIZATION_SECONDS,
+  SIGNING_MARGIN_SECONDS,
+} from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema, httpUrlSchema } from "../protocol/schemas/primitives.ts";
 import { DEFAULT_SANDBOX_WATCHDOG } from "./watchSandboxProcess.ts";
@@ -39,6 +44,13 @@ export const hostEnvSchema = z.object({
   FACILITATOR_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).max(40_000).default(10_000),
   MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(21).max(86_400).default(60),
+  /** How long each gate's quote asks a buyer's authorization to stay valid (`extra.authorizationSeconds`). */
+  AUTHORIZATION_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(MAX_AUTHORIZATION_SECONDS)
+    .default(DEFAULT_AUTHORIZATION_SECONDS),
   /** Paid calls one endpoint takes at once (from before the reservation to the answer); more: 503 with Retry-After. */
   ENDPOINT_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(100_000).default(128),
   /** workerd processes that endpoints without network share (each endpoint its own isolate in one of them). */
@@ -94,6 +106,10 @@ export function loadHostConfig(env: Record<string, string | undefined>): HostCon
         path: ["HANDLER_TIMEOUT_MS"],
       },
     )
+    .refine((c) => c.AUTHORIZATION_SECONDS >= c.MAX_TIMEOUT_SECONDS + SIGNING_MARGIN_SECONDS, {
+      message: `must be at least MAX_TIMEOUT_SECONDS + ${SIGNING_MARGIN_SECONDS}, the window a buyer signs anyway`,
+      path: ["AUTHORIZATION_SECONDS"],
+    })
     .safeParse(env);
   if (!parsed.success) {
     throw new HostConfigError(

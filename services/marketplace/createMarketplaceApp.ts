@@ -7,7 +7,7 @@ import { HttpError } from "../http/httpError.ts";
 import { parseWith } from "../http/parseWith.ts";
 import { isChainUnavailable } from "../protocol/chain.ts";
 import { PriceFloorUnreachableError } from "../protocol/priceFloor.ts";
-import { parseResourcesQuery } from "./catalog/resourcesQuery.ts";
+import { parseResourcesQuery, withPriceFloor } from "./catalog/resourcesQuery.ts";
 import type { MarketplaceContext } from "./marketplaceContext.ts";
 import { publishRequestSchema } from "./publish/publishRequest.ts";
 import { PublishRefusedError, publishResource } from "./publish/publishResource.ts";
@@ -39,7 +39,7 @@ function requirePublishToken(token: string | undefined): Koa.Middleware {
 const publicReads: Koa.Middleware = async (koa, next) => {
   if (koa.method === "GET") {
     koa.set("Access-Control-Allow-Origin", "*");
-    koa.set("Access-Control-Expose-Headers", "X-Total-Count");
+    koa.set("Access-Control-Expose-Headers", "X-Total-Count, X-Price-Floor");
   }
   await next();
 };
@@ -63,10 +63,27 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     koa.body = { ready: true };
   });
 
-  router.get("/resources", (koa) => {
+  /** The price floor of the moment, shared for a block; no fee at the escrow (no price pays) is 503 `not_ready`. */
+  async function floorNow(): Promise<PriceFloorReading> {
+    try {
+      return await ctx.priceFloor();
+    } catch (error) {
+      if (error instanceof PriceFloorUnreachableError) throw new HttpError(503, "not_ready", error.shortMessage);
+      throw error;
+    }
+  }
+
+  router.get("/resources", async (koa) => {
     const parsed = parseResourcesQuery(koa.query);
     if (!parsed.ok) throw new HttpError(400, "invalid_request", parsed.message);
-    const { total, json } = ctx.catalog.query(parsed.query);
+    let query = parsed.query;
+    // `payable` re-checks listed prices at the fee of the moment, as verify does (docs/protocol.md, "Price floor").
+    if (query.payable !== undefined) {
+      const { minimumBase } = await floorNow();
+      koa.set("X-Price-Floor", minimumBase.toString());
+      query = withPriceFloor(query, minimumBase);
+    }
+    const { total, json } = ctx.catalog.query(query);
     koa.set("X-Total-Count", String(total));
     koa.type = "application/json";
     koa.body = json;
@@ -76,13 +93,7 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     const unknown = Object.keys(koa.query)[0];
     if (unknown !== undefined)
       throw new HttpError(400, "invalid_request", `unknown parameter "${unknown.slice(0, 64)}": this route takes none`);
-    let floor: PriceFloorReading;
-    try {
-      floor = await ctx.priceFloor();
-    } catch (error) {
-      if (error instanceof PriceFloorUnreachableError) throw new HttpError(503, "not_ready", error.shortMessage);
-      throw error;
-    }
+    const floor = await floorNow();
     koa.set("Cache-Control", "no-store");
     koa.body = {
       minimumBase: floor.minimumBase.toString(),

@@ -44,6 +44,18 @@ export const DEFAULT_MAX_TIMEOUT_SECONDS = 60;
  */
 export const MAX_AUTHORIZATION_SECONDS = 3_600;
 
+/**
+ * Seconds a buyer's authorization outlives the quote's `maxTimeoutSeconds` at the least: the call, its verify and its
+ * settlement fit inside the window with time to spare.
+ */
+export const SIGNING_MARGIN_SECONDS = 120;
+
+/**
+ * How long a gate asks a buyer's authorization to stay valid (the escrow entry's `extra.authorizationSeconds`) unless
+ * configured otherwise: the longest a facilitator accepts, so a committed debit can be held until its batch pays.
+ */
+export const DEFAULT_AUTHORIZATION_SECONDS = MAX_AUTHORIZATION_SECONDS;
+
 /** Default limit on a `POST /call` request body. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
@@ -91,6 +103,9 @@ export const TOKEN_DOMAIN_VERSION = "2";
 
 /** Exclusive upper bound of the treasury fee, in basis points. */
 export const FEE_BPS_LIMIT = 5000;
+
+/** Most the escrow's admin may move the treasury fee in one change, in basis points (`PaymentEscrow.MAX_FEE_STEP`). */
+export const MAX_FEE_STEP_BPS = 100;
 
 /** Basis points in a whole. */
 export const BPS = 10_000;

@@ -92,3 +92,11 @@ describe("loadStackConfig's keys", function () {
     ).to.throw(`invalid settings: DEPLOYER_KEY_FILE: cannot read ${join(dir, "absent.json")} (no such file)`);
   });
 });
+
+describe("loadStackConfig's HOLD_MAX_SECONDS", function () {
+  it("is unset unless given (the embedded stack then sends each debit at once), kept when given, refused when malformed", function () {
+    expect(loadStackConfig({}).HOLD_MAX_SECONDS).to.equal(undefined);
+    expect(loadStackConfig({ HOLD_MAX_SECONDS: "600" }).HOLD_MAX_SECONDS).to.equal("600");
+    expect(() => loadStackConfig({ HOLD_MAX_SECONDS: "ten" })).to.throw(/HOLD_MAX_SECONDS/);
+  });
+});

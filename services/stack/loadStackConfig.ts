@@ -40,6 +40,15 @@ export const stackEnvSchema = z.object({
    */
   EXACT_COVERS_SETTLEMENT: z.enum(["on", "off"]).default("on"),
   /**
+   * Longest the facilitator holds a committed debit until its batch pays for its gas (seconds). Unset: `0` on the
+   * embedded chain (each debit goes out in the next batch, so a call's debit shows on chain and in the revenue within a
+   * block or two), the facilitator's default in external mode.
+   */
+  HOLD_MAX_SECONDS: z
+    .string()
+    .regex(/^[0-9]{1,5}$/, "must be a whole number of seconds")
+    .optional(),
+  /**
    * External mode on a named network (`arc-testnet`): fills in `RPC_URL` (unless set), the chain id and the network's
    * USDC as `TOKEN_ADDRESS`; keys and `IDENTITY_ADDRESS` stay explicit.
    */

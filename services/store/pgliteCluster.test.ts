@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -74,6 +74,37 @@ describe("seedPgliteDir", function () {
     expect(holdsCluster(data)).to.equal(true);
     for (const dir of left) expect(existsSync(dir), dir).to.equal(false);
     for (const dir of kept) expect(existsSync(dir), dir).to.equal(true);
+  });
+
+  it("processes started side by side on a new installation make the template once; the others wait and copy it", async function () {
+    const template = join(root, "herd", "cache", "pglite-cluster", "test");
+    mkdirSync(join(root, "herd", "cache", "pglite-cluster"), { recursive: true });
+    const makers = new Set<string>();
+    const watcher = watch(join(root, "herd", "cache", "pglite-cluster"), (_, name) => {
+      if (name?.includes(".making-")) makers.add(name);
+    });
+    const seedIn = (name: string) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `import { seedPgliteDir } from ${JSON.stringify(new URL("./pgliteCluster.ts", import.meta.url).href)};
+             await seedPgliteDir(process.argv[1], process.argv[2]);`,
+            join(root, "herd", "data", name),
+            template,
+          ],
+          { stdio: "inherit" },
+        );
+        child.once("exit", resolve);
+      });
+    const codes = await Promise.all(["facilitator", "host", "marketplace", "indexer"].map(seedIn));
+    watcher.close();
+    expect(codes).to.deep.equal([0, 0, 0, 0]);
+    expect(makers.size, [...makers].join(", ")).to.equal(1);
+    for (const name of ["facilitator", "host", "marketplace", "indexer"])
+      expect(holdsCluster(join(root, "herd", "data", name)), name).to.equal(true);
   });
 
   it("keeps the template with the installed PGlite's version, in node_modules/.cache", function () {

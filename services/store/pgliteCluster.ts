@@ -12,7 +12,38 @@ import { cp } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { withFileLock } from "../buyer/src/sdk/withFileLock.ts";
 import { processAlive } from "../protocol/processAlive.ts";
+
+/**
+ * How long a process waits for another to finish making the template or the dump before it makes its own: initdb in
+ * WASM takes a few seconds alone, and a loaded machine starting a dozen processes at once stretches that to minutes.
+ */
+const MAKER_WAIT_MS = 600_000;
+
+/**
+ * Runs `make` under the lock `${path}.lock` unless `path` exists once the lock is held, so that processes started
+ * side by side on a new installation (a stack's four services, a test run's workers) make it once and the others
+ * wait for it: each making its own, a dozen initdb runs at once on two cores kept a stack's services from answering
+ * for three minutes. Where the lock cannot be taken (a read-only installation, a holder stuck past the wait), `make`
+ * runs unlocked.
+ */
+async function makeOnce(path: string, make: () => Promise<void>): Promise<void> {
+  let locked = false;
+  try {
+    await withFileLock(
+      `${path}.lock`,
+      async () => {
+        locked = true;
+        if (!existsSync(path)) await make();
+      },
+      { timeoutMs: MAKER_WAIT_MS },
+    );
+  } catch (error) {
+    if (locked) throw error;
+    if (!existsSync(path)) await make();
+  }
+}
 
 /** The installed PGlite's package folder (node_modules/@electric-sql/pglite). */
 function pglitePackageDir(): string {
@@ -74,16 +105,17 @@ async function makeTemplate(template: string): Promise<void> {
 /**
  * Makes `dataDir` and fills it (when absent or empty) with a fresh cluster copied from a template made once per
  * installation, in place of the initdb PGlite would run in it: initdb in WASM costs about 2 s of CPU, the copy a few
- * milliseconds, and the stack starts four clusters at once (three services and the indexer) on as few as two cores. A directory that
- * already holds a cluster is left as it is. The template is only ever copied, never opened (a cluster that runs writes
- * to its files). When the template cannot be made (a read-only installation), the directory is left empty and PGlite
- * runs initdb in it as before; so it does in a directory that holds other files.
+ * milliseconds, and the stack starts four clusters at once (three services and the indexer) on as few as two cores.
+ * One process makes the template while the others wait for it. A directory that already holds a cluster is left as it
+ * is. The template is only ever copied, never opened (a cluster that runs writes to its files). When the template
+ * cannot be made (a read-only installation), the directory is left empty and PGlite runs initdb in it as before; so it
+ * does in a directory that holds other files.
  * @example await seedPgliteDir(".stack/data/facilitator"); const db = await PGlite.create(".stack/data/facilitator")
  */
 export async function seedPgliteDir(dataDir: string, template = templateClusterDir()): Promise<void> {
   if (holdsCluster(dataDir)) return;
   try {
-    if (!holdsCluster(template)) await makeTemplate(template);
+    if (!holdsCluster(template)) await makeOnce(template, () => makeTemplate(template));
   } catch {
     mkdirSync(dataDir, { recursive: true });
     return;
@@ -120,22 +152,29 @@ function keptDumpPath(): string | undefined {
 /**
  * A fresh cluster as PGlite's `loadDataDir` takes it, dumped once per installation and kept beside the template, so
  * that an in-memory database costs a load (about 0.6 s of CPU) and not an initdb (about 3.5 s) in every process
- * that opens one: each demo the buyer's MCP server starts, each facilitator a test spawns. Written beside itself and
- * renamed, so a racing writer's or a crash's half file is never read. When the file cannot be written (a read-only
- * installation) the dump is still returned and made again by the next process.
+ * that opens one: each demo the buyer's MCP server starts, each facilitator a test spawns. One process makes it while
+ * the others wait for it, writing it beside itself and renaming it, so a crash's half file is never read. When the file
+ * cannot be written (a read-only installation) the dump is still returned and made again by the next process.
  * @example const db = await PGlite.create("memory://", { loadDataDir: await freshClusterDump() })
  */
 export async function freshClusterDump(path = keptDumpPath()): Promise<Blob> {
-  if (path !== undefined && existsSync(path)) return new Blob([readFileSync(path)]);
+  if (path === undefined) return dumpFreshCluster();
+  if (existsSync(path)) return new Blob([readFileSync(path)]);
+  let made: Blob | undefined;
+  await makeOnce(path, async () => {
+    made = await dumpFreshCluster();
+    await keepDump(made, path);
+  });
+  return made ?? new Blob([readFileSync(path)]);
+}
+
+async function dumpFreshCluster(): Promise<Blob> {
   const seed = await PGlite.create("memory://");
-  let dump: Blob;
   try {
-    dump = await seed.dumpDataDir("none");
+    return await seed.dumpDataDir("none");
   } finally {
     await seed.close();
   }
-  if (path !== undefined) await keepDump(dump, path);
-  return dump;
 }
 
 /** Writes `dump` to `path` beside itself and renames it into place; not kept when that fails (read-only). */

@@ -1,11 +1,12 @@
 import { PGlite } from "@electric-sql/pglite";
 import { expect } from "chai";
+import { freshClusterDump } from "./pgliteCluster.ts";
 import { preparedQueries } from "./pglitePrepared.ts";
 
 describe("preparedQueries (PGlite)", function () {
   let db: PGlite;
   before(async function () {
-    db = await PGlite.create("memory://");
+    db = await PGlite.create("memory://", { loadDataDir: await freshClusterDump() });
   });
   after(async function () {
     await db.close();

@@ -202,7 +202,11 @@ async function main(): Promise<number> {
     priceFloor: bundle.priceFloor,
     transactions: {
       register: listed.published.transactions.register,
-      selfTestDebit: listed.selfTest.debit.transaction,
+      // A committed debit the relayer holds has no transaction yet: its settlementId names it.
+      selfTestDebit: listed.selfTest.debit.settlement === "confirmed" ? listed.selfTest.debit.transaction : null,
+      ...(listed.selfTest.debit.settlement === "committed"
+        ? { selfTestSettlementId: listed.selfTest.debit.settlementId }
+        : {}),
     },
     stages,
   };
@@ -220,7 +224,7 @@ async function main(): Promise<number> {
           bundle.priceFloor.raised ? `, raised from ${bundle.priceFloor.measured.base} to the marketplace's floor` : ""
         }`,
         `  register tx  ${result.transactions.register ?? "(not found)"}`,
-        `  self-test tx ${result.transactions.selfTestDebit} (paid ${listed.selfTest.receipt.amount})`,
+        `  self-test tx ${result.transactions.selfTestDebit ?? `(committed, held: settlement ${listed.selfTest.debit.settlement === "committed" ? listed.selfTest.debit.settlementId : ""})`} (paid ${listed.selfTest.receipt.amount})`,
         "",
       ].join("\n"),
     );

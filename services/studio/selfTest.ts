@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Hex, LocalAccount } from "viem";
+import { acceptReceipt } from "../buyer/src/sdk/acceptReceipt.ts";
 import { buyerChain } from "../buyer/src/sdk/buyerChain.ts";
+import { BuyerError } from "../buyer/src/sdk/buyerError.ts";
 import { payForCall } from "../buyer/src/sdk/payForCall.ts";
 import { verifyDebit } from "../buyer/src/sdk/verifyDebit.ts";
 import type { Receipt } from "../protocol/schemas/receipt.ts";
@@ -9,17 +11,27 @@ import type { Deployed } from "./deploy.ts";
 import { StudioError } from "./studioError.ts";
 import type { StudioTarget } from "./studioTarget.ts";
 
-/** What the paid self-test saw: the cap quoted, the receipt, and the debit found on chain. */
+/**
+ * What the paid self-test saw: the cap quoted, the receipt, and the debit: found on chain (`confirmed`, with its
+ * transaction and block), or recorded by the facilitator and held until its batch pays for its gas (`committed`, final,
+ * on chain by the authorization's end, with its settlementId).
+ */
 export type SelfTestResult = {
   cap: string;
   receipt: Receipt;
-  debit: { transaction: Hex; amount: string; block: string };
+  debit:
+    | { settlement: "confirmed"; transaction: Hex; amount: string; block: string }
+    | { settlement: "committed"; settlementId: Hex; amount: string };
 };
+
+/** How long the self-test looks for a committed debit on chain before it reports it committed. */
+const DEBIT_WAIT_MS = 10_000;
 
 /**
  * Stage 7: calls the live resource as a buyer would, with the buyer SDK: the 402 quote, its terms pinned against the
  * chain, a signed payment for the first example; then checks the answer equals the example's expected output, the
- * receipt is for this resource and payment, and the chain holds its debit (`BatchDebited`) of exactly that amount.
+ * receipt is for this resource and payment, and its debit of exactly that amount is final: on chain (`BatchDebited`),
+ * or committed (its settlementId this payment's) and not mined within DEBIT_WAIT_MS because the relayer holds it.
  * @throws {StudioError} stage `self-test`: `payment_failed`, `wrong_answer`, `bad_receipt` or `no_debit`.
  * @example const result = await selfTest({ contract, deployed, target, buyer })
  */
@@ -59,13 +71,24 @@ export async function selfTest(p: {
   const { receipt } = paid;
   if (receipt.payTo !== p.deployed.resourceId || receipt.payer !== p.buyer.address)
     throw new StudioError("self-test", "bad_receipt", "the receipt names another resource or payer", { receipt });
-  // A committed receipt is answered before its debit is mined: this waits for the debit, then checks it.
-  const mined = await verifyDebit(chain, receipt).catch((error: Error) => {
+  const noDebit = (error: Error) => {
     throw new StudioError("self-test", "no_debit", `no debit of ${receipt.amount} for this payment: ${error.message}`);
-  });
+  };
+  // A committed receipt is final (acceptReceipt); its debit is reported mined when it lands soon, else committed.
+  const accepted = await acceptReceipt(chain, receipt).catch(noDebit);
+  const mined =
+    accepted.settlement === "confirmed"
+      ? accepted
+      : await verifyDebit(chain, receipt, { waitMs: DEBIT_WAIT_MS }).catch((error: Error) => {
+          if (error instanceof BuyerError && error.code === "not_confirmed") return undefined;
+          return noDebit(error);
+        });
+  const amount = receipt.amount;
   return {
     cap: paid.terms.cap.toString(),
     receipt,
-    debit: { transaction: mined.transaction, amount: receipt.amount, block: mined.blockNumber.toString() },
+    debit: mined
+      ? { settlement: "confirmed", transaction: mined.transaction, amount, block: mined.blockNumber.toString() }
+      : { settlement: "committed", settlementId: receipt.settlementId as Hex, amount },
   };
 }

@@ -23,11 +23,12 @@ const echo = async ({ body }: HandlerCall) => ({
 /**
  * A real money path for the buyer's budget tests: the local chain, the facilitator and gates in front of an echo
  * handler priced `CALL_PRICE` per call (cap = price), each optionally behind a creator's relay; fresh buyers funded
- * in escrow; the buyer MCP server's settings for one; and the chain's debits of a buyer.
+ * in escrow; the buyer MCP server's settings for one; and the chain's debits of a buyer. `facilitatorEnv` sets the
+ * facilitator's settings (confirmed settlement and no holding unless it says otherwise).
  * @example const s = await startBudgetStack(); const r = await s.resource("echo-1", "rewrite-settled-at")
  */
-export async function startBudgetStack() {
-  const stack: GateStack = await startGateStack();
+export async function startBudgetStack(options: { facilitatorEnv?: Record<string, string> } = {}) {
+  const stack: GateStack = await startGateStack({ facilitatorEnv: options.facilitatorEnv });
   const { chain } = stack;
   const closers: (() => Promise<void>)[] = [];
   let resources = 0;

@@ -47,7 +47,7 @@ export function facilitatorEnv(chain: Pick<LocalChain, "rpcUrl" | "addresses">):
  * @example const facilitator = await startFacilitator(chain, { env: { BATCH_WINDOW_MS: "5" } })
  */
 export async function startFacilitator(
-  chain: LocalChain,
+  chain: Pick<LocalChain, "rpcUrl" | "addresses">,
   options: { env?: Record<string, string>; clock?: Clock; backgroundIntervalMs?: number } = {},
 ) {
   const config = loadFacilitatorConfig({

@@ -1,6 +1,10 @@
+export type { AcceptReceiptReturnType } from "./sdk/acceptReceipt.ts";
+export { acceptReceipt } from "./sdk/acceptReceipt.ts";
+export { authorizationWindow, MAX_SIGNED_WINDOW_SECONDS } from "./sdk/authorizationWindow.ts";
 export type { BuyerChain } from "./sdk/buyerChain.ts";
 export { buyerChain } from "./sdk/buyerChain.ts";
 export { BuyerError } from "./sdk/buyerError.ts";
+export { checkCommittedReceipt } from "./sdk/checkCommittedReceipt.ts";
 export { checkDepositAuthorization } from "./sdk/checkDepositAuthorization.ts";
 export { exampleRequests } from "./sdk/exampleRequests.ts";
 export type { AmountView } from "./sdk/formatAmount.ts";

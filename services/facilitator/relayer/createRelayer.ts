@@ -24,7 +24,7 @@ import type { DebitOutcome, ExactItem } from "./debitOutcome.ts";
 import { decodeRevert } from "./decodeRevert.ts";
 import { encodeDebitBatch } from "./encodeDebitBatch.ts";
 import type { BatchEconomics, FeeSnapshot, ForcedReason, HoldSettings, SendReason } from "./holdPolicy.ts";
-import { batchEconomics, holdVerdict } from "./holdPolicy.ts";
+import { batchEconomics, HOLD_RECHECK_MS, holdVerdict } from "./holdPolicy.ts";
 import { outcomeKey, readDebitOutcomes } from "./readDebitOutcomes.ts";
 import { RelayerCannotPayError } from "./relayerCannotPay.ts";
 import type { RpcFault, SentTransaction } from "./sendTransaction.ts";
@@ -184,6 +184,13 @@ export function createRelayer(p: RelayerParameters) {
   const baseFee = cachedRead(p.feeCacheMs ?? 1_000, () => readBaseFeeWei(publicClient));
   /** The fee read last for holding: what a batch sent now is expected to pay per gas, and the escrow's fee. */
   let feeSnapshot: FeeSnapshot | undefined;
+  /** When `feeSnapshot` was read (s): it is read only while something is held, so it may be from a quiet hour ago. */
+  let feeSnapshotAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The fee read last while it is fresh (read within HOLD_RECHECK_MS), else undefined: a debit arriving after a quiet
+   * spell is held until the fee is read again, never judged to pay at an old, lower fee.
+   */
+  const freshFee = () => (now() - feeSnapshotAt <= HOLD_RECHECK_MS / 1000 ? feeSnapshot : undefined);
   /**
    * Reads the fee a batch sent now would pay: the base fee plus the priority fee (the node's estimate), at most the
    * cap; and the escrow's fee.
@@ -196,6 +203,7 @@ export function createRelayer(p: RelayerParameters) {
       gasPriceWei: p.maxFeePerGas !== undefined && price > p.maxFeePerGas ? p.maxFeePerGas : price,
       feeBps,
     };
+    feeSnapshotAt = now();
     return feeSnapshot;
   }
   const queue = createDebitQueue({
@@ -207,7 +215,7 @@ export function createRelayer(p: RelayerParameters) {
     now,
     ...(hold && {
       hold: {
-        verdict: (batch, queued) => holdVerdict({ batch, queued, fee: feeSnapshot, settings: hold, now: now() }),
+        verdict: (batch, queued) => holdVerdict({ batch, queued, fee: freshFee(), settings: hold, now: now() }),
         refresh: readFeeSnapshot,
       },
     }),

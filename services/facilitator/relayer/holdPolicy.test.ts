@@ -1,8 +1,11 @@
 import { expect } from "chai";
 import { bitmapNonce } from "../../protocol/bitmapNonce.ts";
+import { BASE_FEE_FLOOR_WEI, SETTLEMENT_GAS_PER_DEBIT, SETTLEMENT_MARGIN_BPS } from "../../protocol/constants.ts";
+import { priceFloor } from "../../protocol/priceFloor.ts";
+import { BATCH_DEFAULTS, facilitatorEnvSchema } from "../loadFacilitatorConfig.ts";
 import type { DebitItem } from "./debitItem.ts";
 import type { HoldCandidate, HoldSettings } from "./holdPolicy.ts";
-import { batchEconomics, EXPECTED_BATCH_BASE_GAS, expectedBatchGas, holdVerdict } from "./holdPolicy.ts";
+import { batchEconomics, EXPECTED_BATCH_BASE_GAS, expectedBatchGas, holdVerdict, pays } from "./holdPolicy.ts";
 
 const GWEI = 1_000_000_000n;
 /** 21 gwei a gas (the test network's 20 gwei floor and a 1 gwei tip); the escrow takes 5%. */
@@ -55,6 +58,26 @@ describe("holdPolicy: a batch of committed debits is sent when it pays for itsel
       send: true,
       reason: "pays",
     });
+  });
+
+  it("lets a batch of debits charged at the price floor pay with the facilitator's default margin", function () {
+    // The listing's price carries the operator's margin (the floor's); the hold asking for it again over the batch's
+    // own gas found no batch that pays, and every debit waited for the longest hold (npm run economics).
+    const { minimumBase } = priceFloor({
+      gasPerDebit: SETTLEMENT_GAS_PER_DEBIT,
+      baseFeeWei: BASE_FEE_FLOOR_WEI,
+      feeBps: FEE.feeBps,
+      marginBps: SETTLEMENT_MARGIN_BPS,
+    });
+    const smallestPaying = (marginBps: number) => {
+      for (let size = 1; size <= BATCH_DEFAULTS.committed.maxItems; size++) {
+        const batch = Array.from({ length: size }, (_, i) => debit(minimumBase, NOW + 3_000, i + 1));
+        if (pays(batchEconomics(batch, FEE), marginBps)) return size;
+      }
+      return undefined;
+    };
+    expect(smallestPaying(facilitatorEnvSchema.shape.HOLD_MARGIN_BPS.parse(undefined))).to.be.within(2, 32);
+    expect(smallestPaying(SETTLEMENT_MARGIN_BPS)).to.equal(undefined);
   });
 
   it("holds while the fee is high and sends when it falls", function () {

@@ -50,6 +50,9 @@ describe("a facilitator killed while it holds committed debits", function () {
       DATABASE_SCHEMA: db.schema,
       SETTLEMENT: "committed",
       HOLD_MAX_SECONDS: "3600",
+      // Two debits of AMOUNT lose with a 20% margin at the floor but pay together without one (HOLD_MARGIN_BPS's
+      // default, 0): they must stay held until the crash.
+      HOLD_MARGIN_BPS: "2000",
       // The restart's retrier takes the crashed instance's debits over a second after their lease; the holding
       // instance's own retrier meanwhile finds them held and leaves them be.
       SETTLE_LEASE_SECONDS: "1",

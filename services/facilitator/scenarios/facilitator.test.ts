@@ -13,6 +13,7 @@ import { bitmapNonce } from "../../protocol/bitmapNonce.ts";
 import { gasCostInTokenUnits } from "../../protocol/gasCostInTokenUnits.ts";
 import { receiptSchema } from "../../protocol/schemas/receipt.ts";
 import { strikeKeyOf } from "../../protocol/strikeKey.ts";
+import { RESERVATION_MARGIN_SECONDS } from "../verifyPayment.ts";
 
 const CAP = 50_000n;
 const response = { status: 200, contentType: "application/json", body: { echo: { hello: "world" } } };
@@ -142,12 +143,12 @@ describe("facilitator", function () {
       expect(after.treasury - before.treasury).to.equal(60n);
     });
 
-    it("holds a reservation at most an hour: a longer signed window is refused", async function () {
+    it("takes a window of up to an hour, reserving for the call's timeout and margin only; a longer window is refused", async function () {
       const payload = await pay({ validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600) });
       const verified = await verify(payload);
       expect(verified.body.isValid).to.equal(true);
       const held = (Date.parse(verified.body.expiresAt) - Date.now()) / 1000;
-      expect(held).to.be.within(3590, 3601);
+      expect(held).to.be.within(60 + RESERVATION_MARGIN_SECONDS - 10, 60 + RESERVATION_MARGIN_SECONDS + 1);
       await postJson(`${facilitator.url}/release`, { idemKey: payload.authorization.nonce, resourceId });
       const longer = await verify(await pay({ validBefore: BigInt(Math.floor(Date.now() / 1000) + 10 * 3600) }));
       expect(longer.body).to.include({ isValid: false, invalidReason: "invalid_payload" });

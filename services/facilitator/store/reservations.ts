@@ -38,7 +38,20 @@ export type StoredPayload = {
   authorization: Record<string, string>;
   signature: Hex;
   signedBy?: "contract";
+  /**
+   * Unix seconds: when the reservation expires unsettled, when that is before the authorization's `validBefore` (a
+   * long window, signed so that the committed debit can be held, does not hold the buyer's funds for an unsettled call).
+   */
+  reservedUntil?: number;
 };
+
+/**
+ * When a reservation still unsettled expires: its `reservedUntil`, else the authorization's end.
+ * @example if (reservationEnd(r) <= now) expire(r)
+ */
+export function reservationEnd(r: Pick<Reservation, "payload" | "validBefore">): number {
+  return Math.min(r.validBefore, r.payload.reservedUntil ?? r.validBefore);
+}
 
 /** The handler's response as the gate validated it; persisted so a retry gets the same bytes. */
 export type StoredResponse = { status: number; contentType: string; body: unknown };
@@ -212,6 +225,7 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
       WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
         AND r.resource_id = x.resource_id
         AND r.status = 'reserved' AND r.valid_before > x.now
+        AND COALESCE((r.payload->>'reservedUntil')::bigint, x.now + 1) > x.now
       RETURNING ${qualifiedColumns}`,
     [
       JSON.stringify(
@@ -254,6 +268,7 @@ async function claimOne(sql: Sql, { c, now }: ClaimItem): Promise<Reservation | 
         amount = CASE WHEN scheme = 'exact' THEN cap ELSE LEAST(cap, $3::numeric) END,
         response = $4::jsonb, lease_until = $5, updated_at = $6
       WHERE idem_key = $1 AND buyer = $7 AND resource_id = $2 AND status = 'reserved' AND valid_before > $6
+        AND COALESCE((payload->>'reservedUntil')::bigint, $6 + 1) > $6
       RETURNING ${columns}`,
     [
       c.idemKey,
@@ -307,7 +322,8 @@ const CLAIM_AND_COMMIT = `UPDATE reservation r SET status = 'settling', amount =
         settled_at = x.now, expires_at = x.expires_at
        FROM $COMMITS AS x
       WHERE r.idem_key = x.idem_key AND r.buyer = x.buyer AND r.resource_id = x.resource_id AND r.status = 'reserved'
-        AND r.valid_before > x.now AND r.cap = x.cap AND r.scheme = 'service-escrow'`;
+        AND r.valid_before > x.now AND COALESCE((r.payload->>'reservedUntil')::bigint, x.now + 1) > x.now
+        AND r.cap = x.cap AND r.scheme = 'service-escrow'`;
 
 /** CLAIM_AND_COMMIT for a group, unpacked from JSON (an idemKey twice in a group is claimed by its first only). */
 const CLAIM_AND_COMMIT_GROUP = `${CLAIM_AND_COMMIT.replace(
@@ -455,11 +471,15 @@ export async function purgeReservations(
  */
 export const PURGE_BATCH = 100;
 
-/** Marks reservations whose authorization has expired unsettled as expired (no strike). Returns how many. */
+/**
+ * Marks reservations unsettled at their end (the authorization's `validBefore`, or `reservedUntil` when sooner) as
+ * expired (no strike). Returns how many.
+ */
 export async function expireReservations(tx: Sql, now: number): Promise<number> {
   const rows = await tx.query(
     `UPDATE reservation SET status = 'expired', updated_at = $1
-      WHERE status = 'reserved' AND valid_before <= $1 RETURNING idem_key`,
+      WHERE status = 'reserved' AND (valid_before <= $1 OR (payload->>'reservedUntil')::bigint <= $1)
+      RETURNING idem_key`,
     [now],
   );
   return rows.length;

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS, parseResourcesQuery } from "./resourcesQuery.ts";
+import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS, parseResourcesQuery, withPriceFloor } from "./resourcesQuery.ts";
 
 describe("parseResourcesQuery", function () {
   it("defaults limit to 1000 and offset to 0", function () {
@@ -62,6 +62,7 @@ describe("parseResourcesQuery", function () {
     ["79 digits", { minBond: "1".repeat(79) }],
     ["a word for a boolean", { active: "yes" }],
     ["a number for a boolean", { active: "0" }],
+    ["a word for payable", { payable: "yes" }],
     ["a word for a score", { minUptime: "abc" }],
     ["a score above 100", { minReputation: "100.01" }],
     ["a negative score", { minUptime: "-5" }],
@@ -86,4 +87,47 @@ describe("parseResourcesQuery", function () {
       if (!parsed.ok) expect(parsed.message).to.contain(Object.keys(raw)[0]!);
     });
   }
+});
+
+describe("withPriceFloor: payable as price bounds at the floor of the moment", function () {
+  const page = { limit: 1000, offset: 0 };
+  const parsed = (raw: Record<string, string>) => {
+    const result = parseResourcesQuery(raw);
+    if (!result.ok) throw new Error(result.message);
+    return result.query;
+  };
+
+  it("payable=true keeps a base at the floor or above: minBasePrice rises to the floor, never falls", function () {
+    expect(withPriceFloor(parsed({ payable: "true" }), 7680n)).to.deep.equal({ ...page, minBasePrice: 7680n });
+    expect(withPriceFloor(parsed({ payable: "true", minBasePrice: "100" }), 7680n)).to.deep.equal({
+      ...page,
+      minBasePrice: 7680n,
+    });
+    expect(withPriceFloor(parsed({ payable: "true", minBasePrice: "9000" }), 7680n)).to.deep.equal({
+      ...page,
+      minBasePrice: 9000n,
+    });
+  });
+
+  it("payable=false keeps a base below the floor: maxBasePrice falls to one below it, never rises", function () {
+    expect(withPriceFloor(parsed({ payable: "false" }), 7680n)).to.deep.equal({ ...page, maxBasePrice: 7679n });
+    expect(withPriceFloor(parsed({ payable: "false", maxBasePrice: "100" }), 7680n)).to.deep.equal({
+      ...page,
+      maxBasePrice: 100n,
+    });
+    expect(withPriceFloor(parsed({ payable: "false", maxBasePrice: "99999" }), 7680n)).to.deep.equal({
+      ...page,
+      maxBasePrice: 7679n,
+    });
+  });
+
+  it("a floor of 0 (settlement free, or the floor off) makes every listing payable and none refused", function () {
+    expect(withPriceFloor(parsed({ payable: "true" }), 0n).minBasePrice).to.equal(0n);
+    expect(withPriceFloor(parsed({ payable: "false" }), 0n).maxBasePrice).to.equal(-1n);
+  });
+
+  it("leaves a query without payable as it is", function () {
+    const query = parsed({ minBasePrice: "5", category: "data" });
+    expect(withPriceFloor(query, 7680n)).to.equal(query);
+  });
 });

@@ -44,7 +44,8 @@ const text = z
 /**
  * The query of `GET /resources`: every parameter optional; `q` is a text searched in the cards (kept as its distinct
  * search terms); base units are digit strings compared as BigInt, scores numbers in [0, 100], `limit` 1..1000
- * (default 1000) and `offset` >= 0.
+ * (default 1000) and `offset` >= 0. `payable` keeps the listings whose base covers settlement at the current fee
+ * (`true`) or those whose base no longer does (`false`); {@link withPriceFloor} turns it into price bounds.
  */
 export const resourcesQuerySchema = z.strictObject({
   q: text.optional(),
@@ -58,6 +59,10 @@ export const resourcesQuerySchema = z.strictObject({
   maxBasePrice: baseUnits.optional(),
   minReputation: score.optional(),
   minUptime: score.optional(),
+  payable: z
+    .enum(["true", "false"], "must be true or false")
+    .transform((value) => value === "true")
+    .optional(),
   limit: integer(1, 1000).default(1000),
   offset: integer(0, 1_000_000_000).default(0),
 });
@@ -89,4 +94,24 @@ export function parseResourcesQuery(
   const result = resourcesQuerySchema.safeParse(raw);
   if (!result.success) return { ok: false, message: z.prettifyError(result.error) };
   return { ok: true, query: result.data };
+}
+
+/**
+ * A query with `payable` resolved against the price floor of the moment: `true` raises `minBasePrice` to the floor
+ * (what verify takes now), `false` lowers `maxBasePrice` below it (what verify refuses now); a query without `payable`
+ * is returned as it is.
+ * @example withPriceFloor({ payable: true, limit: 1000, offset: 0 }, 7680n) // { minBasePrice: 7680n, limit: 1000, offset: 0 }
+ */
+export function withPriceFloor(query: ResourcesQuery, minimumBase: bigint): ResourcesQuery {
+  const { payable, ...rest } = query;
+  if (payable === undefined) return query;
+  if (payable) {
+    const least = rest.minBasePrice === undefined || rest.minBasePrice < minimumBase ? minimumBase : rest.minBasePrice;
+    return { ...rest, minBasePrice: least };
+  }
+  const below = minimumBase - 1n;
+  return {
+    ...rest,
+    maxBasePrice: rest.maxBasePrice === undefined || rest.maxBasePrice > below ? below : rest.maxBasePrice,
+  };
 }

@@ -251,6 +251,53 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       expect(onChain.pricing.base.toString()).to.equal(minimum);
     });
 
+    it("GET /resources?payable re-checks listed prices at the fee of the moment: a listing at the 20 gwei floor drops out at 40 gwei", async function () {
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const minimum = BigInt((await floor()).minimumBase);
+      const published = await stack.publish({ slug: "fee-doubles", base: String(minimum) });
+      expect(published.response.status, JSON.stringify(published.response.body)).to.equal(201);
+      await stack.settle();
+      type Row = { resourceId: string; pricing: { base: string } };
+      const listing = async (query: string) => {
+        const answer = await stack.get(`/resources${query}`);
+        expect(answer.status, answer.text).to.equal(200);
+        const rows = answer.body as Row[];
+        expect(Number(answer.headers.get("x-total-count"))).to.equal(rows.length);
+        return { rows, ids: rows.map((row) => row.resourceId), floor: answer.headers.get("x-price-floor") };
+      };
+      const all = await listing("");
+      expect(all.floor, "no floor read without payable").to.equal(null);
+
+      // Publishing mined blocks since, and this chain's base fee falls below 20 gwei when they are empty.
+      await baseFee(BASE_FEE_FLOOR_WEI);
+      const payableAt20 = await listing("?payable=true");
+      expect(payableAt20.floor).to.equal(minimum.toString());
+      expect(payableAt20.ids).to.include(published.resourceId);
+      for (const row of payableAt20.rows) expect(BigInt(row.pricing.base) >= minimum, row.resourceId).to.equal(true);
+
+      await baseFee(2n * BASE_FEE_FLOOR_WEI);
+      const payableAt40 = await listing("?payable=true");
+      expect(payableAt40.floor).to.equal((2n * minimum).toString());
+      expect(payableAt40.ids, "verify would refuse it now").not.to.include(published.resourceId);
+      const refused = await listing("?payable=false");
+      expect(refused.floor).to.equal((2n * minimum).toString());
+      expect(refused.ids).to.include(published.resourceId);
+      for (const row of refused.rows) expect(BigInt(row.pricing.base) < 2n * minimum, row.resourceId).to.equal(true);
+      expect([...payableAt40.ids, ...refused.ids].sort()).to.deep.equal([...all.ids].sort());
+    });
+
+    it("GET /resources?payable answers 503 chain_unavailable, not a 500, when the floor cannot be read", async function () {
+      const cut = await startMarketplace(stack.chain, stack.indexer, { env: { RPC_URL: "http://127.0.0.1:9" } });
+      try {
+        const payable = await fetch(`${cut.url}/resources?payable=true`);
+        expect(payable.status).to.equal(503);
+        expect(errorBodySchema.parse(await payable.json()).error.code).to.equal("chain_unavailable");
+        expect((await fetch(`${cut.url}/resources`)).status, "discovery without payable reads no chain").to.equal(200);
+      } finally {
+        await cut.stop();
+      }
+    });
+
     it("a quote whose multiplier charges a successful call below the floor is refused at the probe, though base and max pass", async function () {
       await baseFee(BASE_FEE_FLOOR_WEI);
       const minimum = BigInt((await floor()).minimumBase);

@@ -133,11 +133,11 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
       expect(bySlug.beta.health).to.deep.equal({ verified: false, score: 50 });
     });
 
-    it("lets any origin read the index and its total, including a refusal", async function () {
+    it("lets any origin read the index, its total and the price floor it was filtered by, including a refusal", async function () {
       for (const query of ["", "?minBond=x"]) {
         const { headers } = await stack.get(`/resources${query}`);
         expect(headers.get("access-control-allow-origin")).to.equal("*");
-        expect(headers.get("access-control-expose-headers")).to.equal("X-Total-Count");
+        expect(headers.get("access-control-expose-headers")).to.equal("X-Total-Count, X-Price-Floor");
       }
     });
 

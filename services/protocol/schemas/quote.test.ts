@@ -86,6 +86,35 @@ describe("buildQuote", () => {
     );
   });
 
+  it("asks for an authorization window as the escrow entry's last key, extra.authorizationSeconds", () => {
+    const asking = buildQuote({ ...parameters, authorizationSeconds: 3_600 });
+    expect(Object.keys(asking.accepts[0]).at(-1)).to.equal("extra");
+    expect(asking.accepts[0].extra).to.deep.equal({ authorizationSeconds: 3_600 });
+    expect(quoteSchema.parse(JSON.parse(JSON.stringify(asking))).accepts[0].extra).to.deep.equal({
+      authorizationSeconds: 3_600,
+    });
+  });
+
+  it("parses an older gate's quote, whose escrow entry has no extra", () => {
+    expect(quote.accepts[0]).to.not.have.property("extra");
+    expect(quoteSchema.safeParse(JSON.parse(JSON.stringify(quote))).success).to.equal(true);
+  });
+
+  it("refuses an authorizationSeconds that is not a positive integer, or an extra of another shape", () => {
+    const wire = JSON.parse(JSON.stringify(buildQuote({ ...parameters, authorizationSeconds: 3_600 })));
+    for (const extra of [
+      { authorizationSeconds: -1 },
+      { authorizationSeconds: 0 },
+      { authorizationSeconds: 1.5 },
+      { authorizationSeconds: "3600" },
+      { authorizationSeconds: 1e300 },
+      { authorizationSeconds: 3_600, validAfter: 0 },
+    ]) {
+      wire.accepts[0].extra = extra;
+      expect(quoteSchema.safeParse(wire).success, JSON.stringify(extra)).to.equal(false);
+    }
+  });
+
   it("defaults the mime type and leaves out the exact entry unless asked", () => {
     const bare = buildQuote({ ...parameters, includeExact: false, error: "nonce_used", maxTimeoutSeconds: 120 });
     expect(bare.accepts).to.have.length(1);

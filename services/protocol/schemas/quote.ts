@@ -44,6 +44,11 @@ export const escrowAcceptSchema = z
       chainId: z.literal(CHAIN_ID),
       verifyingContract: addressSchema,
     }),
+    /**
+     * How long the gate asks the buyer's authorization to stay valid (seconds), so that its debit can be held until
+     * a batch pays for its gas; a buyer signs at most its own cap of it. Absent from older gates' quotes.
+     */
+    extra: z.strictObject({ authorizationSeconds: z.int().positive() }).optional(),
   })
   .refine(amountEqualsCap, amountDiffersFromCap)
   .refine((entry) => entry.eip712Domain.verifyingContract === entry.escrow, {
@@ -127,6 +132,8 @@ export type BuildQuoteParameters = {
   escrow: string;
   resourceId: string;
   maxTimeoutSeconds?: number | undefined;
+  /** The escrow entry's `extra.authorizationSeconds`: how long the gate asks the authorization to stay valid. */
+  authorizationSeconds?: number | undefined;
   pricing: z.input<typeof meteredTermsSchema>;
   resource: { url: string; description: string; mimeType?: string | undefined };
   includeExact?: boolean | undefined;
@@ -164,6 +171,9 @@ export function buildQuote(parameters: BuildQuoteParameters): Quote {
       chainId: CHAIN_ID,
       verifyingContract: parameters.escrow,
     },
+    ...(parameters.authorizationSeconds === undefined
+      ? {}
+      : { extra: { authorizationSeconds: parameters.authorizationSeconds } }),
   };
   const flat = String(parameters.exactAmount ?? cap);
   const exact = {

@@ -44,6 +44,8 @@ export async function startFacilitator(run: StackRun): Promise<void> {
         CALLER_AUTH_SECRET: env.CALLER_AUTH_SECRET,
         SETTLEMENT: env.SETTLEMENT,
         EXACT_COVERS_SETTLEMENT: env.EXACT_COVERS_SETTLEMENT,
+        // Locally nobody pays for gas and a user watches each call's debit land: held debits only where it is set.
+        HOLD_MAX_SECONDS: env.HOLD_MAX_SECONDS ?? (run.external ? undefined : "0"),
         NODE_ENV: run.external ? "production" : "development",
       },
       ready: () => answers(`${run.urls.facilitator}/ready`),

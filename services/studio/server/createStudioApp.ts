@@ -185,7 +185,11 @@ export function createStudioApp(p: StudioAppParameters): Koa {
         agentId: listed.published.agentId,
         transactions: {
           register: listed.published.transactions.register,
-          selfTestDebit: listed.selfTest.debit.transaction,
+          // A committed debit the relayer holds has no transaction yet: its settlementId names it.
+          selfTestDebit: listed.selfTest.debit.settlement === "confirmed" ? listed.selfTest.debit.transaction : null,
+          ...(listed.selfTest.debit.settlement === "committed"
+            ? { selfTestSettlementId: listed.selfTest.debit.settlementId }
+            : {}),
         },
         selfTest: listed.selfTest,
         stages: listed.stages,

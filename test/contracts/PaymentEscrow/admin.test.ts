@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { getAddress, keccak256, toHex, zeroAddress, zeroHash } from "viem";
+import { FEE_BPS_LIMIT, MAX_FEE_STEP_BPS } from "../../../services/protocol/constants.ts";
 import { EXACT_NONCE_TAG } from "../../../services/protocol/exactNonce.ts";
 import { DEBIT_AUTHORIZATION_TYPE } from "../../../services/protocol/typedData.ts";
 import {
@@ -115,13 +116,14 @@ describe("PaymentEscrow administration", function () {
       expect(await escrow.read.EXACT_NONCE_TAG()).to.equal(EXACT_NONCE_TAG);
       expect(await escrow.read.RELAYER_ROLE()).to.equal(RELAYER_ROLE);
       expect(await escrow.read.PAUSER_ROLE()).to.equal(PAUSER_ROLE);
+      // The fee's bounds equal their off-chain mirrors (services/protocol/constants.ts), by which receipts are checked.
       expect({
         delay: await escrow.read.WITHDRAWAL_DELAY(),
         bps: await escrow.read.BPS(),
         limit: await escrow.read.FEE_BPS_LIMIT(),
         step: await escrow.read.MAX_FEE_STEP(),
         interval: await escrow.read.FEE_CHANGE_INTERVAL(),
-      }).to.deep.equal({ delay: DAY, bps: 10_000, limit: 5_000, step: 100, interval: DAY });
+      }).to.deep.equal({ delay: DAY, bps: 10_000, limit: FEE_BPS_LIMIT, step: MAX_FEE_STEP_BPS, interval: DAY });
     });
   });
 
@@ -135,6 +137,19 @@ describe("PaymentEscrow administration", function () {
           stack.escrow,
           "FeeChangeTooSoon",
           [last + DAY],
+        ),
+      );
+    });
+
+    it("lets the fee change in the very second a day after the last change", async function () {
+      const stack = await setup();
+      const last = await stack.escrow.read.lastFeeChangeAt();
+      await atNextBlock(last + DAY, () =>
+        viem.assertions.emitWithArgs(
+          stack.escrow.write.setFee([510], stack.adminAccount),
+          stack.escrow,
+          "FeeChanged",
+          [500, 510],
         ),
       );
     });

@@ -136,6 +136,53 @@ describe("PaymentEscrow BatchDebited and runs", function () {
     expect(laterWord - sameWord < 1_000n, `word 0 ${sameWord}, word 1 ${laterWord}`).to.equal(true);
   });
 
+  for (const encoding of ["debitBatch", "debitBatchCompact"] as const)
+    it(`keeps one buyer's and one resource's run open across a ${encoding}: no item after the first reloads them`, async function () {
+      // Each batch is the buyer's first from the same snapshot, so all pay the same cold slots. Items that alternate
+      // between two resources end and start a resource run at every item; items of one resource must cost less.
+      const perLaterItem = async (alternate: boolean) => {
+        const batchGas = async (count: number) => {
+          const stack = await setup();
+          const items = await Promise.all(
+            Array.from({ length: count }, (_, i) =>
+              signedDebit(stack, {
+                resourceId: alternate && i % 2 === 1 ? stack.news : stack.resourceId,
+                nonce: bitmapNonce(i),
+                amount: 1n,
+              }),
+            ),
+          );
+          const call =
+            encoding === "debitBatch"
+              ? stack.escrow.write.debitBatch([items], stack.relayerAccount)
+              : stack.escrow.write.debitBatchCompact([items.map((item) => compactDebit(item)!)], stack.relayerAccount);
+          return (await mined(stack, call)).gasUsed;
+        };
+        return ((await batchGas(6)) - (await batchGas(2))) / 4n;
+      };
+      const oneRun = await perLaterItem(false);
+      const runPerItem = await perLaterItem(true);
+      // 4,948 gas apart today (full and compact); 3 when every item ends and starts its runs (measured on that mutant).
+      expect(runPerItem - oneRun > 3_000n, `${oneRun} gas an item in one run, ${runPerItem} a run an item`).to.equal(
+        true,
+      );
+    });
+
+  it("reads no spend-limit slot for a buyer without a limit", async function () {
+    // Each debit is the buyer's first from a fresh snapshot: both pay the same cold slots but the limit's.
+    const firstDebitGas = async (limited: boolean) => {
+      const stack = await setup();
+      if (limited) await spendLimitInForce(stack, stack.accounts.buyer, 100n * USDC, 3_600n);
+      const item = await signedDebit(stack, { resourceId: stack.resourceId, nonce: bitmapNonce(1), amount: 1n });
+      return (await mined(stack, stack.escrow.write.debit([item], stack.relayerAccount))).gasUsed;
+    };
+    const unlimited = await firstDebitGas(false);
+    const limited = await firstDebitGas(true);
+    // 27,840 gas apart today: the limit's two cold slots read (4,200) and its window written. Reading them for a
+    // buyer without a limit too leaves 23,508.
+    expect(limited - unlimited > 25_500n, `without a limit ${unlimited}, with one ${limited}`).to.equal(true);
+  });
+
   it("reports a bitmap nonce's state in buyerState and nonceUsed", async function () {
     const stack = await setup();
     const { buyer } = stack.accounts;
@@ -179,5 +226,16 @@ describe("PaymentEscrow BatchDebited and runs", function () {
       [2n ** 128n],
     );
     expect(getAddress(payment.from)).to.equal(getAddress(buyer.account.address));
+  });
+
+  it("settles an exact payment of 2^128 - 1, the largest amount a log carries", async function () {
+    const stack = await setup();
+    const { buyer, payout } = stack.accounts;
+    await mintTokens(stack, buyer.account.address, 2n ** 128n - 1n);
+    const largest = await signExactPayment(stack, buyer, { resourceId: stack.resourceId, value: 2n ** 128n - 1n });
+    await mined(stack, stack.escrow.write.settleExact([largest], stack.relayerAccount));
+    expect(await stack.escrow.read.nonceUsed([buyer.account.address, largest.nonce])).to.equal(true);
+    const earned = await stack.escrow.read.earningsOf([payout.account.address]);
+    expect(earned > 2n ** 127n, `the payout earned ${earned}`).to.equal(true);
   });
 });

@@ -4,11 +4,13 @@ import { encodeFunctionData, keccak256, toHex } from "viem";
 import { bondNonce } from "../../../services/protocol/bondNonce.ts";
 import type { Stack, TokenAuthorization } from "../fixtures.ts";
 import {
+  buildRegistration,
   deployTypedStack,
   mintAgent,
   networkHelpers,
   registerResource,
   resourceIdFor,
+  signRegisterResource,
   signTokenAuthorization,
   USDC,
   viem,
@@ -413,7 +415,8 @@ describe("ResourceRegistry: bonds", function () {
   });
 
   describe("when the stablecoin calls back into the registry", function () {
-    async function hostileRegistry() {
+    /** A registry whose stablecoin is a HostileToken, with `minBond` (0: registering pulls nothing), and a resource. */
+    async function hostileRegistry({ minBond = 0n } = {}) {
       const { identity, accounts } = stack;
       const hostile = await viem.deployContract("HostileToken", []);
       const registry = await viem.deployContract("ResourceRegistry", [
@@ -423,33 +426,86 @@ describe("ResourceRegistry: bonds", function () {
         accounts.admin.account.address,
         3,
         5_000,
-        0n,
+        minBond,
         0n,
         0,
       ]);
       await registry.write.grantRole([await registry.read.FACILITATOR_ROLE(), accounts.facilitator.account.address], {
         account: accounts.admin.account,
       });
-      const agentId = await mintAgent(stack, accounts.creator, "ipfs://hostile");
-      await registry.write.register(
-        [
-          {
-            slug: "hostile",
-            agentId,
-            payout: accounts.payout.account.address,
-            category: "data",
-            pricing: { base: 1n, perKB: 0n, max: 1n },
-            cardURI: "",
-            cardHash: `0x${"00".repeat(32)}`,
-          },
-        ],
-        { account: accounts.creator.account },
-      );
-      const id = resourceIdFor(accounts.creator.account.address, "hostile");
       await hostile.write.mint([accounts.creator.account.address, 10n * USDC]);
       await hostile.write.approve([registry.address, 10n * USDC], { account: accounts.creator.account });
+      const agentId = await mintAgent(stack, accounts.creator, "ipfs://hostile");
+      await registry.write.register([buildRegistration(stack, { agentId, slug: "hostile" })], {
+        account: accounts.creator.account,
+      });
+      const id = resourceIdFor(accounts.creator.account.address, "hostile");
       return { hostile, registry, id };
     }
+
+    it("rejects re-entering register from inside register's bond pull (ReentrancyGuardReentrantCall)", async function () {
+      const { hostile, registry } = await hostileRegistry({ minBond: 1n });
+      const { creator } = stack.accounts;
+      const inner = buildRegistration(stack, {
+        agentId: await mintAgent(stack, creator, "ipfs://inner"),
+        slug: "inner",
+      });
+      await hostile.write.arm([
+        registry.address,
+        encodeFunctionData({ abi: registry.abi, functionName: "register", args: [inner] }),
+        true,
+      ]);
+      const outer = buildRegistration(stack, {
+        agentId: await mintAgent(stack, creator, "ipfs://outer"),
+        slug: "outer",
+      });
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        registry.write.register([outer], { account: creator.account }),
+        registry,
+        "ReentrancyGuardReentrantCall",
+        [],
+      );
+    });
+
+    it("rejects re-entering registerFor from inside its bond pull, even from a token holding PUBLISHER_ROLE", async function () {
+      const { hostile, registry } = await hostileRegistry({ minBond: 1n });
+      const { admin, creator, other } = stack.accounts;
+      const publisherRole = await registry.read.PUBLISHER_ROLE();
+      for (const publisher of [hostile.address, other.account.address])
+        await registry.write.grantRole([publisherRole, publisher], { account: admin.account });
+      const registration = buildRegistration(stack, {
+        agentId: await mintAgent(stack, creator, "ipfs://for"),
+        slug: "for",
+      });
+      const deadline = BigInt(await networkHelpers.time.latest()) + 3_600n;
+      const signature = await signRegisterResource(
+        { ...stack, registry },
+        creator,
+        creator.account.address,
+        registration,
+        deadline,
+      );
+      // The hostile token checks no signature on receiveWithAuthorization; the nonce is bound to the resource.
+      const bond = {
+        value: 1n,
+        validAfter: 0n,
+        validBefore: deadline,
+        nonce: bondNonce(resourceIdFor(creator.account.address, "for")),
+        signature: "0x" as Hex,
+      };
+      const args = [creator.account.address, registration, deadline, signature, bond] as const;
+      await hostile.write.arm([
+        registry.address,
+        encodeFunctionData({ abi: registry.abi, functionName: "registerFor", args }),
+        true,
+      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        registry.write.registerFor(args, { account: other.account }),
+        registry,
+        "ReentrancyGuardReentrantCall",
+        [],
+      );
+    });
 
     it("rejects re-entering postBond from inside postBond's transfer (ReentrancyGuardReentrantCall)", async function () {
       const { hostile, registry, id } = await hostileRegistry();
@@ -457,6 +513,31 @@ describe("ResourceRegistry: bonds", function () {
       await hostile.write.arm([registry.address, payload, true]);
       await viem.assertions.revertWithCustomErrorWithArgs(
         registry.write.postBond([id, USDC], { account: stack.accounts.creator.account }),
+        registry,
+        "ReentrancyGuardReentrantCall",
+        [],
+      );
+      expect((await registry.read.getResource([id])).bond).to.equal(0n);
+    });
+
+    it("rejects re-entering postBondWithAuthorization from inside its own pull (ReentrancyGuardReentrantCall)", async function () {
+      const { hostile, registry, id } = await hostileRegistry();
+      const { creator } = stack.accounts;
+      const validBefore = BigInt(await networkHelpers.time.latest()) + 3_600n;
+      // The hostile token checks no signature on receiveWithAuthorization; each nonce is bound to the resource.
+      const authorization = (value: bigint) =>
+        [id, creator.account.address, value, 0n, validBefore, bondNonce(id), "0x"] as const;
+      await hostile.write.arm([
+        registry.address,
+        encodeFunctionData({
+          abi: registry.abi,
+          functionName: "postBondWithAuthorization",
+          args: authorization(1n),
+        }),
+        true,
+      ]);
+      await viem.assertions.revertWithCustomErrorWithArgs(
+        registry.write.postBondWithAuthorization(authorization(USDC), { account: creator.account }),
         registry,
         "ReentrancyGuardReentrantCall",
         [],

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { keccak256, toHex } from "viem";
+import { compactDebit } from "../../../services/facilitator/relayer/compactDebit.ts";
 import type { Signer } from "../fixtures.ts";
 import {
   deployFundedEscrow,
@@ -14,7 +15,7 @@ import {
 
 /**
  * Only the relayer debits. A buyer's signed authorization in anyone else's hands (the creator, the buyer itself,
- * the admin, a stranger) must not move funds through debit, debitBatch or settleExact.
+ * the admin, a stranger) must not move funds through debit, debitBatch, debitBatchCompact or settleExact.
  */
 describe("debits submitted by a caller without RELAYER_ROLE", function () {
   const RELAYER_ROLE = keccak256(toHex("RELAYER_ROLE"));
@@ -39,7 +40,7 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
     return { ...stack, item, payment, callers };
   }
 
-  for (const fn of ["debit", "debitBatch", "settleExact"] as const) {
+  for (const fn of ["debit", "debitBatch", "debitBatchCompact", "settleExact"] as const) {
     describe(`when they call ${fn}`, function () {
       it("reverts AccessControlUnauthorizedAccount(caller, RELAYER_ROLE) for each of them and moves nothing", async function () {
         const stack = await setup();
@@ -51,7 +52,9 @@ describe("debits submitted by a caller without RELAYER_ROLE", function () {
               ? escrow.write.debit([item], account)
               : fn === "debitBatch"
                 ? escrow.write.debitBatch([[item]], account)
-                : escrow.write.settleExact([payment], account);
+                : fn === "debitBatchCompact"
+                  ? escrow.write.debitBatchCompact([[compactDebit(item)!]], account)
+                  : escrow.write.settleExact([payment], account);
           await viem.assertions.revertWithCustomErrorWithArgs(promise, escrow, "AccessControlUnauthorizedAccount", [
             caller.account.address,
             RELAYER_ROLE,

@@ -163,6 +163,27 @@ describe("reentrancy", function () {
     });
   });
 
+  describe("when a hostile token reenters during recoverSurplus", function () {
+    it("reverts ReentrancyGuardReentrantCall when it calls deposit", async function () {
+      const stack = await setup();
+      const { admin } = stack.accounts;
+      await mined(stack, stack.hostile.write.mint([stack.hostileEscrow.address, 1_000n]));
+      await mined(
+        stack,
+        stack.hostile.write.arm([
+          stack.hostileEscrow.address,
+          escrowCall(stack, { functionName: "deposit", args: [1n] }),
+          true,
+        ]),
+      );
+      await viem.assertions.revertWithCustomError(
+        stack.hostileEscrow.write.recoverSurplus([admin.account.address, 1_000n], { account: admin.account }),
+        stack.hostileEscrow,
+        "ReentrancyGuardReentrantCall",
+      );
+    });
+  });
+
   describe("when a hostile token reenters during claim", function () {
     it("reverts ReentrancyGuardReentrantCall when it calls claim again", async function () {
       const stack = await setup();

@@ -3,15 +3,18 @@
  * IdentityRegistry from their syntax tree (generateMutants.ts), and runs each in a temporary copy of the project
  * (never in the checkout's contracts/): type-checked first (under a second), then built with the project's settings,
  * then the contract tests (`npm run test:contracts -- --bail`) and, if they all pass, the Solidity fuzz and invariant
- * tests (`hardhat test solidity`, the CI profile of `npm run test:sol`). A mutant is killed when a test fails, survives when all pass, and is equivalent when
- * docs/audit/mutation.md lists it with the reason no test can kill it. Writes cache/mutate/report.md and
- * report.json; a run reuses the results in report.json of mutants whose contract and tests are unchanged, so a long
- * run can be stopped and resumed. Exits 1 when a mutant survives that mutation.md does not list.
+ * tests (`hardhat test solidity`, the CI profile of `npm run test:sol`); `--jobs n` runs n at a time, each in a copy
+ * of its own. A mutant is killed when a test fails, survives when all pass, and is equivalent when
+ * docs/audit/mutation.md lists it with the reason no test can kill it. Keeps every result of the contracts as they are
+ * in docs/audit/mutation-report.json (and .md), with the commit they describe: a run reuses the results of mutants
+ * whose contract is unchanged, when the tests are unchanged too or when the test that killed one is still there, so
+ * a long run can be stopped, resumed and continued on another machine. Exits 1 when a mutant survives that
+ * mutation.md does not list.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseCommandLine, usageError } from "../../../services/stack/parseCommandLine.ts";
 import { copyProject } from "./copyProject.ts";
@@ -19,13 +22,17 @@ import { readEquivalentMutants } from "./equivalentMutants.ts";
 import { firstFailingTest } from "./firstFailingTest.ts";
 import type { Mutant, MutationOperator } from "./generateMutants.ts";
 import { applyMutant, generateMutants, MUTATION_OPERATORS } from "./generateMutants.ts";
+import type { Report, Result, Status, Tests } from "./reusableResult.ts";
+import { partsOfKey, reusableResult } from "./reusableResult.ts";
 import { typeCheckSolidity } from "./typeCheckSolidity.ts";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 /** The contracts mutated. */
 export const MUTATED_CONTRACTS = ["PaymentEscrow.sol", "ResourceRegistry.sol", "IdentityRegistry.sol"] as const;
 const EQUIVALENTS = join(ROOT, "docs/audit/mutation.md");
-const REPORT_DIR = join(ROOT, "cache/mutate");
+/** The results, kept with the commit they describe: a later run, on any machine, reuses them. */
+const REPORT_JSON = join(ROOT, "docs/audit/mutation-report.json");
+const REPORT_MD = join(ROOT, "docs/audit/mutation-report.md");
 /** The tests a mutant runs against; a result is reused only while these and the contract are unchanged. */
 const TEST_GLOBS = ["test/contracts/**/*.ts", "test/ignition/*.ts", "test/solidity/**/*.sol", "hardhat.config.ts"];
 
@@ -39,13 +46,10 @@ pipeline, then the tests): narrow the run, and run it under nice on a shared mac
   --operator <name>    only this kind of mutant; repeatable: ${MUTATION_OPERATORS.join(", ")}
   --only <text>        only mutants whose id contains <text>; repeatable
   --limit <n>          at most n mutants of each contract, spread evenly over its selection
+  --jobs <n>           run n mutants at a time, each in a copy of its own (default 1; each takes a core)
   --timeout <minutes>  a build or test step that takes longer counts the mutant as timed out (default 30)
   --list               print the selected mutants' ids and stop
   --fresh              ignore the results of earlier runs`;
-
-type Status = "killed" | "survived" | "equivalent" | "not compiling" | "timed out";
-type Result = { id: string; status: Status; by?: string; seconds: number; key: string };
-type Report = { results: Record<string, Result> };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseCommandLine(USAGE, {
@@ -55,12 +59,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       only: { type: "string", multiple: true },
       limit: { type: "string" },
       timeout: { type: "string", default: "30" },
+      jobs: { type: "string", default: "1" },
       list: { type: "boolean", default: false },
       fresh: { type: "boolean", default: false },
     },
   });
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) usageError(USAGE, "--limit takes a whole number");
+  const jobs = Number(values.jobs);
+  if (!(Number.isInteger(jobs) && jobs > 0)) usageError(USAGE, "--jobs takes a whole number");
   const timeoutMinutes = Number(values.timeout);
   if (!(timeoutMinutes > 0)) usageError(USAGE, "--timeout takes a number of minutes");
   const contracts = (values.contract ?? []).map((name) => (name.endsWith(".sol") ? name : `${name}.sol`));
@@ -81,7 +88,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stdout.write(`${selected.length} mutants\n`);
     process.exit(0);
   }
-  const exitCode = await runMutants(selected, { fresh: values.fresh, timeoutMs: timeoutMinutes * 60_000 });
+  const exitCode = await runMutants(selected, { fresh: values.fresh, timeoutMs: timeoutMinutes * 60_000, jobs });
   process.exit(exitCode);
 }
 
@@ -115,52 +122,107 @@ export function selectMutants(options: {
 
 async function runMutants(
   selected: Array<{ mutant: Mutant; source: string }>,
-  { fresh, timeoutMs }: { fresh: boolean; timeoutMs: number },
+  { fresh, timeoutMs, jobs }: { fresh: boolean; timeoutMs: number; jobs: number },
 ): Promise<number> {
   const started = Date.now();
-  const testsHash = hashOf(TEST_GLOBS.flatMap((pattern) => globSync(pattern, { cwd: ROOT }).sort()).map(readAt));
-  const reportFile = join(REPORT_DIR, "report.json");
-  const report: Report = fresh ? { results: {} } : readReport(reportFile);
+  const tests = currentTests();
+  const contracts = currentContracts();
+  const report: Report = fresh ? { results: {} } : readReport(REPORT_JSON);
   const equivalents = readEquivalentMutants(EQUIVALENTS);
-  const keyOf = (mutant: Mutant, source: string) => `${mutant.id}#${hashOf([source])}#${testsHash}`;
-  const todo = selected.filter(({ mutant, source }) => !report.results[keyOf(mutant, source)]);
+  const keyOf = (mutant: Mutant, source: string) => `${mutant.id}#${hashOf([source])}#${tests.hash}`;
+  const decided = (mutant: Mutant, source: string) => reusableResult(report, mutant.id, hashOf([source]), tests);
+  const todo = selected.filter(({ mutant, source }) => !decided(mutant, source));
   say(`${selected.length} mutants selected, ${selected.length - todo.length} decided by an earlier run`);
-  let copy: string | undefined;
-  if (todo.length > 0) {
-    copy = copyProject(ROOT);
-    say(`copy of the project: ${copy}; building it and running the tests on the contracts as they are`);
-    const baseline = await runSteps(copy, timeoutMs);
-    if (baseline.status !== "survived") {
-      say(`the tests do not pass on the contracts as they are (${baseline.by ?? baseline.status}): nothing to measure`);
-      rmSync(copy, { recursive: true, force: true });
-      return 1;
+  const lanes = Math.min(jobs, todo.length);
+  const copies: string[] = [];
+  try {
+    if (lanes > 0) {
+      for (let lane = 0; lane < lanes; lane += 1) copies.push(copyProject(ROOT));
+      say(
+        `${lanes} ${lanes === 1 ? "copy" : "copies"} of the project (${copies.join(", ")}); building, and running the tests on the contracts as they are`,
+      );
+      // The first copy runs every step on the contracts as they are; the others only need their build.
+      const [baseline] = await Promise.all(
+        copies.map((copy, lane) => (lane === 0 ? runSteps(copy, timeoutMs) : runSteps(copy, timeoutMs, ["build"]))),
+      );
+      if (baseline?.status !== "survived") {
+        say(
+          `the tests do not pass on the contracts as they are (${baseline?.by ?? baseline?.status}): nothing to measure`,
+        );
+        return 1;
+      }
     }
-  }
-  let done = 0;
-  for (const { mutant, source } of todo) {
-    const from = Date.now();
-    const result = await runMutant(copy as string, mutant, source, timeoutMs);
-    const key = keyOf(mutant, source);
-    report.results[key] = { ...result, key, seconds: Math.round((Date.now() - from) / 1000) };
-    writeReport(reportFile, report);
-    done += 1;
-    const eta = Math.round((((Date.now() - started) / done) * (todo.length - done)) / 60_000);
-    say(
-      `[${done}/${todo.length}, ~${eta} min left] ${mutant.id}: ${result.status}${result.by ? ` by ${result.by}` : ""} (${report.results[key]?.seconds} s)`,
+    const queue = [...todo];
+    let done = 0;
+    await Promise.all(
+      copies.map(async (copy) => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const { mutant, source } = next;
+          const from = Date.now();
+          const result = await runMutant(copy, mutant, source, timeoutMs);
+          const key = keyOf(mutant, source);
+          report.results[key] = { ...result, key, seconds: Math.round((Date.now() - from) / 1000) };
+          writeReports(report, contracts, equivalents);
+          done += 1;
+          const eta = Math.round((((Date.now() - started) / done) * (todo.length - done)) / 60_000);
+          say(
+            `[${done}/${todo.length}, ~${eta} min left] ${mutant.id}: ${result.status}${result.by ? ` by ${result.by}` : ""} (${report.results[key]?.seconds} s)`,
+          );
+        }
+      }),
     );
+  } finally {
+    for (const copy of copies) rmSync(copy, { recursive: true, force: true });
   }
-  if (copy) rmSync(copy, { recursive: true, force: true });
-  const results = selected.map(({ mutant, source }) => {
-    const result = report.results[keyOf(mutant, source)] as Result;
-    const equivalent = result.status === "survived" && equivalents.has(mutant.id);
-    return { mutant, result: equivalent ? { ...result, status: "equivalent" as Status } : result };
-  });
-  const markdown = renderReport(results, equivalents);
-  writeFileSync(join(REPORT_DIR, "report.md"), markdown);
-  process.stdout.write(`\n${summaryOf(results)}\nreport: cache/mutate/report.md\n`);
+  writeReports(report, contracts, equivalents);
+  const results = selected.map(({ mutant, source }) => judged(mutant, decided(mutant, source) as Result, equivalents));
+  process.stdout.write(`\n${summaryOf(results)}\nreport: ${relative(ROOT, REPORT_MD)}\n`);
   const unexplained = results.filter(({ result }) => result.status === "survived");
   for (const { mutant } of unexplained) process.stdout.write(`survived: ${mutant.id}\n`);
   return unexplained.length > 0 ? 1 : 0;
+}
+
+/** A result with a survivor that docs/audit/mutation.md lists shown as equivalent. */
+function judged(mutant: Mutant, result: Result, equivalents: Map<string, string>): { mutant: Mutant; result: Result } {
+  const equivalent = result.status === "survived" && equivalents.has(mutant.id);
+  return { mutant, result: equivalent ? { ...result, status: "equivalent" } : result };
+}
+
+/** The tests a mutant meets: their hash, and their text (where a killing test's title is looked up). */
+function currentTests(): Tests {
+  const sources = TEST_GLOBS.flatMap((pattern) => globSync(pattern, { cwd: ROOT }).sort()).map(readAt);
+  return { hash: hashOf(sources), text: sources.join("\n") };
+}
+
+/** Every mutant of the mutated contracts as they are now, with its contract's source. */
+function currentContracts(): Array<{ mutant: Mutant; source: string }> {
+  return MUTATED_CONTRACTS.flatMap((file) => {
+    const source = readFileSync(join(ROOT, "contracts", file), "utf8");
+    return generateMutants(source, file).map((mutant) => ({ mutant, source }));
+  });
+}
+
+/**
+ * Writes the report of every mutant of the contracts as they are (the results of other contract versions are
+ * dropped): report.json, what a later run reuses, and report.md, each decided mutant and how.
+ */
+function writeReports(
+  report: Report,
+  contracts: Array<{ mutant: Mutant; source: string }>,
+  equivalents: Map<string, string>,
+): void {
+  const current = new Set(contracts.map(({ source }) => hashOf([source])));
+  const kept = Object.values(report.results).filter((result) => current.has(partsOfKey(result.key).contract));
+  report.results = Object.fromEntries(kept.map((result) => [result.key, result]));
+  const tests = currentTests();
+  const results = contracts.flatMap(({ mutant, source }) => {
+    const result = reusableResult(report, mutant.id, hashOf([source]), tests);
+    return result ? [judged(mutant, result, equivalents)] : [];
+  });
+  mkdirSync(dirname(REPORT_JSON), { recursive: true });
+  const lines = kept.map((result) => JSON.stringify(result)).sort();
+  writeFileSync(REPORT_JSON, `{"results":[\n${lines.join(",\n")}\n]}\n`);
+  writeFileSync(REPORT_MD, renderReport(results, equivalents, contracts.length));
 }
 
 /** One mutant: type-checked, built, then the contract tests and the Solidity tests, in the copy; source restored. */
@@ -188,9 +250,9 @@ async function runMutant(
  * Builds the contracts in the copy and runs the contract tests (stopping at the first failure), then, only if they
  * pass, builds and runs the Solidity tests: "survived" when every step passes, else the step that failed and its first
  * failing test ("not compiling" for the build). The Solidity tests' persisted failures are cleared first, so that each
- * mutant is judged by the same runs.
+ * mutant is judged by the same runs. `only` names the steps to run (all by default).
  */
-async function runSteps(copy: string, timeoutMs: number): Promise<{ status: Status; by?: string }> {
+async function runSteps(copy: string, timeoutMs: number, only?: string[]): Promise<{ status: Status; by?: string }> {
   const steps: Array<{ name: string; command: string[]; failure: Status }> = [
     // The contracts only: the Solidity tests are built by their own step, which most mutants never reach.
     {
@@ -207,7 +269,7 @@ async function runSteps(copy: string, timeoutMs: number): Promise<{ status: Stat
     { name: "Solidity tests", command: ["node_modules/.bin/hardhat", "test", "solidity"], failure: "killed" },
   ];
   rmSync(join(copy, "cache/solidity-tests"), { recursive: true, force: true });
-  for (const step of steps) {
+  for (const step of steps.filter(({ name }) => !only || only.includes(name))) {
     const { code, output } = await run(step.command, copy, timeoutMs);
     if (code === "timeout") return { status: "timed out", by: step.name };
     if (code === 0) continue;
@@ -246,7 +308,11 @@ function run(command: string[], cwd: string, timeoutMs: number): Promise<{ code:
   });
 }
 
-function renderReport(results: Array<{ mutant: Mutant; result: Result }>, equivalents: Map<string, string>): string {
+function renderReport(
+  results: Array<{ mutant: Mutant; result: Result }>,
+  equivalents: Map<string, string>,
+  total: number,
+): string {
   const rows = results.map(({ mutant, result }) => {
     const note = result.status === "equivalent" ? equivalents.get(mutant.id) : result.by;
     return `| \`${mutant.id.replaceAll("|", "\\|")}\` | ${result.status} | ${note ?? ""} | ${result.seconds} |`;
@@ -254,10 +320,10 @@ function renderReport(results: Array<{ mutant: Mutant; result: Result }>, equiva
   return [
     "# Mutation report",
     "",
-    "Written by `npm run mutate` (testkit/contracts/mutate/mutate.ts); survivors that docs/audit/mutation.md lists are",
-    "equivalent.",
+    "Written by `npm run mutate` (testkit/contracts/mutate/mutate.ts, docs/audit/mutation.md): every mutant of the",
+    "contracts as they are that a run has decided, and how. Survivors that mutation.md lists are equivalent.",
     "",
-    summaryOf(results),
+    `${summaryOf(results)}; ${total - results.length} of the ${total} not run yet.`,
     "",
     "| mutant | outcome | by / why | seconds |",
     "|---|---|---|---:|",
@@ -274,17 +340,14 @@ function summaryOf(results: Array<{ result: Result }>): string {
   );
 }
 
+/** The results kept in `file` (one JSON object a line, in a `results` array), none when it is missing or unreadable. */
 function readReport(file: string): Report {
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as Report;
+    const { results } = JSON.parse(readFileSync(file, "utf8")) as { results: Result[] };
+    return { results: Object.fromEntries(results.map((result) => [result.key, result])) };
   } catch {
     return { results: {} };
   }
-}
-
-function writeReport(file: string, report: Report): void {
-  mkdirSync(REPORT_DIR, { recursive: true });
-  writeFileSync(file, `${JSON.stringify(report, null, 1)}\n`);
 }
 
 function readAt(path: string): string {

@@ -10,6 +10,7 @@ import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts"
 import type { FakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { startFakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
+import { until } from "../../../../testkit/until.ts";
 import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
 import { parseDebits } from "../../../protocol/parseDebits.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
@@ -155,20 +156,24 @@ describe("buyer MCP server on the npm start stack", function () {
       const paid = await callTool(client, "call_resource", { resourceId: echo, body: { hello: "mcp" } });
       expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
       expect(paid.data.body).to.deep.equal({ echo: { hello: "mcp" } });
-      const receipt = paid.data.receipt as { amount: string; payer: string; transaction: Hex; idemKey: Hex };
+      const receipt = paid.data.receipt as { amount: string; payer: string; idemKey: Hex };
       expect(receipt.payer).to.equal(privateKeyToAccount(live.BUYER_PRIVATE_KEY as Hex).address);
       expect(paid.data.amount).to.deep.equal(formatAmount(receipt.amount));
+      // The stack settles committed: the answer is final before its debit is mined; recover_result names the
+      // transaction once the chain shows it (the embedded stack's relayer sends it in the next batch).
+      expect(paid.data).to.include({ settlement: "committed" });
+      const recovered = await until(async () => {
+        const answer = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
+        return answer.data.outcome === "paid" ? answer : undefined;
+      });
+      expect(recovered.isError, JSON.stringify(recovered.data)).to.equal(false);
+      expect(recovered.data.body).to.deep.equal({ echo: { hello: "mcp" } });
       const chain = createPublicClient({ transport: http(stack.rpcUrl) });
-      const tx = await chain.getTransactionReceipt({ hash: paid.data.transaction as Hex });
+      const tx = await chain.getTransactionReceipt({ hash: recovered.data.transaction as Hex });
       // The relayer calls the escrow itself: the transaction's `to`.
       const [debit] = parseDebits(tx.logs, tx.to!).filter((d) => d.nonce === paid.data.idemKey);
       expect(debit?.amount.toString()).to.equal(receipt.amount);
       expect(debit?.resourceId).to.equal(echo);
-
-      const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
-      expect(recovered.isError, JSON.stringify(recovered.data)).to.equal(false);
-      expect(recovered.data.body).to.deep.equal({ echo: { hello: "mcp" } });
-      expect(recovered.data.transaction).to.equal(paid.data.transaction);
       const balance = await callTool(client, "get_balance");
       expect(balance.data.address).to.equal(receipt.payer);
       expect(JSON.stringify(balance.data)).not.to.include(live.BUYER_PRIVATE_KEY.slice(2));

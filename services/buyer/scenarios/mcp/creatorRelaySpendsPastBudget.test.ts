@@ -142,8 +142,11 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
       const pending = await callTool(client, "recover_result", { idemKey });
       expect(pending.data).to.include({ outcome: "pending", validBefore: kept.error?.validBefore });
 
+      // Past the signed window (the hour the gate asks for, less the SDK's clock margin) on the chain's clock.
       const provider = s.chain.connection.provider;
-      await provider.request({ method: "evm_increaseTime", params: [400] });
+      const latest = await s.chain.publicClient.getBlock({ blockTag: "latest" });
+      const past = Date.parse(kept.error?.validBefore ?? "") / 1000 - Number(latest.timestamp) + 10;
+      await provider.request({ method: "evm_increaseTime", params: [Math.ceil(past)] });
       await provider.request({ method: "evm_mine", params: [] });
       const settled = await callTool(client, "recover_result", { idemKey });
       expect(settled.data).to.include({ outcome: "not_paid" });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { callTool, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
 import { freePort } from "../../../../testkit/freePort.ts";
+import { until } from "../../../../testkit/until.ts";
 import { DEMO_DEPOSIT } from "../../src/demo/startDemoSystem.ts";
 import { DEMO_NOTICE } from "../../src/mcp/toolResult.ts";
 
@@ -50,11 +51,19 @@ describe("buyer MCP server, demo mode", function () {
       expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
       expect(paid.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
       expect(paid.data.body).to.deep.equal({ echo: { hello: "demo" } });
+      // Answered committed (final) before its debit is mined; the demo's relayer sends it at once.
+      expect(paid.data).to.include({ settlement: "committed" });
+      const recovered = await until(async () => {
+        const answer = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
+        return answer.data.outcome === "paid" ? answer : undefined;
+      });
+      expect(recovered.data.transaction).to.match(/^0x[0-9a-f]{64}$/);
+      expect((recovered.data.receipt as { settlementId?: string }).settlementId).to.equal(
+        (paid.data.receipt as { settlementId?: string }).settlementId,
+      );
       const after = await callTool(client, "get_balance");
       const escrowAfter = BigInt((after.data.escrow as { base: string }).base);
       expect(escrowAfter).to.equal(DEMO_DEPOSIT - BigInt((paid.data.amount as { base: string }).base));
-      const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
-      expect(recovered.data.transaction).to.equal(paid.data.transaction);
       const refused = await callTool(client, "get_card", { resourceId: `0x${"00".repeat(32)}` });
       expect(refused.data).to.include({ mode: "demo", notice: DEMO_NOTICE });
       expect(refused.error?.code).to.equal("unknown_resource");

@@ -83,9 +83,12 @@ describe("buyer MCP server through the MCP Inspector CLI", function () {
     const answer = paid.structuredContent;
     expect(answer).to.include({ mode: "demo", notice: DEMO_NOTICE });
     expect(answer.body).to.deep.equal({ echo: { hello: "inspector" } });
-    expect(answer.transaction).to.match(/^0x[0-9a-f]{64}$/);
-    const receipt = answer.receipt as { success: boolean; payTo: string; amount: string };
-    expect(receipt).to.include({ success: true, payTo: echo });
+    // The demo's facilitator settles committed: the answer is final before its debit is mined, and names it.
+    expect(answer).to.include({ settlement: "committed" });
+    expect(answer).not.to.have.property("transaction");
+    const receipt = answer.receipt as { success: boolean; payTo: string; amount: string; settlementId: string };
+    expect(receipt).to.include({ success: true, payTo: echo, status: "committed" });
+    expect(receipt.settlementId).to.match(/^0x[0-9a-f]{64}$/);
     expect(BigInt(receipt.amount) > 0n, `amount ${receipt.amount}`).to.equal(true);
     expect((answer.amount as { base: string }).base).to.equal(receipt.amount);
   });
@@ -112,14 +115,15 @@ describe("buyer MCP server through the MCP Inspector CLI", function () {
       isError?: boolean;
       structuredContent?: unknown;
       content: { text?: string }[];
-      _meta?: { mode?: string; transaction?: string; receipt?: { payTo?: string } };
+      _meta?: { mode?: string; settlement?: string; receipt?: { payTo?: string; settlementId?: string } };
     };
     expect(paid.isError ?? false, paid.content[0]?.text).to.equal(false);
     expect(paid.structuredContent).to.deep.equal({ echo: { hello: "inspector" } });
     const validate = new Ajv({ strict: false }).compile(typed?.outputSchema ?? {});
     expect(validate(paid.structuredContent), JSON.stringify(validate.errors)).to.equal(true);
     expect(paid._meta?.mode).to.equal("demo");
-    expect(paid._meta?.transaction).to.match(/^0x[0-9a-f]{64}$/);
+    expect(paid._meta?.settlement).to.equal("committed");
+    expect(paid._meta?.receipt?.settlementId).to.match(/^0x[0-9a-f]{64}$/);
     expect(paid._meta?.receipt?.payTo).to.equal(echo);
   });
 });

@@ -3,12 +3,16 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
 import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
 import { parseDebits } from "../../../protocol/parseDebits.ts";
+import type { Receipt } from "../../../protocol/schemas/receipt.ts";
+import { buyerChain } from "../../src/sdk/buyerChain.ts";
+import { verifyDebit } from "../../src/sdk/verifyDebit.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
 const TOOLS = [
@@ -132,14 +136,20 @@ describe("generated plugins against npm start", function () {
       expect(paid.structuredContent).to.deep.equal({ echo: { via: "plugin" } });
       const answer = paid._meta as {
         amount: { base: string; usdc: string };
-        transaction: `0x${string}`;
+        settlement: string;
         idemKey: `0x${string}`;
         receipt: { payer: string; payTo: string; amount: string; creatorAmount: string };
       };
       expect(answer.receipt.payTo).to.equal(resource.resourceId);
       expect(answer.receipt.payer.toLowerCase()).to.equal(buyer.address.toLowerCase());
+      // Answered committed (final) before its debit is mined; the stack's relayer sends it in the next batch.
+      expect(answer.settlement).to.equal("committed");
       const chain = createPublicClient({ transport: http(stack.rpcUrl) });
-      const receipt = await chain.getTransactionReceipt({ hash: answer.transaction });
+      const mined = await verifyDebit(
+        buyerChain({ rpcUrl: stack.rpcUrl, escrow: stack.contracts.escrow as Hex }),
+        answer.receipt as unknown as Receipt,
+      );
+      const receipt = await chain.getTransactionReceipt({ hash: mined.transaction });
       expect(receipt.status).to.equal("success");
       // The relayer calls the escrow itself: the transaction's `to`.
       const [debited] = parseDebits(receipt.logs, receipt.to!).filter((d) => d.nonce === answer.idemKey);

@@ -73,6 +73,7 @@ describe("generated plugins with only their defaults", function () {
       );
       try {
         expect(session.server.env.SPEND_HOURLY_BUDGET).to.equal("");
+        expect(session.server.env.SPEND_MAX_AUTHORIZATION_SECONDS).to.equal("");
         const { tools } = await session.client.listTools();
         const call = (tools as Listed[]).find((t) => t.name === "call_resource");
         if (name === "service-buyer") {

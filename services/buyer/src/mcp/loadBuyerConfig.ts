@@ -4,6 +4,7 @@ import type { Address, Hex, LocalAccount } from "viem";
 import { getAddress, isAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readKeySettings } from "../../../keys/readKeySettings.ts";
+import { MAX_AUTHORIZATION_SECONDS } from "../../../protocol/constants.ts";
 import { DEMO_PORT } from "../demo/demoPort.ts";
 import type { SpendPolicy } from "./spendPolicy.ts";
 
@@ -27,6 +28,11 @@ export type BuyerConfig = {
   /** Resource ids given a typed tool from the start in an unscoped server (`SERVICE_TOOL_RESOURCE_IDS`). */
   toolResources?: Hex[];
   policy: SpendPolicy;
+  /**
+   * The longest a payment's authorization may stay valid, seconds (`SPEND_MAX_AUTHORIZATION_SECONDS`, at most and by
+   * default MAX_AUTHORIZATION_SECONDS): a quote asking for a longer window is signed for this long.
+   */
+  maxAuthorizationSeconds?: number;
   /** The folder of the spend ledgers (one file per buyer key, escrow and chain). */
   dataDir: string;
   /** Demo mode: the loopback port of the demo's resource, so every start serves the same card (`SERVICE_DEMO_PORT`). */
@@ -51,6 +57,7 @@ export type Setting =
   | "SPEND_DAILY_BUDGET"
   | "SPEND_ALLOW_RESOURCES"
   | "SPEND_ALLOW_CREATORS"
+  | "SPEND_MAX_AUTHORIZATION_SECONDS"
   | "SERVICE_BUYER_DATA_DIR"
   | "SERVICE_DEMO_PORT";
 
@@ -201,6 +208,19 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     allowResources,
     allowCreators,
   };
+  let maxAuthorizationSeconds: number | undefined;
+  const window = env.SPEND_MAX_AUTHORIZATION_SECONDS;
+  if (window !== undefined) {
+    maxAuthorizationSeconds = Number(window);
+    if (
+      !/^[0-9]{1,5}$/.test(window) ||
+      maxAuthorizationSeconds < 1 ||
+      maxAuthorizationSeconds > MAX_AUTHORIZATION_SECONDS
+    ) {
+      problems.SPEND_MAX_AUTHORIZATION_SECONDS = `SPEND_MAX_AUTHORIZATION_SECONDS must be a whole number of seconds from 1 to ${MAX_AUTHORIZATION_SECONDS}`;
+      maxAuthorizationSeconds = undefined;
+    }
+  }
   const dataDir = env.SERVICE_BUYER_DATA_DIR ?? defaultDataDir(env);
   let demoPort = DEMO_PORT;
   if (env.SERVICE_DEMO_PORT !== undefined) {
@@ -221,6 +241,7 @@ export function loadBuyerConfig(rawEnv: Record<string, string | undefined>): Buy
     scope,
     toolResources,
     policy,
+    ...(maxAuthorizationSeconds === undefined ? {} : { maxAuthorizationSeconds }),
     dataDir,
     demoPort,
     problems,

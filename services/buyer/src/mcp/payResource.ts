@@ -1,11 +1,12 @@
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Hex } from "viem";
+import type { AcceptReceiptReturnType } from "../sdk/acceptReceipt.ts";
+import { acceptReceipt } from "../sdk/acceptReceipt.ts";
 import { BuyerError } from "../sdk/buyerError.ts";
 import type { PayForCallReturnType } from "../sdk/payForCall.ts";
 import { payForCall } from "../sdk/payForCall.ts";
 import { PaymentUnknownError } from "../sdk/paymentUnknownError.ts";
 import { readPinnedCard } from "../sdk/readPinnedCard.ts";
-import { verifyDebit } from "../sdk/verifyDebit.ts";
 import type { BuyerEnvironment } from "./buyerEnvironment.ts";
 import { requireSettings } from "./buyerEnvironment.ts";
 import { confirmPayment } from "./confirmPayment.ts";
@@ -20,17 +21,27 @@ const SPEND_SETTINGS = [
   "SPEND_DAILY_BUDGET",
   "SPEND_ALLOW_RESOURCES",
   "SPEND_ALLOW_CREATORS",
+  "SPEND_MAX_AUTHORIZATION_SECONDS",
 ] as const;
 
-/** A paid call and the transaction of its debit, proven on chain. */
-export type PayResourceReturnType = { paid: PayForCallReturnType; transaction: Hex };
+/**
+ * A paid call and where its debit stands: `confirmed` with the transaction proven on chain, or `committed` (final: its
+ * settlementId is this payment's, and the debit is mined by `validBefore`), with no transaction yet.
+ */
+export type PayResourceReturnType = {
+  paid: PayForCallReturnType;
+  settlement: AcceptReceiptReturnType["settlement"];
+  transaction?: Hex | undefined;
+};
 
 /**
  * The one way every paying tool of the server pays for a call (`call_resource` and each resource's own tool): pins
  * the card against the chain, checks the spend policy on the cap, asks the user above SPEND_CONFIRM_ABOVE
- * (`confirmPayment`), holds the cap in the spend ledger under its lock and signs (`payForCall`), and proves the debit
- * on chain (`verifyDebit`). Throws the tool errors of each step; after the payment is sent, only `payment_unknown`.
- * @example const { paid, transaction } = await payResource(tool, env, { resourceId, body, relatedRequestId })
+ * (`confirmPayment`), holds the cap in the spend ledger under its lock and signs (`payForCall`, for at most
+ * SPEND_MAX_AUTHORIZATION_SECONDS), and takes the receipt as final (`acceptReceipt`: a confirmed one's debit proven on
+ * chain, a committed one's settlementId this payment's, without waiting for the mining; the ledger holds its cap until
+ * the chain shows the debit). Throws the tool errors of each step; after the payment is sent, only `payment_unknown`.
+ * @example const { paid, settlement } = await payResource(tool, env, { resourceId, body, relatedRequestId })
  */
 export async function payResource(
   tool: ToolContext,
@@ -83,14 +94,19 @@ export async function payResource(
         if (refusal) throw new SpendRefusedError(refusal);
       }),
     onSigned: (idemKey) => tool.log(`service-buyer: signed payment ${idemKey} for ${id}`),
+    maxAuthorizationSeconds: tool.config.maxAuthorizationSeconds,
   });
-  const { transaction } = await verifyDebit(chain, paid.receipt).catch((error: Error) => {
+  const accepted = await acceptReceipt(chain, paid.receipt).catch((error: Error) => {
     throw new PaymentUnknownError({
       idemKey: paid.idemKey,
       validBefore: paid.validBefore,
-      reason: `the answer came, but its debit is not proven on chain: ${error.message.split("\n")[0]}`,
+      reason: `the answer came, but its receipt is not this payment's settled debit: ${error.message.split("\n")[0]}`,
       cause: error,
     });
   });
-  return { paid, transaction };
+  return {
+    paid,
+    settlement: accepted.settlement,
+    transaction: accepted.settlement === "confirmed" ? accepted.transaction : undefined,
+  };
 }

@@ -89,7 +89,7 @@ function describeTool(slug: string, schemas: ResourceSchemas): string {
   const answer = schemas.response
     ? "its answer, typed by this tool's output schema (structuredContent)"
     : "its answer as JSON text";
-  return `Pays for one call to the paid endpoint "${slug}" (resource ${terms.resourceId}) and returns ${answer}; the receipt, the amount paid and the transaction are in _meta. The arguments are the endpoint's own request fields (its request schema, from its 402 quote). Price: ${usdc(pricing.base)} plus ${usdc(pricing.perKB)} per KB of response${multiplier}, never more than the cap of ${usdc(terms.cap)} per call (the registered max, re-checked on chain before paying). Spends money from the buyer's escrow under the spend policy, as call_resource does: SPEND_MAX_PER_CALL and the budgets count the cap, and above SPEND_CONFIRM_ABOVE the user is asked to confirm first. An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.`;
+  return `Pays for one call to the paid endpoint "${slug}" (resource ${terms.resourceId}) and returns ${answer}; the receipt, the amount paid, the settlement (committed or confirmed) and the transaction once known are in _meta. The arguments are the endpoint's own request fields (its request schema, from its 402 quote). Price: ${usdc(pricing.base)} plus ${usdc(pricing.perKB)} per KB of response${multiplier}, never more than the cap of ${usdc(terms.cap)} per call (the registered max, re-checked on chain before paying). Spends money from the buyer's escrow under the spend policy, as call_resource does: SPEND_MAX_PER_CALL and the budgets count the cap, and above SPEND_CONFIRM_ABOVE the user is asked to confirm first. An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.`;
 }
 
 /**
@@ -137,7 +137,7 @@ export function createResourceTools(tool: ToolContext): ResourceTools {
           "invalid_body",
           `the arguments do not match the request schema of resource ${entry.resourceId}: ${schemaMessage(schemas.request.validate)}; nothing was signed or paid`,
         );
-      const { paid, transaction } = await payResource(tool, env, {
+      const { paid, settlement, transaction } = await payResource(tool, env, {
         resourceId: entry.resourceId,
         body: args,
         relatedRequestId: requestId,
@@ -149,11 +149,13 @@ export function createResourceTools(tool: ToolContext): ResourceTools {
         resourceId: entry.resourceId,
         amount,
         cap: formatAmount(paid.terms.cap),
-        transaction,
+        settlement,
+        ...(transaction ? { transaction } : {}),
         idemKey: paid.idemKey,
         receipt: paid.receipt,
       };
-      const paidLine = `Paid ${amount.usdc} (${amount.base} base units, cap ${formatAmount.text(paid.terms.cap)}) to resource ${entry.resourceId}; transaction ${transaction}; idemKey ${paid.idemKey}.${env.mode === "demo" ? ` ${DEMO_NOTICE}` : ""}`;
+      const debitNote = transaction ? `transaction ${transaction}` : "debit committed, on chain by its validBefore";
+      const paidLine = `Paid ${amount.usdc} (${amount.base} base units, cap ${formatAmount.text(paid.terms.cap)}) to resource ${entry.resourceId}; ${debitNote}; idemKey ${paid.idemKey}.${env.mode === "demo" ? ` ${DEMO_NOTICE}` : ""}`;
       const text = [
         { type: "text" as const, text: JSON.stringify(paid.body) },
         { type: "text" as const, text: paidLine },
@@ -161,7 +163,7 @@ export function createResourceTools(tool: ToolContext): ResourceTools {
       if (schemas.response && !schemas.response.validate(paid.body)) {
         const error = new BuyerError(
           "invalid_response",
-          `the call was paid (${amount.usdc}, transaction ${transaction}), but its answer does not match the response schema the resource publishes (${schemaMessage(schemas.response.validate)}): it is in the text content, unvalidated`,
+          `the call was paid (${amount.usdc}, ${debitNote}), but its answer does not match the response schema the resource publishes (${schemaMessage(schemas.response.validate)}): it is in the text content, unvalidated`,
         );
         const failed = toolError(env.mode, error);
         return { ...failed, content: [...failed.content, ...text], _meta } satisfies CallToolResult;

@@ -22,6 +22,8 @@ export const SETTINGS_HELP = `settings (environment variables, read once at laun
   SPEND_DAILY_BUDGET      rolling 24 h budget, base units. Unset: no limit
   SPEND_ALLOW_RESOURCES   comma-separated resource ids payments may go to. Unset: any
   SPEND_ALLOW_CREATORS    comma-separated creator addresses payments may go to. Unset: any
+  SPEND_MAX_AUTHORIZATION_SECONDS  the longest a payment's authorization may stay valid (1 to 3600 s); a quote
+                          asking longer is signed for this long. Unset: what the quote asks, at most 3570
   SERVICE_BUYER_DATA_DIR  the spend ledgers' folder. Unset: $XDG_DATA_HOME/service-buyer, else ~/.local/share/service-buyer
   SERVICE_DEMO_PORT       demo mode: the loopback port of the demo's echo resource. Unset: 4402 (a free one when taken)
 `;

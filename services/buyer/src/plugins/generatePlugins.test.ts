@@ -106,7 +106,12 @@ describe("service-plugins generate", function () {
     expect(readme).to.include("/plugin install service-weather@service-marketplace");
     expect(manifest.author.name).to.be.a("string");
     expect(manifest.userConfig.buyer_private_key).to.include({ type: "string", sensitive: true, required: false });
-    for (const limit of ["spend_max_per_call", "spend_hourly_budget", "spend_daily_budget"])
+    for (const limit of [
+      "spend_max_per_call",
+      "spend_hourly_budget",
+      "spend_daily_budget",
+      "spend_max_authorization_seconds",
+    ])
       expect(manifest.userConfig[limit]).to.include({ type: "string", required: false, default: "" });
     const server = readJson(join(plugin, ".mcp.json")).mcpServers.buyer;
     expect(server.type).to.equal("stdio");

@@ -87,6 +87,14 @@ export function pluginUserConfig(parameters: { marketplaceUrl: string; scoped: b
       optional("Daily budget", "Most the buyer spends in any day, in stablecoin base units. Empty: no limit."),
     ],
     [
+      "spend_max_authorization_seconds",
+      "SPEND_MAX_AUTHORIZATION_SECONDS",
+      optional(
+        "Longest authorization",
+        "Longest a signed payment stays valid, in seconds (1 to 3600). A longer one lets the marketplace batch its debit with others so calls stay cheap; the funds are reserved only for the call itself. Empty: up to an hour, as the endpoint asks.",
+      ),
+    ],
+    [
       "spend_allow_creators",
       "SPEND_ALLOW_CREATORS",
       optional("Allowed creators", "Comma-separated creator addresses the buyer may pay. Empty: any creator."),

@@ -6,12 +6,12 @@ import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../../../protocol/c
 import type { Quote } from "../../../protocol/schemas/quote.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
 import { receiptSchema } from "../../../protocol/schemas/receipt.ts";
+import { authorizationWindow } from "./authorizationWindow.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { errorOf, fetchJson } from "./fetchJson.ts";
 import { PaymentUnknownError } from "./paymentUnknownError.ts";
 import type { PinnedTerms } from "./pinPaymentTerms.ts";
-import { SIGNING_MARGIN_SECONDS } from "./pinPaymentTerms.ts";
 import type { ProcessNonces } from "./processNonces.ts";
 import { processNonces } from "./processNonces.ts";
 import { readDebits } from "./readDebits.ts";
@@ -43,6 +43,11 @@ export type PayForCallParameters = {
   onSigned?: (idemKey: Hex, terms: PinnedTerms) => void;
   /** Where the payment's nonce comes from when `beforeSign` gives none (default: this process's `processNonces`). */
   nonces?: ProcessNonces;
+  /**
+   * The longest the buyer lets its authorization stay valid (seconds, at most MAX_AUTHORIZATION_SECONDS, the default):
+   * the quote's `extra.authorizationSeconds` is signed up to this, never past it (`authorizationWindow`).
+   */
+  maxAuthorizationSeconds?: number;
 };
 
 export type PayForCallReturnType = {
@@ -98,13 +103,14 @@ export function assertReceiptMatches(
 
 /**
  * Pays for one call: asks for the 402 quote, pins its money fields against the chain, signs a DebitAuthorization
- * for the cap (its nonce from `beforeSign`, else the process's next bitmap nonce for the key: processNonces.ts),
- * re-posts with X-PAYMENT to the pinned URL (never following a redirect), and checks the receipt against what was
- * signed. A nonce of its own refused as used on the payment's first post (another process of the key picked the
- * same word) ran nothing: once the chain shows another payment spent it, it signs again from a new word. Retries
- * the same payment (the same idemKey) on a pending settlement, so a call is paid at most once. Once the payment is
- * sent, any other failure (no answer, any status but 2xx after the retries, a receipt that does not check) is a
- * `PaymentUnknownError`: the chain may have debited it, whatever the answer said.
+ * for the cap (its nonce from `beforeSign`, else the process's next bitmap nonce for the key: processNonces.ts), valid
+ * for the window `authorizationWindow` picks (what the quote asks, within the buyer's cap), re-posts with X-PAYMENT to
+ * the pinned URL (never following a redirect), and checks the receipt against what was signed. A nonce of its own
+ * refused as used on the payment's first post (another process of the key picked the same word) ran nothing: once the
+ * chain shows another payment spent it, it signs again from a new word. Retries the same payment (the same idemKey)
+ * on a pending settlement, so a call is paid at most once. Once the payment is sent, any other failure (no answer,
+ * any status but 2xx after the retries, a receipt that does not check) is a `PaymentUnknownError`: the chain may have
+ * debited it, whatever the answer said.
  * @example const { body, receipt } = await payForCall({ chain, account, callUrl, body: { hello: "world" } })
  */
 export async function payForCall(p: PayForCallParameters): Promise<PayForCallReturnType> {
@@ -112,7 +118,8 @@ export async function payForCall(p: PayForCallParameters): Promise<PayForCallRet
   const nonces = p.nonces ?? processNonces;
   const buyer = p.account.address;
   const offered = nonces.next(terms.escrow, buyer);
-  const validBefore = BigInt(Math.floor(Date.now() / 1000) + terms.maxTimeoutSeconds + SIGNING_MARGIN_SECONDS);
+  const window = authorizationWindow(terms, p.maxAuthorizationSeconds);
+  const validBefore = BigInt(Math.floor(Date.now() / 1000) + window);
   const chosen = await p.beforeSign?.(terms, { idemKey: offered, validBefore });
   const own = !(isHex(chosen, { strict: true }) && chosen.length === 66);
   let idemKey: Hex = own ? offered : chosen;

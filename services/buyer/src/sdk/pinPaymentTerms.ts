@@ -1,6 +1,12 @@
 import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
-import { CHAIN_ID, MAX_AUTHORIZATION_SECONDS, NETWORK, SCHEME_ESCROW } from "../../../protocol/constants.ts";
+import {
+  CHAIN_ID,
+  MAX_AUTHORIZATION_SECONDS,
+  NETWORK,
+  SCHEME_ESCROW,
+  SIGNING_MARGIN_SECONDS,
+} from "../../../protocol/constants.ts";
 import type { Quote } from "../../../protocol/schemas/quote.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { PinError } from "./pinError.ts";
@@ -14,12 +20,14 @@ export type PinnedTerms = {
   asset: Address;
   cap: bigint;
   maxTimeoutSeconds: number;
+  /** How long the quote asks the authorization to stay valid (`extra.authorizationSeconds`), unchecked; absent from older gates. */
+  authorizationSeconds?: number | undefined;
   /** The resource's creator, as registered on chain. */
   creator: Address;
 };
 
 /** Seconds the SDK adds to the quote's `maxTimeoutSeconds` when it signs: the authorization must outlive the call. */
-export const SIGNING_MARGIN_SECONDS = 120;
+export { SIGNING_MARGIN_SECONDS };
 
 /**
  * Checks a 402 quote's escrow entry against the chain before anything is signed: the escrow is the trusted one,
@@ -62,6 +70,7 @@ export async function pinPaymentTerms(
     asset: card.asset,
     cap,
     maxTimeoutSeconds: entry.maxTimeoutSeconds,
+    authorizationSeconds: entry.extra?.authorizationSeconds,
     creator: card.creator,
   };
 }

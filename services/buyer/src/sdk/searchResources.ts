@@ -12,6 +12,8 @@ export type ResourceFilters = {
   maxBasePrice?: string;
   minReputation?: number;
   minUptime?: number;
+  /** `true`: only listings whose base covers settlement at the chain's current fee (verify takes them); `false`: the others. */
+  payable?: boolean;
   limit?: number;
   offset?: number;
 };

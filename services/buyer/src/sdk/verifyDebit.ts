@@ -4,9 +4,9 @@ import { findDebits } from "../../../protocol/findDebits.ts";
 import type { ParsedDebit } from "../../../protocol/parseDebits.ts";
 import { parseDebits } from "../../../protocol/parseDebits.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
-import { settlementIdOf } from "../../../protocol/settlementId.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
+import { checkCommittedReceipt } from "./checkCommittedReceipt.ts";
 
 export type VerifyDebitOptions = {
   /** How long to wait for a committed receipt's debit to be mined (ms); default 30 s. */
@@ -20,7 +20,8 @@ export type VerifyDebitOptions = {
  * and idemKey,
  * with the receipt's amount and fee split. A confirmed receipt names its transaction, which must hold that event; a
  * committed one (answered before mining) names its settlementId, which must be this payment's, and the event is
- * awaited (up to `waitMs`). Returns the transaction and block the debit landed in.
+ * awaited (up to `waitMs`). Returns the transaction and block the debit landed in. The strict check, for a caller that
+ * wants the debit on chain; `acceptReceipt` takes a committed receipt as final without waiting for it.
  * @example const { transaction, blockNumber } = await verifyDebit(chain, receipt)
  */
 export async function verifyDebit(
@@ -64,13 +65,7 @@ async function debitInTransaction(chain: BuyerChain, receipt: Receipt, hash: Hex
 
 /** Polls the escrow's `BatchDebited` logs of this resource for this buyer and nonce until the committed debit is mined, or `waitMs` ends. */
 async function awaitCommittedDebit(chain: BuyerChain, receipt: Receipt, options: VerifyDebitOptions): Promise<Found> {
-  const expected = settlementIdOf({
-    escrow: chain.escrow,
-    buyer: getAddress(receipt.payer),
-    nonce: receipt.idemKey as Hex,
-  });
-  if (receipt.settlementId?.toLowerCase() !== expected.toLowerCase())
-    throw new BuyerError("bad_receipt", "the receipt's settlementId is not this payment's (escrow, buyer, nonce)");
+  await checkCommittedReceipt(chain, receipt);
   const lookback = options.lookbackBlocks ?? 1_000n;
   const start = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
   const fromBlock = start > lookback ? start - lookback : 0n;

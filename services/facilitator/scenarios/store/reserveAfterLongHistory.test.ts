@@ -53,7 +53,9 @@ for (const kind of TEST_STORES) {
     let lastBlock = 0;
 
     before(async function () {
-      store = await openTestStore(kind);
+      // A database of its own: a snapshot held by a test beside it in a shared database would keep every old row
+      // version alive, and this test would count them.
+      store = await openTestStore(kind, { ownDatabase: true });
       const payments = Array.from({ length: HISTORY * BUYERS }, (_, i) => ({
         buyer: buyers[i % BUYERS] as Hex,
         idemKey: hex(1_000 + i),
@@ -83,11 +85,19 @@ for (const kind of TEST_STORES) {
             pages += await pagesOfOneReservation(store, payer, hex(first + 1 + calls++), lastBlock);
         return pages / calls;
       };
-      const newcomers = Array.from({ length: BUYERS }, (_, i) => hex(0xbeef00 + i, 20));
-      const forNew = await averagePages(newcomers, 100);
-      const forRegulars = await averagePages(buyers, 200);
+      // The fewest pages of up to three measurements. PostgreSQL prunes the row versions a reservation steps over
+      // only once no transaction in the database may still see them, and one that may (an autovacuum's ANALYZE of
+      // the history above, say, at a moment the machine's load decides) can span a measurement: a busy run saw a
+      // regular read twice a newcomer's pages, in a database of the test's own. A regression reads more in all three.
+      let ratio = Number.POSITIVE_INFINITY;
+      for (let attempt = 0; attempt < 3 && ratio >= 2; attempt++) {
+        const newcomers = Array.from({ length: BUYERS }, (_, i) => hex(0xbeef00 + attempt * BUYERS + i, 20));
+        const forNew = await averagePages(newcomers, 10_000 + attempt * 1_000);
+        const forRegulars = await averagePages(buyers, 10_500 + attempt * 1_000);
+        ratio = Math.min(ratio, forRegulars / forNew);
+      }
       // Before migration 8 a regular read about six times as many pages as a newcomer here, more with every payment.
-      expect(forRegulars).to.be.below(forNew * 2);
+      expect(ratio).to.be.below(2);
     });
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BuyerError } from "../../sdk/buyerError.ts";
+import { checkCommittedReceipt } from "../../sdk/checkCommittedReceipt.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { recoverResult } from "../../sdk/recoverResult.ts";
 import { toolAnswer } from "../toolResult.ts";
@@ -16,7 +17,7 @@ export function registerListPayments(tool: ToolContext): void {
     "list_payments",
     {
       title: "Past payments",
-      description: `Lists the buyer's payments, newest first: every payment this key signed here and every debit the chain shows for it since the ledger opened (at most a day before its first use), from any process. Each has the resource, its status ("paid": debited on chain, with the amount, transaction and time; "pending": signed, may still be debited until validBefore; "not_paid": void, nothing paid), the cap it was signed for, and for a paid one the receipt the facilitator keeps for 24 h (FACILITATOR_URL). Amounts in base units and USDC. Pays nothing.${tool.scoped}`,
+      description: `Lists the buyer's payments, newest first: every payment this key signed here and every debit the chain shows for it since the ledger opened (at most a day before its first use), from any process. Each has the resource, its status ("paid": debited on chain, with the amount, transaction and time; "pending": signed, may still be debited until validBefore, with settlement "committed" and the facilitator's receipt when the facilitator recorded its debit, which is final and lands on chain by validBefore; "not_paid": void, nothing paid), the cap it was signed for, and for a paid one the receipt the facilitator keeps for 24 h (FACILITATOR_URL). Amounts in base units and USDC. Pays nothing.${tool.scoped}`,
       inputSchema: {
         limit: z.int().min(1).max(200).optional().describe("How many payments (default 20)"),
         resourceId: z
@@ -32,6 +33,7 @@ export function registerListPayments(tool: ToolContext): void {
             idemKey: z.string(),
             resourceId: z.string(),
             status: z.enum(["paid", "pending", "not_paid"]),
+            settlement: z.literal("committed").optional(),
             amount: amountView.optional(),
             cap: amountView.optional(),
             transaction: z.string().optional(),
@@ -48,14 +50,14 @@ export function registerListPayments(tool: ToolContext): void {
     },
     (input) =>
       tool.run(async (env) => {
-        const { ledger, account } = tool.buyerOf(env);
+        const { chain, ledger, account } = tool.buyerOf(env);
         const wanted = input.resourceId?.toLowerCase();
         const all = (await ledger.read())
           .payments()
           .filter((p) => tool.inScope(p.resourceId) && (!wanted || p.resourceId === wanted));
         const shown = all.slice(0, input.limit ?? 20);
         const receiptOf = async (p: (typeof shown)[number]) => {
-          if (!p.debit || !env.facilitatorUrl) return undefined;
+          if (!(p.debit || p.status === "pending") || !env.facilitatorUrl) return undefined;
           const stored = await recoverResult({
             facilitatorUrl: env.facilitatorUrl,
             idemKey: p.idemKey,
@@ -65,7 +67,14 @@ export function registerListPayments(tool: ToolContext): void {
             if (error instanceof BuyerError) return undefined;
             throw error;
           });
-          return stored && stored.receipt.amount === p.debit.amount ? stored.receipt : undefined;
+          if (!stored) return undefined;
+          if (p.debit) return stored.receipt.amount === p.debit.amount ? stored.receipt : undefined;
+          // Not on chain yet: the facilitator's committed receipt, when it is this payment's committed debit.
+          const committed = await checkCommittedReceipt(chain, stored.receipt).then(
+            () => true,
+            () => false,
+          );
+          return committed ? stored.receipt : undefined;
         };
         const payments = await Promise.all(
           shown.map(async (p) => {
@@ -74,6 +83,7 @@ export function registerListPayments(tool: ToolContext): void {
               idemKey: p.idemKey,
               resourceId: p.resourceId,
               status: p.status,
+              ...(receipt?.status === "committed" && !p.debit ? { settlement: "committed" as const } : {}),
               ...(p.debit
                 ? {
                     amount: formatAmount(p.debit.amount),

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import { z } from "zod";
 import { BuyerError } from "../../sdk/buyerError.ts";
+import { checkCommittedReceipt } from "../../sdk/checkCommittedReceipt.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { recoverResult } from "../../sdk/recoverResult.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
@@ -17,7 +18,7 @@ export function registerRecoverResult(tool: ToolContext): void {
     "recover_result",
     {
       title: "Find out what became of a payment",
-      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
+      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"; with settlement "committed" when the facilitator recorded its debit, which is final and lands on chain by validBefore). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
       inputSchema: {
         idemKey: z
           .string()
@@ -27,6 +28,8 @@ export function registerRecoverResult(tool: ToolContext): void {
       outputSchema: {
         ...common,
         outcome: z.enum(["paid", "not_paid", "pending"]),
+        /** A pending payment whose debit the facilitator recorded (committed): final, on chain by validBefore. */
+        settlement: z.literal("committed").optional(),
         message: z.string(),
         resourceId: z.string(),
         amount: amountView.optional(),
@@ -42,7 +45,7 @@ export function registerRecoverResult(tool: ToolContext): void {
     (input) =>
       tool.run(async (env) => {
         requireSettings(env, ["BUYER_PRIVATE_KEY", "FACILITATOR_URL"]);
-        tool.chainOf(env);
+        const chain = tool.chainOf(env);
         if (!env.account || !env.ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
         const idemKey = input.idemKey.toLowerCase() as Hex;
         const { hold, debit, released } = (await env.ledger.read()).payment(idemKey);
@@ -88,10 +91,19 @@ export function registerRecoverResult(tool: ToolContext): void {
             resourceId,
           });
         const validBefore = hold ? new Date(Number(hold.validBefore) * 1000).toISOString() : undefined;
+        const committed =
+          stored?.receipt.status === "committed" &&
+          (await checkCommittedReceipt(chain, stored.receipt).then(
+            () => true,
+            () => false,
+          ));
         return toolAnswer(env.mode, {
           outcome: "pending",
-          message: `not debited yet, and it still may be${validBefore ? ` until ${validBefore}` : ""}: ask again later, and do not pay again meanwhile`,
+          message: committed
+            ? `committed: the facilitator recorded its debit, which is final and lands on chain${validBefore ? ` by ${validBefore}` : " by its validBefore"} (it may be held until its batch pays for its gas); do not pay again`
+            : `not debited yet, and it still may be${validBefore ? ` until ${validBefore}` : ""}: ask again later, and do not pay again meanwhile`,
           resourceId,
+          ...(committed ? { settlement: "committed" as const } : {}),
           validBefore,
           ...answer,
         });

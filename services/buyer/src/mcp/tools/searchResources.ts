@@ -25,6 +25,12 @@ export function registerSearchResources(tool: ToolContext): void {
         maxBasePrice: amount.optional(),
         minReputation: z.number().min(0).max(100).optional(),
         minUptime: z.number().min(0).max(100).optional(),
+        payable: z
+          .boolean()
+          .optional()
+          .describe(
+            "true: only endpoints whose base price still covers settlement at the chain's current fee (a payment to any other is refused at verify until its creator re-prices); false: only those",
+          ),
         limit: z.int().min(1).max(1000).optional(),
         offset: z.int().min(0).optional(),
       },
