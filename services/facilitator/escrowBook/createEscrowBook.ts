@@ -297,11 +297,15 @@ export function createEscrowBook(p: EscrowBookParameters) {
     throw new Error("the escrow book kept moving during an audit of debited buyers");
   }
 
-  /** Compares the next `auditSize` booked buyers with the chain at the book's block; returns how many were wrong. */
+  /**
+   * Compares the next `auditSize` booked buyers with the chain at the book's block; returns how many were wrong. A round
+   * the book moved during is compared again next time, never skipped: on a busy chain it would be skipped every time.
+   */
   async function audit(): Promise<number> {
     const buyers = await nextBookedBuyers(p.store, audited, p.auditSize);
-    audited = buyers.at(-1) ?? "";
-    return (await auditBuyers(buyers)) ?? 0;
+    const wrong = await auditBuyers(buyers);
+    if (wrong !== null) audited = buyers.at(-1) ?? "";
+    return wrong ?? 0;
   }
 
   function schedule(): void {

@@ -30,6 +30,8 @@ describe("verify against the escrow book", function () {
   const calls: { to: string; selector: string }[] = [];
   /** How many times the facilitator asked the chain for its head (each catch-up of the book starts so). */
   let headReads = 0;
+  /** Run before a call reaches the chain, when a test sets it (to move the book in the middle of an audit). */
+  let moveBookBefore: ((call: { method: string; params?: unknown }) => Promise<void> | undefined) | undefined;
   let rpc: RpcServer;
 
   before(async function () {
@@ -45,7 +47,7 @@ describe("verify against the escrow book", function () {
           calls.push({ to: to.toLowerCase(), selector: String(data ?? input).slice(0, 10) });
         }
         if (call.method === "eth_blockNumber") headReads++;
-        return upstream.request(call);
+        return (moveBookBefore?.(call) ?? Promise.resolve()).then(() => upstream.request(call));
       },
     });
     facilitator = await startFacilitator({ ...chain, rpcUrl: rpc.url }, { env: { SETTLEMENT: "confirmed" } });
@@ -98,7 +100,7 @@ describe("verify against the escrow book", function () {
     expect(await chain.contracts.escrow.read.balanceOf([payer(9).address])).to.equal(CAP / 2n);
     // Half a cap is left, whether or not the book has seen the debit yet.
     expect((await verify(await sign(9))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     expect((await verify(await sign(9))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
   });
 
@@ -135,7 +137,7 @@ describe("verify against the escrow book", function () {
       { account: chain.wallets[ROLE.relayer2]?.account },
     );
     await chain.publicClient.waitForTransactionReceipt({ hash });
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     expect((await verify(payload)).body).to.include({ isValid: false, invalidReason: "nonce_used" });
   });
 
@@ -174,7 +176,7 @@ describe("verify against the escrow book", function () {
 
   it("bookBehindRefused: a book that has not reached the head for its allowed lag is refused (503), not guessed from", async function () {
     await chain.fundBuyer(14, CAP * 3n);
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     // Resource terms are cached for two seconds from their read, which earlier tests made at some point: read them
     // again, stamped a minute ahead (past any earlier read's expiry, and kept through this test however loaded the
     // machine; no later test changes the resource's terms), so that the verify after the RPC stops finds them cached
@@ -212,7 +214,7 @@ describe("verify against the escrow book", function () {
       response: RESPONSE,
     });
     expect(settled.status).to.equal(200);
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     const [row] = await facilitator.ctx.store.query<{ balance: string }>(
       "SELECT balance::text AS balance FROM buyer_book WHERE buyer = $1",
       [buyer.address.toLowerCase()],
@@ -226,7 +228,7 @@ describe("verify against the escrow book", function () {
     await chain.publicClient.waitForTransactionReceipt({
       hash: await chain.contracts.escrow.write.requestWithdrawal([CAP], { account }),
     });
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     const [{ buyers } = { buyers: 0 }] = await facilitator.ctx.store.query<{ buyers: number }>(
       "SELECT count(*)::int AS buyers FROM buyer_book",
     );
@@ -238,16 +240,53 @@ describe("verify against the escrow book", function () {
 
   it("bookMissedLog: an audit finds a buyer booked richer than the chain, corrects it, and verify then refuses", async function () {
     await chain.fundBuyer(15, CAP / 2n);
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     // As if the Deposited log that made this buyer rich had been missed the other way round.
-    await facilitator.ctx.store.query("UPDATE buyer_book SET balance = balance * 100 WHERE buyer = $1", [
-      payer(15).address.toLowerCase(),
-    ]);
+    const inflated = await facilitator.ctx.store.query(
+      "UPDATE buyer_book SET balance = balance * 100 WHERE buyer = $1 RETURNING 1",
+      [payer(15).address.toLowerCase()],
+    );
+    expect(inflated, "the buyer is booked").to.have.length(1);
     let corrected = 0;
     for (let round = 0; round < 10 && corrected === 0; round++) corrected += await facilitator.ctx.escrowBook.audit();
     expect(corrected).to.equal(1);
     expect((await verify(await sign(15))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
     const metrics = await (await fetch(`${facilitator.url}/metrics`)).text();
     expect(metrics).to.match(/facilitator_escrow_book_corrections_total 1/);
+  });
+
+  it("auditSkippedByBookMove: a buyer booked richer than the chain is corrected by the next audit when the book moved during its round", async function () {
+    // An audit compares a round of buyers at the book's block and gives the round up when the book moves meanwhile,
+    // which on a chain with a block every half second is often. A round given up must be compared again, or a buyer
+    // whose round the follower keeps interrupting is never corrected.
+    await chain.fundBuyer(17, CAP / 2n);
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
+    const buyer = payer(17).address.toLowerCase();
+    const inflated = await facilitator.ctx.store.query(
+      "UPDATE buyer_book SET balance = balance * 100 WHERE buyer = $1 RETURNING 1",
+      [buyer],
+    );
+    expect(inflated, "the buyer is booked").to.have.length(1);
+    let interrupted = false;
+    moveBookBefore = (call) => {
+      const [{ data, input } = {}] = (call.params ?? []) as { data?: string; input?: string }[];
+      if (call.method !== "eth_call" || !String(data ?? input).includes(buyer.slice(2))) return undefined;
+      moveBookBefore = undefined;
+      interrupted = true;
+      // A block is mined and the book follows it while the audit reads this buyer's state at the book's old block.
+      return (async () => {
+        await (chain.connection.provider as RequestProvider).request({ method: "evm_mine", params: [] });
+        await facilitator.ctx.escrowBook.catchUpAfterNow();
+      })();
+    };
+    try {
+      for (let round = 0; round < 20 && !interrupted; round++)
+        expect(await facilitator.ctx.escrowBook.audit(), "a round before the buyer's").to.equal(0);
+      expect(interrupted, "the audit reached the buyer").to.equal(true);
+      expect(await facilitator.ctx.escrowBook.audit(), "the round the book moved during, compared again").to.equal(1);
+    } finally {
+      moveBookBefore = undefined;
+    }
+    expect((await verify(await sign(17))).body).to.include({ isValid: false, invalidReason: "insufficient_balance" });
   });
 });

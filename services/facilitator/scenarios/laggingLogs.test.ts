@@ -48,7 +48,7 @@ describe("an escrow book behind a lagging RPC", function () {
     await chain.fundBuyer(index, CAP * 3n);
     // The deposit's block is past the book's margin once as many blocks follow it.
     await mine(facilitator.ctx.escrowBook.marginBlocks);
-    await facilitator.ctx.escrowBook.catchUp();
+    await facilitator.ctx.escrowBook.catchUpAfterNow();
     return committedHarness({ chain, buyer: privateKeyToAccount(devKey(index)), resourceId, cap: CAP });
   }
 
@@ -77,12 +77,12 @@ describe("an escrow book behind a lagging RPC", function () {
       rpc.lag.logs = 1;
       await payThree(h, facilitator);
       // The book reads as far as it follows while the debits' block is the head, whose logs the RPC does not have.
-      await facilitator.ctx.escrowBook.catchUp();
+      await facilitator.ctx.escrowBook.catchUpAfterNow();
       const fourth = await h.verify(facilitator.url, await h.sign());
       expect(fourth.body, "a fourth cap").to.include({ isValid: false, invalidReason: "insufficient_balance" });
       // Once the block is two deep the book has its logs, and the chain agrees with it.
       await mine(2);
-      await facilitator.ctx.escrowBook.catchUp();
+      await facilitator.ctx.escrowBook.catchUpAfterNow();
       expect((await h.verify(facilitator.url, await h.sign())).body.isValid).to.equal(false);
       expect(await facilitator.ctx.escrowBook.audit()).to.equal(0);
       expect(rpc.calls("eth_getLogs"), "the book read its logs through the lagging RPC").to.be.greaterThan(0);
@@ -101,7 +101,7 @@ describe("an escrow book behind a lagging RPC", function () {
       const h = await threeCaps(10, facilitator);
       rpc.lag.logs = 1;
       await payThree(h, facilitator);
-      await facilitator.ctx.escrowBook.catchUp();
+      await facilitator.ctx.escrowBook.catchUpAfterNow();
       const fourth = await h.verify(facilitator.url, await h.sign());
       expect(fourth.body, "a fourth cap").to.include({ isValid: false, invalidReason: "insufficient_balance" });
       // A page read after the relayer saw the debits mined is refused; one read just before it, audited.
@@ -173,14 +173,14 @@ describe("an escrow book behind a lagging RPC", function () {
       const h = committedHarness({ chain, buyer, resourceId, cap: CAP });
       const snapshot = await chain.connection.provider.request({ method: "evm_snapshot", params: [] });
       await chain.fundBuyer(12, CAP * 3n);
-      await facilitator.ctx.escrowBook.catchUp();
+      await facilitator.ctx.escrowBook.catchUpAfterNow();
       expect((await h.verify(facilitator.url, await h.sign())).body.isValid, "the deposit is booked").to.equal(true);
       // The deposit's blocks are replaced by others without it, and the chain grows past where the book stands.
       const booked = (await readBookCursor(facilitator.ctx.store))?.syncedBlock ?? 0n;
       await chain.connection.provider.request({ method: "evm_revert", params: [snapshot] });
       await mine(Number(booked - (await chain.publicClient.getBlockNumber())) + 2);
-      await facilitator.ctx.escrowBook.catchUp();
-      await facilitator.ctx.escrowBook.catchUp();
+      await facilitator.ctx.escrowBook.catchUpAfterNow();
+      await facilitator.ctx.escrowBook.catchUpAfterNow();
       expect((await h.verify(facilitator.url, await h.sign())).body, "the deposit is gone").to.include({
         isValid: false,
         invalidReason: "insufficient_balance",

@@ -42,7 +42,7 @@ describe("gates of one process batch their facilitator calls together, each call
     // A verify the facilitator's escrow book is too far behind the head to answer goes on its own route, as it
     // should (createBatchLink.ts): on a loaded machine the book could still be following the resources' registration
     // blocks. Caught up first, this test sees the batches alone.
-    await stack.facilitator.ctx.escrowBook.catchUp();
+    await stack.facilitator.ctx.escrowBook.catchUpAfterNow();
     const answers = await Promise.all(
       plan.map((slug, n) =>
         call((resources[slug] as TestResource).callUrl, { n }, { "X-PAYMENT": paymentHeader(payments[n]!) }),
