@@ -18,7 +18,7 @@ import type { StackFile } from "../../services/stack/stackFile.ts";
 import { catalogWriter } from "../../services/studio/catalog/catalogWriter.ts";
 import { createStudioApp } from "../../services/studio/server/createStudioApp.ts";
 import { sleep } from "../../testkit/sleep.ts";
-import { studioStack } from "../../testkit/stack/studioStack.ts";
+import { sharedStack } from "../../testkit/stack/sharedStack.ts";
 
 const run = promisify(execFile);
 const root = new URL("../..", import.meta.url).pathname;
@@ -97,7 +97,7 @@ describe("studio interfaces on the real stack: the CLI and the HTTP service star
       .map((r) => r.resourceId);
 
   before(async function () {
-    ({ stack, stackDir } = await studioStack());
+    ({ stack, stackDir } = await sharedStack());
   });
 
   describe("npm run studio", function () {

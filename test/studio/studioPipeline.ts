@@ -20,7 +20,7 @@ import { createEndpoint, draftEndpoint, launchEndpoint } from "../../services/st
 import { localCreator } from "../../services/studio/creator.ts";
 import { StudioError } from "../../services/studio/studioError.ts";
 import { sleep } from "../../testkit/sleep.ts";
-import { studioStack } from "../../testkit/stack/studioStack.ts";
+import { sharedStack } from "../../testkit/stack/sharedStack.ts";
 
 describe("studio on the real stack: one sentence becomes a verified, paid, listed endpoint", function () {
   this.timeout(900_000);
@@ -52,7 +52,7 @@ describe("studio on the real stack: one sentence becomes a verified, paid, liste
   };
 
   before(async function () {
-    ({ stack } = await studioStack());
+    ({ stack } = await sharedStack());
     creator = localCreator(privateKeyToAccount(devKey(DEV_ROLE.creator)), {
       rpcUrl: stack.rpcUrl,
       registry: stack.contracts.registry,

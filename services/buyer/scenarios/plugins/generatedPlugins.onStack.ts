@@ -8,7 +8,8 @@ import { createPublicClient, http } from "viem";
 import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
-import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
+import type { SharedStack } from "../../../../testkit/stack/sharedStack.ts";
+import { sharedStack } from "../../../../testkit/stack/sharedStack.ts";
 import { parseDebits } from "../../../protocol/parseDebits.ts";
 import type { Receipt } from "../../../protocol/schemas/receipt.ts";
 import { buyerChain } from "../../src/sdk/buyerChain.ts";
@@ -37,26 +38,23 @@ type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknow
  */
 describe("generated plugins against npm start", function () {
   this.timeout(600_000);
-  const stackDir = mkdtempSync(join(tmpdir(), "plugins-stack-"));
   const work = mkdtempSync(join(tmpdir(), "plugins-e2e-"));
   const out = join(work, "marketplace");
-  let running: Awaited<ReturnType<typeof runStack>>;
+  let running: SharedStack;
   const closers: (() => Promise<void>)[] = [];
   let releaseDist: (() => Promise<void>) | undefined;
 
   before(async function () {
     // The stack never reads services/buyer/dist: it starts before this file takes the dist, so that a file waiting
     // for the dist (mocha --parallel) does not also wait out the stack's start.
-    running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) }, { direct: true });
+    running = await sharedStack();
     releaseDist = await holdBuyerDist(this);
     execFileSync(process.execPath, ["services/buyer/build.ts"], { cwd: repo, stdio: "pipe" });
   });
 
   after(async function () {
     for (const close of closers) await close().catch(() => {});
-    running?.kill();
     await releaseDist?.();
-    rmSync(stackDir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
   });
 

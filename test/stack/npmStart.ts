@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "chai";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -10,23 +7,19 @@ import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { parseDebits } from "../../services/protocol/parseDebits.ts";
 import { sleep } from "../../testkit/sleep.ts";
 import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../../testkit/stack/listenAddresses.ts";
-import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
+import type { SharedStack } from "../../testkit/stack/sharedStack.ts";
+import { sharedStack } from "../../testkit/stack/sharedStack.ts";
 
-/** `npm start` as a user runs it, in its own process group so that nothing it starts can outlive the test. */
+/**
+ * `npm start` as a user runs it, in its own process group so that nothing it starts can outlive the test (the stack
+ * test/stack/oneStack.test.ts shares between its suites; this one runs first, on the stack as it came up).
+ */
 describe("npm start, end to end", function () {
   this.timeout(600_000);
-  const stackDir = mkdtempSync(join(tmpdir(), "stack-"));
-  let ports: Record<string, string>;
-  let running: Awaited<ReturnType<typeof runStack>>;
+  let running: SharedStack;
 
   before(async function () {
-    ports = await stackPorts();
-    running = await runStack({ STACK_DIR: stackDir, ...ports });
-  });
-
-  after(function () {
-    running?.kill();
-    rmSync(stackDir, { recursive: true, force: true });
+    running = await sharedStack();
   });
 
   it("comes up with the samples listed, pays echo, and its receipt and revenue match the chain", async function () {
@@ -76,17 +69,14 @@ describe("npm start, end to end", function () {
   it("listens on loopback only: the chain (unlocked development accounts) and every service refuse the network", async function () {
     // Before the fix the embedded chain bound 0.0.0.0 (Hardhat's default inside a container): anyone on the network
     // could send transactions from its unlocked, well-known accounts (the deployer holds every admin role).
-    for (const [name, port] of Object.entries(ports)) {
+    for (const [name, port] of Object.entries(running.ports)) {
       const addresses = listenAddresses(Number(port));
       expect(addresses, `${name} ${port} listens`).to.not.be.empty;
       for (const address of addresses)
         expect(isLoopbackListen(address), `${name} ${port} on ${address}`).to.equal(true);
     }
     const outside = outsideAddress();
-    if (outside) expect(await accepts(outside, Number(ports.CHAIN_PORT)), `chain on ${outside}`).to.equal(false);
-  });
-
-  it("stops every part on SIGTERM and leaves no process or port behind", async function () {
-    expect(await running.stop(ports), "a process of the stack outlived it").to.equal(true);
+    if (outside)
+      expect(await accepts(outside, Number(running.ports.CHAIN_PORT)), `chain on ${outside}`).to.equal(false);
   });
 });

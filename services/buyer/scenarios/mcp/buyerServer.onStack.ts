@@ -9,28 +9,25 @@ import { callTool, connectInMemory, connectStdio } from "../../../../testkit/buy
 import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import type { FakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { startFakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
-import { runStack, stackPorts } from "../../../../testkit/stack/runStack.ts";
+import { sharedStack } from "../../../../testkit/stack/sharedStack.ts";
 import { until } from "../../../../testkit/until.ts";
 import echoSpec from "../../../host/samples/echo.json" with { type: "json" };
 import { parseDebits } from "../../../protocol/parseDebits.ts";
 import { finalizeCard } from "../../../protocol/schemas/card.ts";
 import type { StackFile } from "../../../stack/stackFile.ts";
-import { readStackFile } from "../../../stack/stackFile.ts";
 import { registerDemoResource } from "../../src/demo/deployDemoContracts.ts";
 import { formatAmount } from "../../src/sdk/formatAmount.ts";
 
 const root = new URL("../../../../", import.meta.url).pathname;
 
 /**
- * The buyer MCP server against `npm start` (one stack for the file; BUYER_TEST_STACK_DIR reuses a running one):
+ * The buyer MCP server against `npm start` (the stack test/stack/oneStack.test.ts shares between its suites):
  * the official client in memory and over stdio, paying echo for real and refusing what it must refuse before any
  * signature exists (the facilitator's verify counter does not move).
  */
 describe("buyer MCP server on the npm start stack", function () {
   this.timeout(600_000);
-  const stackDir = process.env.BUYER_TEST_STACK_DIR ?? mkdtempSync(join(tmpdir(), "buyer-stack-"));
   const dataDir = mkdtempSync(join(tmpdir(), "buyer-ledger-"));
-  let running: Awaited<ReturnType<typeof runStack>> | undefined;
   let stack: StackFile;
   let echo: Hex;
   let live: Record<
@@ -46,11 +43,7 @@ describe("buyer MCP server on the npm start stack", function () {
   const fakes: FakeResource[] = [];
 
   before(async function () {
-    if (process.env.BUYER_TEST_STACK_DIR) stack = readStackFile(stackDir);
-    else {
-      running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) });
-      stack = running.stack;
-    }
+    ({ stack } = await sharedStack());
     const found = stack.resources.find((r) => r.slug === "echo");
     if (!found) throw new Error("the stack has no echo");
     echo = found.resourceId;
@@ -68,8 +61,6 @@ describe("buyer MCP server on the npm start stack", function () {
 
   after(async function () {
     for (const fake of fakes) await fake.stop();
-    running?.kill();
-    if (!process.env.BUYER_TEST_STACK_DIR) rmSync(stackDir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -216,7 +207,9 @@ describe("buyer MCP server on the npm start stack", function () {
     const dir = mkdtempSync(join(tmpdir(), "buyer-restart-"));
     const env = {
       ...live,
-      BUYER_PRIVATE_KEY: stack.buyers[1]?.privateKey ?? "",
+      // A key no other suite on the shared stack pays with: the daily budget counts the key's debits made by any
+      // process, and the budget here leaves room for one call only.
+      BUYER_PRIVATE_KEY: stack.buyers[2]?.privateKey ?? "",
       SERVICE_BUYER_DATA_DIR: dir,
       SPEND_DAILY_BUDGET: "51000",
     };
