@@ -7,7 +7,8 @@ import { expect } from "chai";
 import type { ConnectedBuyer, ToolOutcome } from "../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectStdio } from "../../../testkit/buyer/connectBuyer.ts";
 import { readmeBlocks } from "../../../testkit/readmeBlocks.ts";
-import { runStack, stackPorts } from "../../../testkit/stack/runStack.ts";
+import type { SharedStack } from "../../../testkit/stack/sharedStack.ts";
+import { sharedStack } from "../../../testkit/stack/sharedStack.ts";
 
 const run = promisify(execFile);
 const root = new URL("../../../", import.meta.url).pathname;
@@ -16,29 +17,30 @@ const blocks = readmeBlocks(readme, "Walkthrough: from nothing to a paid call an
 type ToolCall = { name: string; arguments: Record<string, unknown> };
 
 /**
- * The buyer README's walkthrough, block by block as written, on one `npm start` stack: the shell blocks run in `sh`
- * from a folder laid out as a checkout (`.stack` and `services` linked), `claude mcp add` captured to launch the
- * server it configures over stdio, every tool call sent through the SDK's client. And `npm run demo -- <slug>` for
- * every sample of the same stack.
+ * The buyer README's walkthrough, block by block as written, on `npm start` (the stack test/stack/oneStack.test.ts
+ * shares between its suites; this one runs last of them, since the walkthrough moves the chain's clock a day): the
+ * shell blocks run in `sh` from a folder laid out as a checkout (`.stack` and `services` linked), `claude mcp add`
+ * captured to launch the server it configures over stdio, every tool call sent through the SDK's client. And
+ * `npm run demo -- <slug>` for every sample of the same stack.
  */
 describe("on one npm start stack", function () {
   this.timeout(600_000);
-  const stackDir = mkdtempSync(join(tmpdir(), "buyer-walkthrough-stack-"));
   const checkout = mkdtempSync(join(tmpdir(), "buyer-walkthrough-"));
   const home = mkdtempSync(join(tmpdir(), "buyer-walkthrough-home-"));
-  let running: Awaited<ReturnType<typeof runStack>> | undefined;
+  let running: SharedStack | undefined;
+  let stackDir = "";
 
   before(async function () {
     const [start] = blocks;
     expect(start?.text.trim(), "the walkthrough starts with npm start").to.equal("npm start");
-    running = await runStack({ STACK_DIR: stackDir, ...(await stackPorts()) });
+    running = await sharedStack();
+    stackDir = running.stackDir;
     symlinkSync(stackDir, join(checkout, ".stack"));
     symlinkSync(join(root, "services"), join(checkout, "services"));
   });
 
   after(function () {
-    running?.kill();
-    for (const dir of [stackDir, checkout, home]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [checkout, home]) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Runs a README shell block in `sh` from the checkout; `claude` is a stand-in printing its arguments NUL-separated. */
