@@ -121,3 +121,21 @@ export async function callTool(client: Client, name: string, args: Record<string
   }
   return { isError: false, data: result.structuredContent ?? {}, meta: result._meta };
 }
+
+/**
+ * The tools every buyer MCP server lists (`add_tools` besides, unless it is scoped to its resources), sorted: what the
+ * tests of the server, its published package and the generated plugins expect to see.
+ */
+export const BUYER_TOOLS = [
+  "call_resource",
+  "deposit",
+  "get_balance",
+  "get_card",
+  "list_payments",
+  "quote",
+  "recover_result",
+  "request_withdrawal",
+  "search_resources",
+  "set_spend_limit",
+  "withdraw",
+];

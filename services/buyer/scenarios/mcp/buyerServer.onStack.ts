@@ -5,7 +5,7 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { callTool, connectInMemory, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
+import { BUYER_TOOLS, callTool, connectInMemory, connectStdio } from "../../../../testkit/buyer/connectBuyer.ts";
 import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import type { FakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
 import { startFakeResource } from "../../../../testkit/marketplace/fakeResource.ts";
@@ -70,22 +70,7 @@ describe("buyer MCP server on the npm start stack", function () {
     const { client, close } = await connectInMemory(live);
     const { tools } = await client.listTools();
     await close();
-    expect(tools.map((t) => t.name).sort()).to.deep.equal(
-      [
-        "add_tools",
-        "call_resource",
-        "deposit",
-        "get_balance",
-        "get_card",
-        "list_payments",
-        "quote",
-        "recover_result",
-        "request_withdrawal",
-        "search_resources",
-        "set_spend_limit",
-        "withdraw",
-      ].sort(),
-    );
+    expect(tools.map((t) => t.name).sort()).to.deep.equal(["add_tools", ...BUYER_TOOLS].sort());
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).to.equal("object");
       expect(tool.outputSchema?.type, tool.name).to.equal("object");

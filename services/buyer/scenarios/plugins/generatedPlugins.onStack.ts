@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import { createPublicClient, http } from "viem";
-import { TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
+import { BUYER_TOOLS, TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
 import type { SharedStack } from "../../../../testkit/stack/sharedStack.ts";
@@ -16,20 +16,6 @@ import { buyerChain } from "../../src/sdk/buyerChain.ts";
 import { verifyDebit } from "../../src/sdk/verifyDebit.ts";
 
 const repo = new URL("../../../../", import.meta.url).pathname;
-const TOOLS = [
-  "call_resource",
-  "deposit",
-  "get_balance",
-  "get_card",
-  "list_payments",
-  "quote",
-  "recover_result",
-  "request_withdrawal",
-  "search_resources",
-  "set_spend_limit",
-  "withdraw",
-];
-
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown };
 
 /**
@@ -107,7 +93,7 @@ describe("generated plugins against npm start", function () {
       expect(session.server.env.SERVICE_RESOURCE_IDS).to.equal(resource.resourceId);
       const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
       // Its scope's own typed tool, named after the slug, read from its quote: the generator passes only the id.
-      expect(tools, session.stderr()).to.deep.equal([...TOOLS, resource.slug].sort());
+      expect(tools, session.stderr()).to.deep.equal([...BUYER_TOOLS, resource.slug].sort());
       const found = (await session.client.callTool({ name: "search_resources", arguments: {} }, undefined, {
         timeout: TOOL_TIMEOUT_MS,
       })) as ToolResult;
@@ -164,7 +150,7 @@ describe("generated plugins against npm start", function () {
     expect(session.server.env).to.not.have.property("SERVICE_RESOURCE_IDS");
     expect(session.server.env.BUYER_PRIVATE_KEY).to.equal("");
     const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).to.deep.equal(["add_tools", ...TOOLS].sort());
+    expect(tools).to.deep.equal(["add_tools", ...BUYER_TOOLS].sort());
     const found = (await session.client.callTool({ name: "search_resources", arguments: {} }, undefined, {
       timeout: TOOL_TIMEOUT_MS,
     })) as ToolResult;

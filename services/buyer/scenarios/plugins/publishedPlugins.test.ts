@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { BUYER_TOOLS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { connectPluginServer } from "../../../../testkit/buyer/connectPluginServer.ts";
 import { fixtureMarketplace } from "../../../../testkit/buyer/fixtureMarketplace.ts";
 import { holdBuyerDist } from "../../../../testkit/buyer/holdBuyerDist.ts";
@@ -114,20 +115,7 @@ describe("service-plugins generate --published", function () {
     );
     close = session.close;
     const tools = (await session.client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).to.deep.equal([
-      "add_tools",
-      "call_resource",
-      "deposit",
-      "get_balance",
-      "get_card",
-      "list_payments",
-      "quote",
-      "recover_result",
-      "request_withdrawal",
-      "search_resources",
-      "set_spend_limit",
-      "withdraw",
-    ]);
+    expect(tools).to.deep.equal(["add_tools", ...BUYER_TOOLS]);
     const npxInstalled = execFileSync(
       "find",
       [registry.env.npm_config_cache, "-path", `*/node_modules/${name}/package.json`],
