@@ -17,7 +17,7 @@ async function start() {
 /**
  * One `npm start` stack, as a user starts it, shared by the end-to-end suites that test/stack/oneStack.test.ts runs in
  * turn in one mocha worker: started by the first that asks, stopped after the file. A stack start costs about 25
- * CPU-seconds; these suites paid for four.
+ * CPU-seconds; these suites paid for five.
  * @example const { stack, stackDir, ports } = await sharedStack()
  */
 export function sharedStack(): Promise<SharedStack> {
