@@ -2,6 +2,7 @@ import { expect } from "chai";
 import type { Hex } from "viem";
 import { openTestStore, TEST_STORES } from "../../../../testkit/facilitator/openTestStore.ts";
 import { storePaidCalls } from "../../../../testkit/facilitator/storePaidCalls.ts";
+import { sleep } from "../../../../testkit/sleep.ts";
 import type { Store } from "../../store/createStore.ts";
 
 /** Buyers paying side by side (their rows interleave in the store, as in production), and each one's payments. */
@@ -40,6 +41,23 @@ async function pagesOfOneReservation(store: Store, buyer: Hex, idemKey: Hex, atB
     { Plan: Record<string, number> },
   ];
   return (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0);
+}
+
+/**
+ * Waits (up to a minute) until no other session of the store's PostgreSQL database holds a snapshot or a transaction
+ * id: an autovacuum worker's ANALYZE, or anything else that would keep the row versions a reservation steps over.
+ */
+async function untilNoOtherTransaction(store: Store): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const [row] = await store.query<{ others: number }>(
+      `SELECT count(*)::int AS others FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)`,
+    );
+    if (row?.others === 0) return;
+    await sleep(100);
+  }
 }
 
 for (const kind of TEST_STORES) {
@@ -85,12 +103,14 @@ for (const kind of TEST_STORES) {
             pages += await pagesOfOneReservation(store, payer, hex(first + 1 + calls++), lastBlock);
         return pages / calls;
       };
-      // The fewest pages of up to three measurements. PostgreSQL prunes the row versions a reservation steps over
-      // only once no transaction in the database may still see them, and one that may (an autovacuum's ANALYZE of
-      // the history above, say, at a moment the machine's load decides) can span a measurement: a busy run saw a
-      // regular read twice a newcomer's pages, in a database of the test's own. A regression reads more in all three.
+      // The fewest pages of up to three measurements, each taken once no other session of the database holds a
+      // snapshot or a transaction. PostgreSQL prunes the row versions a reservation steps over only once no
+      // transaction in the database may still see them, and one that may (an autovacuum's ANALYZE of the history
+      // above, at a moment the machine's load decides) can span a measurement: busy runs saw a regular read two and
+      // four times a newcomer's pages, in a database of the test's own. A regression reads more in all three.
       let ratio = Number.POSITIVE_INFINITY;
       for (let attempt = 0; attempt < 3 && ratio >= 2; attempt++) {
+        if (kind === "PostgreSQL") await untilNoOtherTransaction(store);
         const newcomers = Array.from({ length: BUYERS }, (_, i) => hex(0xbeef00 + attempt * BUYERS + i, 20));
         const forNew = await averagePages(newcomers, 10_000 + attempt * 1_000);
         const forRegulars = await averagePages(buyers, 10_500 + attempt * 1_000);
