@@ -70,6 +70,12 @@ describe("attack: a long authorization window keeps a buyer's funds reserved for
       const late = await poor.settle(facilitator.url, first, 10_000n);
       expect(late.status, "a settle after the reservation's end charges nothing").to.equal(409);
       expect((await getJson(`${facilitator.url}/results/${first.authorization.nonce}`)).status).to.equal(404);
+      // Its authorization is still valid for most of the hour: replayed, it reserves nothing again (the expired row
+      // keeps its nonce until the window closes), so no second call runs on one signature.
+      expect((await poor.verify(facilitator.url, first)).body).to.include({
+        isValid: false,
+        invalidReason: "nonce_used",
+      });
     } finally {
       await facilitator.stop();
     }
