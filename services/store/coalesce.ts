@@ -6,7 +6,7 @@
  * synchronously, so a group started at once ran and finished before the next request was even read, and every
  * statement ran alone. A lone call waits one turn (microseconds). Calls made while a group runs wait for it and then
  * go together in the next group (at most `maxItems`), so under load one statement serves many requests instead of
- * one each. If a group fails, each of its items runs again alone, so that one bad item fails only its own caller.
+ * one each; that group too starts on a turn of its own, so other statements get in between groups. If a group fails, each of its items runs again alone, so that one bad item fails only its own caller.
  * @example const reserveOne = coalesce((items) => reserveMany(sql, items)); await reserveOne(item)
  */
 export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems = 128): (item: I) => Promise<O> {
@@ -27,8 +27,10 @@ export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems =
 
   async function drain(): Promise<void> {
     running = true;
-    await new Promise((resolve) => setImmediate(resolve));
     while (queue.length > 0) {
+      // Each group starts on a turn of its own: PGlite answers within microtasks, so a group started at once after the
+      // last one would keep every other statement (a request read meanwhile) waiting until the queue is empty.
+      await new Promise((resolve) => setImmediate(resolve));
       const group = queue.slice(0, maxItems);
       queue = queue.slice(group.length);
       await runGroup(group);
@@ -46,13 +48,15 @@ export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems =
 const groups = new WeakMap<object, Map<unknown, (item: never) => Promise<unknown>>>();
 
 /**
- * The coalesced form of `runMany` for one store (or other owner): one group queue per owner and statement.
+ * The coalesced form of `runMany` for one store (or other owner): one group queue per owner and statement, groups of
+ * at most `maxItems` (coalesce's default when unset; the first caller's value holds).
  * @example const stored = await coalescedFor(store, recordMany, (items) => recordMany(store, items))(item)
  */
 export function coalescedFor<I, O>(
   owner: object,
   key: unknown,
   runMany: (items: I[]) => Promise<O[]>,
+  maxItems?: number,
 ): (item: I) => Promise<O> {
   let byKey = groups.get(owner);
   if (!byKey) {
@@ -61,7 +65,7 @@ export function coalescedFor<I, O>(
   }
   let run = byKey.get(key) as ((item: I) => Promise<O>) | undefined;
   if (!run) {
-    run = coalesce(runMany);
+    run = coalesce(runMany, maxItems);
     byKey.set(key, run as (item: never) => Promise<unknown>);
   }
   return run;

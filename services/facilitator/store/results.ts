@@ -88,13 +88,20 @@ function storedAnswers(items: ResultItem[], rows: StoredRow[]): (Record<string, 
 }
 
 /**
+ * Most mined results one statement records. A mined batch lands whole (a hundred debits and more under load), and one
+ * statement for all of it held the store 5–25 ms, while every paid call's reservation waited behind it; in groups of
+ * this size a reservation made meanwhile runs after the group under way (docs/benchmarks.md, "Gate").
+ */
+export const MINED_GROUP_MAX = 16;
+
+/**
  * Stores a settled result in its reservation, marks the reservation settled with the debit's transaction and block,
  * and writes the nonce's `spent_nonce` tombstone (never purged: the nonce is spent on chain for good). A committed
  * result of the same idemKey is replaced by this confirmed one; any other stored result stays. Returns the stored
  * settle answer: this one, or the one stored before; null when no reservation holds the key, or when `answer` is
  * false: no one waits for it (a committed call's settle was answered when it was committed), and the statement then
  * does not read it back (settle_answer decodes the receipt from base64 and JSON). Results landing together (a mined
- * batch) go to the store in one statement (coalesce).
+ * batch) go to the store in statements of up to MINED_GROUP_MAX (coalesce).
  */
 export function recordSettlement(
   store: Store,
@@ -102,7 +109,12 @@ export function recordSettlement(
   mined: Mined,
   answer = true,
 ): Promise<Record<string, unknown> | null> {
-  return coalescedFor(store, recordSettlements, (items: ResultItem[]) => recordSettlements(store, items))({
+  return coalescedFor(
+    store,
+    recordSettlements,
+    (items: ResultItem[]) => recordSettlements(store, items),
+    MINED_GROUP_MAX,
+  )({
     result,
     mined,
     answer,
