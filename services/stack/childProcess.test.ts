@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { getPriority } from "node:os";
 import { expect } from "chai";
+import { threadNiceness as nicenessOf } from "../../testkit/stack/processNiceness.ts";
 import { answers, startPart } from "./childProcess.ts";
 
 const idle = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
@@ -53,5 +56,22 @@ describe("startPart", function () {
       log: () => {},
     }).catch((error: Error) => error);
     expect((failure as Error).message).to.equal("indexer exited with code 3 before it was ready:\nno schema given");
+  });
+
+  it("runs a part at the niceness asked, in every thread it starts, under its own pid", async function () {
+    const niced = await startPart({ name: "indexer", ...idle, niceness: 7, ready: async () => true, log: () => {} });
+    const plain = await startPart({ name: "host", ...idle, ready: async () => true, log: () => {} });
+    try {
+      const pid = niced.child.pid as number;
+      // Node starts its worker threads as it boots: wait until they are there, then read them all.
+      while (nicenessOf(pid).length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]).to.equal(process.execPath);
+      // `nice -n` adds to the niceness it runs at (this process's), up to 19.
+      expect(new Set(nicenessOf(pid))).to.deep.equal(new Set([Math.min(19, getPriority() + 7)]));
+      expect(new Set(nicenessOf(plain.child.pid as number))).to.deep.equal(new Set([getPriority()]));
+    } finally {
+      await Promise.all([niced.stop(), plain.stop()]);
+    }
+    expect(niced.child.signalCode).to.equal("SIGTERM");
   });
 });

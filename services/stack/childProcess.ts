@@ -19,6 +19,11 @@ export type StartPartParameters = {
   /** Told every `progressEveryMs` (default PROGRESS_EVERY_MS) while the part is still not ready. */
   progress?: (line: string) => void;
   progressEveryMs?: number;
+  /**
+   * Runs the part under `nice -n <niceness>`: that much nicer than this process (up to 19; 0 or unset: as nice as
+   * this process). Every thread the part starts has it, so on a busy machine the part yields the CPU to the others.
+   */
+  niceness?: number;
 };
 
 /**
@@ -46,7 +51,9 @@ function why(outcome: boolean | Error): string {
  * @example const chain = await startPart({ name: "chain", command, args, ready: () => rpcAnswers(url), log })
  */
 export async function startPart(p: StartPartParameters): Promise<Part> {
-  const child = spawn(p.command, p.args, {
+  const niced = (p.niceness ?? 0) > 0;
+  // nice execs the command: the child's pid is the part's own, and signals reach it directly.
+  const child = spawn(niced ? "nice" : p.command, niced ? ["-n", String(p.niceness), p.command, ...p.args] : p.args, {
     cwd: p.cwd,
     env: { ...process.env, ...p.env },
     stdio: ["ignore", "pipe", "pipe"],

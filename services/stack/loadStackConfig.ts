@@ -32,6 +32,12 @@ export const stackEnvSchema = z.object({
   /** The embedded chain mines a block per transaction (`auto`) or every 500 ms, the test network's block time. */
   CHAIN_MINING: z.enum(["auto", "interval"]).default("auto"),
   STUDIO_PORT: port(4040),
+  /**
+   * How much nicer than `npm start` its background parts run (`nice -n`): the chain, the indexer, the marketplace and
+   * the studio. The paid path (host, its sandboxes, facilitator) keeps the CPU when the machine is busy; 0 runs all
+   * parts alike.
+   */
+  BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(10),
   /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /**

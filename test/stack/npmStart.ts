@@ -7,6 +7,7 @@ import { verifyDebit } from "../../services/buyer/src/sdk/verifyDebit.ts";
 import { parseDebits } from "../../services/protocol/parseDebits.ts";
 import { sleep } from "../../testkit/sleep.ts";
 import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../../testkit/stack/listenAddresses.ts";
+import { groupProcesses } from "../../testkit/stack/processNiceness.ts";
 import type { SharedStack } from "../../testkit/stack/sharedStack.ts";
 import { sharedStack } from "../../testkit/stack/sharedStack.ts";
 
@@ -78,5 +79,22 @@ describe("npm start, end to end", function () {
     const outside = outsideAddress();
     if (outside)
       expect(await accepts(outside, Number(running.ports.CHAIN_PORT)), `chain on ${outside}`).to.equal(false);
+  });
+
+  it("runs its background parts (chain, indexer, marketplace, studio) nicer than the paid path", async function () {
+    const parts = groupProcesses(running.child.pid as number);
+    const niceness = (entry: string) => {
+      const part = parts.find((p) => p.command.includes(entry));
+      expect(part, `a process running ${entry}`).to.not.equal(undefined);
+      return part?.niceness;
+    };
+    const paid = niceness("services/host/main.ts");
+    expect(niceness("services/facilitator/main.ts")).to.equal(paid);
+    const workerd = parts.filter((p) => p.command.includes("workerd serve"));
+    expect(workerd, "the host's sandboxes").to.not.be.empty;
+    for (const sandbox of workerd) expect(sandbox.niceness).to.equal(paid);
+    const background = Math.min(19, (paid as number) + 10);
+    for (const entry of ["services/chain/main.ts", "ponder", "services/marketplace/main.ts", "services/studio/main.ts"])
+      expect(niceness(entry), entry).to.equal(background);
   });
 });

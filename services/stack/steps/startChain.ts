@@ -28,6 +28,7 @@ export async function startChain(run: StackRun): Promise<void> {
         ready: () => rpcAnswers(rpcUrl),
         log: run.logFile("chain"),
         progress: run.say,
+        niceness: env.BACKGROUND_NICENESS,
       }),
     );
   }

@@ -50,6 +50,7 @@ export async function startIndexer(run: StackRun): Promise<void> {
       ready: () => answers(`${run.urls.indexer}/ready`),
       log: run.logFile("indexer"),
       progress: run.say,
+      niceness: env.BACKGROUND_NICENESS,
     }),
   );
 }

@@ -39,6 +39,7 @@ export async function startMarketplace(run: StackRun): Promise<void> {
       readyTimeoutMs: 240_000,
       log: run.logFile("marketplace"),
       progress: run.say,
+      niceness: env.BACKGROUND_NICENESS,
     }),
   );
 }

@@ -40,6 +40,7 @@ export async function startStudio(run: StackRun): Promise<void> {
       ready: () => answers(`${run.urls.studio}/health`),
       log: run.logFile("studio"),
       progress: run.say,
+      niceness: env.BACKGROUND_NICENESS,
     }),
   );
 }
