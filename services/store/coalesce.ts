@@ -6,7 +6,8 @@
  * synchronously, so a group started at once ran and finished before the next request was even read, and every
  * statement ran alone. A lone call waits one turn (microseconds). Calls made while a group runs wait for it and then
  * go together in the next group (at most `maxItems`), so under load one statement serves many requests instead of
- * one each; that group too starts on a turn of its own, so other statements get in between groups. If a group fails, each of its items runs again alone, so that one bad item fails only its own caller.
+ * one each; that group too starts on a turn of its own, so that other statements get in between groups. If a group
+ * fails, each of its items runs again alone, so that one bad item fails only its own caller.
  * @example const reserveOne = coalesce((items) => reserveMany(sql, items)); await reserveOne(item)
  */
 export function coalesce<I, O>(runMany: (items: I[]) => Promise<O[]>, maxItems = 128): (item: I) => Promise<O> {
