@@ -74,4 +74,17 @@ describe("startPart", function () {
     }
     expect(niced.child.signalCode).to.equal("SIGTERM");
   });
+
+  it("fails a part whose command cannot be run by its name, not by an uncaught error", async function () {
+    // Before, spawn's error event had no listener: the start died with an unhandled error and its stack.
+    const missing = "/nonexistent/service-marketplace-command";
+    const failure = await startPart({
+      name: "studio",
+      command: missing,
+      args: [],
+      ready: async () => false,
+      log: () => {},
+    }).catch((error: Error) => error);
+    expect((failure as Error).message).to.equal(`studio could not start (${missing}): spawn ${missing} ENOENT`);
+  });
 });

@@ -71,11 +71,18 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
   child.stderr?.on("data", collect);
   let exited: number | null | undefined;
   child.once("exit", (code) => (exited = code));
+  // A command that cannot be run (not installed: `nice` where BACKGROUND_NICENESS asks for it) fails the start by name.
+  let unstarted: Error | undefined;
+  child.once("error", (error) => (unstarted = error));
 
   const started = Date.now();
   const timeoutMs = p.readyTimeoutMs ?? READY_TIMEOUT_MS;
   let reported = started;
   for (;;) {
+    if (unstarted)
+      throw new Error(
+        `${p.name} could not start (${niced ? `nice -n ${p.niceness} ` : ""}${p.command}): ${unstarted.message}`,
+      );
     if (exited !== undefined)
       throw new Error(`${p.name} exited with code ${exited} before it was ready:\n${tail.join("\n")}`);
     const outcome = await p.ready().catch((error: Error) => error);

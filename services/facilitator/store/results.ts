@@ -90,7 +90,7 @@ function storedAnswers(items: ResultItem[], rows: StoredRow[]): (Record<string, 
 /**
  * Most mined results one statement records. A mined batch lands whole (a hundred debits and more under load), and one
  * statement for all of it held the store 5–25 ms, while every paid call's reservation waited behind it; in groups of
- * this size a reservation made meanwhile runs after the group under way (docs/benchmarks.md, "Gate").
+ * this size a reservation made meanwhile runs after the group under way (docs/benchmarks.md, History, 2026-11-30).
  */
 export const MINED_GROUP_MAX = 16;
 
