@@ -26,6 +26,69 @@ describe("startPart", function () {
     expect(progress[0]).to.match(/^still waiting for the facilitator after \d+ s: answering, not ready yet$/);
   });
 
+  it("counts the deadline of a part that needs another from when that one is ready, however long it took", async function () {
+    const progress: string[] = [];
+    let indexerReadyAt = 0;
+    const indexer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        indexerReadyAt = Date.now();
+        resolve();
+      }, 900),
+    );
+    const part = await startPart({
+      name: "marketplace",
+      ...idle,
+      // Ready 200 ms after the indexer: 1.1 s after the start, past the 500 ms it may take by itself.
+      ready: async () => indexerReadyAt > 0 && Date.now() >= indexerReadyAt + 200,
+      after: { name: "indexer", ready: indexer },
+      readyTimeoutMs: 500,
+      progressEveryMs: 300,
+      progress: (line) => progress.push(line),
+      log: () => {},
+    });
+    await part.stop();
+    expect(progress[0]).to.match(
+      /^still waiting for the marketplace after \d+ s: .* \(waiting for the indexer first\)$/,
+    );
+
+    const late = await startPart({
+      name: "marketplace",
+      ...idle,
+      ready: async () => false,
+      after: { name: "indexer", ready: Promise.resolve() },
+      readyTimeoutMs: 300,
+      log: () => {},
+    }).catch((error: Error) => error);
+    expect((late as Error).message).to.match(/^marketplace was not ready 0.3s after the indexer was \(/);
+  });
+
+  it("gives up at once, and stops the part, when the part it needs fails", async function () {
+    let pid: number | undefined;
+    const failure = await startPart({
+      name: "marketplace",
+      command: process.execPath,
+      args: ["-e", "console.log(process.pid); setInterval(() => {}, 1000)"],
+      ready: async () => false,
+      after: {
+        name: "indexer",
+        ready: new Promise((_, reject) => setTimeout(() => reject(new Error("no schema")), 500)),
+      },
+      readyTimeoutMs: 600_000,
+      log: (line) => (pid ??= Number(line.split("| ")[1])),
+    }).catch((error: Error) => error);
+    expect((failure as Error).message).to.equal("marketplace was not started: the indexer it needs failed (no schema)");
+    expect(pid).to.be.a("number");
+    const alive = () => {
+      try {
+        return process.kill(pid as number, 0);
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(), "the marketplace's process").to.equal(false);
+  });
+
   it("names a part that does not answer at all by the connection's error", async function () {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -12,8 +12,13 @@ export type StartPartParameters = {
   cwd?: string;
   /** Polled until it resolves true; the part counts as started then. */
   ready: () => Promise<boolean>;
-  /** How long the part may take to be ready (default READY_TIMEOUT_MS). */
+  /** How long the part may take to be ready (default READY_TIMEOUT_MS), counted from when `after` is ready. */
   readyTimeoutMs?: number;
+  /**
+   * A part this one is ready only after (the marketplace after the indexer): its deadline counts from when that part
+   * is ready, however long that took, and its start fails at once if that part's does.
+   */
+  after?: { name: string; ready: Promise<unknown> };
   /** Where the part's output goes, line by line, prefixed with its name. */
   log: (line: string) => void;
   /** Told every `progressEveryMs` (default PROGRESS_EVERY_MS) while the part is still not ready. */
@@ -78,7 +83,17 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
   const started = Date.now();
   const timeoutMs = p.readyTimeoutMs ?? READY_TIMEOUT_MS;
   let reported = started;
+  // undefined while `after` is not ready yet; an Error once it failed.
+  let clockFrom = (p.after ? undefined : started) as number | Error | undefined;
+  p.after?.ready.then(
+    () => (clockFrom = Date.now()),
+    (error: Error) => (clockFrom = error),
+  );
   for (;;) {
+    if (clockFrom instanceof Error) {
+      child.kill("SIGKILL");
+      throw new Error(`${p.name} was not started: the ${p.after?.name} it needs failed (${clockFrom.message})`);
+    }
     if (unstarted)
       throw new Error(
         `${p.name} could not start (${niced ? `nice -n ${p.niceness} ` : ""}${p.command}): ${unstarted.message}`,
@@ -88,13 +103,17 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
     const outcome = await p.ready().catch((error: Error) => error);
     if (outcome === true) break;
     const now = Date.now();
-    if (now - started > timeoutMs) {
+    if (clockFrom !== undefined && now - clockFrom > timeoutMs) {
       child.kill("SIGKILL");
-      throw new Error(`${p.name} was not ready after ${timeoutMs / 1000}s (${why(outcome)}):\n${tail.join("\n")}`);
+      const late = p.after ? `${timeoutMs / 1000}s after the ${p.after.name} was` : `after ${timeoutMs / 1000}s`;
+      throw new Error(`${p.name} was not ready ${late} (${why(outcome)}):\n${tail.join("\n")}`);
     }
     if (now - reported >= (p.progressEveryMs ?? PROGRESS_EVERY_MS)) {
       reported = now;
-      p.progress?.(`still waiting for the ${p.name} after ${Math.round((now - started) / 1000)} s: ${why(outcome)}`);
+      const waiting = clockFrom === undefined ? ` (waiting for the ${p.after?.name} first)` : "";
+      p.progress?.(
+        `still waiting for the ${p.name} after ${Math.round((now - started) / 1000)} s: ${why(outcome)}${waiting}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

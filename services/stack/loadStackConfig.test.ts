@@ -102,9 +102,9 @@ describe("loadStackConfig's HOLD_MAX_SECONDS", function () {
 });
 
 describe("loadStackConfig's BACKGROUND_NICENESS", function () {
-  it("is 10 unless given, takes 0 to 19, and refuses anything else", function () {
-    expect(loadStackConfig({}).BACKGROUND_NICENESS).to.equal(10);
-    expect(loadStackConfig({ BACKGROUND_NICENESS: "0" }).BACKGROUND_NICENESS).to.equal(0);
+  it("is 0 unless given, takes 0 to 19, and refuses anything else", function () {
+    expect(loadStackConfig({}).BACKGROUND_NICENESS).to.equal(0);
+    expect(loadStackConfig({ BACKGROUND_NICENESS: "10" }).BACKGROUND_NICENESS).to.equal(10);
     expect(loadStackConfig({ BACKGROUND_NICENESS: "19" }).BACKGROUND_NICENESS).to.equal(19);
     for (const bad of ["20", "-1", "2.5", "low"])
       expect(() => loadStackConfig({ BACKGROUND_NICENESS: bad }), bad).to.throw(/BACKGROUND_NICENESS/);

@@ -34,10 +34,10 @@ export const stackEnvSchema = z.object({
   STUDIO_PORT: port(4040),
   /**
    * How much nicer than `npm start` its background parts run (`nice -n`): the chain, the indexer, the marketplace and
-   * the studio. The paid path (host, its sandboxes, facilitator) keeps the CPU when the machine is busy; 0 runs all
-   * parts alike.
+   * the studio. The paid path (host, its sandboxes, facilitator) then keeps the CPU when the machine is busy. 0 (the
+   * default) runs all parts alike: on a machine that also runs other work, niced parts can wait minutes for a core.
    */
-  BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(10),
+  BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(0),
   /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /**

@@ -9,7 +9,7 @@ import { sleep } from "../../testkit/sleep.ts";
 import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../../testkit/stack/listenAddresses.ts";
 import { groupProcesses } from "../../testkit/stack/processNiceness.ts";
 import type { SharedStack } from "../../testkit/stack/sharedStack.ts";
-import { sharedStack } from "../../testkit/stack/sharedStack.ts";
+import { SHARED_STACK_NICENESS, sharedStack } from "../../testkit/stack/sharedStack.ts";
 
 /**
  * `npm start` as a user runs it, in its own process group so that nothing it starts can outlive the test (the stack
@@ -81,7 +81,7 @@ describe("npm start, end to end", function () {
       expect(await accepts(outside, Number(running.ports.CHAIN_PORT)), `chain on ${outside}`).to.equal(false);
   });
 
-  it("runs its background parts (chain, indexer, marketplace, studio) nicer than the paid path", async function () {
+  it("runs its background parts (chain, indexer, marketplace, studio) BACKGROUND_NICENESS nicer than the paid path", async function () {
     const parts = groupProcesses(running.child.pid as number);
     const niceness = (entry: string) => {
       const part = parts.find((p) => p.command.includes(entry));
@@ -93,7 +93,7 @@ describe("npm start, end to end", function () {
     const workerd = parts.filter((p) => p.command.includes("workerd serve"));
     expect(workerd, "the host's sandboxes").to.not.be.empty;
     for (const sandbox of workerd) expect(sandbox.niceness).to.equal(paid);
-    const background = Math.min(19, (paid as number) + 10);
+    const background = Math.min(19, (paid as number) + SHARED_STACK_NICENESS);
     for (const entry of ["services/chain/main.ts", "ponder", "services/marketplace/main.ts", "services/studio/main.ts"])
       expect(niceness(entry), entry).to.equal(background);
   });

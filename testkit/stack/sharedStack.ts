@@ -7,10 +7,20 @@ export type SharedStack = Awaited<ReturnType<typeof start>>;
 
 let started: Promise<SharedStack> | undefined;
 
+/**
+ * The shared stack's BACKGROUND_NICENESS: one step, to see it reach every background part without starving them
+ * beside the other suites of a test run.
+ */
+export const SHARED_STACK_NICENESS = 1;
+
 async function start() {
   const stackDir = mkdtempSync(join(tmpdir(), "shared-stack-"));
   const ports = await stackPorts();
-  const running = await runStack({ STACK_DIR: stackDir, ...ports });
+  const running = await runStack({
+    STACK_DIR: stackDir,
+    ...ports,
+    BACKGROUND_NICENESS: String(SHARED_STACK_NICENESS),
+  });
   return { ...running, stackDir, ports };
 }
 

@@ -7,10 +7,11 @@ import { contractsOf, keysOf } from "../stackRun.ts";
 
 /**
  * Starts the marketplace (index, cards, publish pipeline) with the operator's key and the publish token; its probe
- * may reach loopback, where the stack's own resources are.
- * @example await startMarketplace(run)
+ * may reach loopback, where the stack's own resources are. It is ready only once the indexer is (`indexer`, started
+ * beside it), and its deadline counts from then.
+ * @example await startMarketplace(run, startIndexer(run))
  */
-export async function startMarketplace(run: StackRun): Promise<void> {
+export async function startMarketplace(run: StackRun, indexer: Promise<void>): Promise<void> {
   const { env } = run;
   const contracts = contractsOf(run);
   run.say(`starting the marketplace on ${run.urls.marketplace}`);
@@ -35,8 +36,7 @@ export async function startMarketplace(run: StackRun): Promise<void> {
         PROBE_ALLOW_PRIVATE: "on",
       },
       ready: () => answers(`${run.urls.marketplace}/ready`),
-      // Ready only once the indexer is (started beside it, up to 180 s of backfill), then its own start.
-      readyTimeoutMs: 240_000,
+      after: { name: "indexer", ready: indexer },
       log: run.logFile("marketplace"),
       progress: run.say,
       niceness: env.BACKGROUND_NICENESS,
