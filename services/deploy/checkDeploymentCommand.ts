@@ -1,7 +1,5 @@
 import { resolve } from "node:path";
 import { parseCommandLine } from "../stack/parseCommandLine.ts";
-import { checkDeployment, formatCheckTable } from "./checkDeployment.ts";
-import { loadDeployConfig } from "./loadDeployConfig.ts";
 
 const USAGE = `usage: npm run check-deployment
 
@@ -17,6 +15,13 @@ Settings, from the environment:
   LOG_RANGE_BLOCKS   most blocks one eth_getLogs spans when role events are read (10000)`;
 
 parseCommandLine(USAGE, {});
+
+// The checks' imports (viem, the build's artifacts) take half a second of CPU: loaded after the command line, so that
+// --help and a wrong option answer at once.
+const [{ checkDeployment, formatCheckTable }, { loadDeployConfig }] = await Promise.all([
+  import("./checkDeployment.ts"),
+  import("./loadDeployConfig.ts"),
+]);
 try {
   const config = loadDeployConfig(process.env, {
     root: resolve(new URL("../..", import.meta.url).pathname),

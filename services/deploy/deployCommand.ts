@@ -1,11 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { privateKeyToAddress } from "viem/accounts";
 import { parseCommandLine, usageError } from "../stack/parseCommandLine.ts";
-import { checkDeployment, formatCheckTable } from "./checkDeployment.ts";
-import { readDeployParameters } from "./deployParameters.ts";
-import { deploySystem } from "./deploySystem.ts";
-import { loadDeployConfig } from "./loadDeployConfig.ts";
 
 const USAGE = `usage: npm run deploy -- --parameters <file>
 
@@ -30,6 +25,22 @@ Settings, from the environment:
 
 const { values } = parseCommandLine(USAGE, { options: { parameters: { type: "string" } } });
 if (!values.parameters) usageError(USAGE, "--parameters <file> is required");
+
+// The deploy's imports (viem, Ignition's artifacts, the checks) take about a second of CPU: loaded after the command
+// line, so that --help and a wrong option answer at once.
+const [
+  { privateKeyToAddress },
+  { checkDeployment, formatCheckTable },
+  { readDeployParameters },
+  { deploySystem },
+  { loadDeployConfig },
+] = await Promise.all([
+  import("viem/accounts"),
+  import("./checkDeployment.ts"),
+  import("./deployParameters.ts"),
+  import("./deploySystem.ts"),
+  import("./loadDeployConfig.ts"),
+]);
 
 const root = resolve(new URL("../..", import.meta.url).pathname);
 const say = (line: string) => process.stdout.write(`[deploy] ${line}\n`);

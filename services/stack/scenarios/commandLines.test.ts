@@ -38,7 +38,7 @@ describe("every command answers --help with its usage (exit 0) and an unknown op
 
   for (const [script, usage] of COMMANDS)
     it(script, async function () {
-      // Both at once: each spends seconds loading its imports before it reads its arguments.
+      // Both at once: each is a Node process of its own, which takes a moment to start.
       const [help, bogus] = await Promise.all([node([script, "--help"]), node([script, "--bogus"])]);
       expect(help.code).to.equal(0);
       expect(help.stdout.startsWith(usage), help.stdout).to.equal(true);
