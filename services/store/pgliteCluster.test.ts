@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { expect } from "chai";
-import { freshClusterDump, holdsCluster, seedPgliteDir, templateClusterDir } from "./pgliteCluster.ts";
+import {
+  freshClusterDump,
+  holdsCluster,
+  preparePgliteCluster,
+  seedPgliteDir,
+  templateClusterDir,
+} from "./pgliteCluster.ts";
 
 describe("seedPgliteDir", function () {
   let root: string;
@@ -149,5 +155,31 @@ describe("freshClusterDump", function () {
     const db = await PGlite.create("memory://", { loadDataDir: dump });
     expect((await db.query("SELECT 1 AS one")).rows).to.deep.equal([{ one: 1 }]);
     await db.close();
+  });
+});
+
+describe("preparePgliteCluster", function () {
+  let root: string;
+  before(function () {
+    root = mkdtempSync(join(tmpdir(), "pglite-prepare-"));
+  });
+  after(function () {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("makes the template and the dump where missing, and leaves both as they are once there", async function () {
+    const template = join(root, "cache", "17.0.0");
+    const dump = `${template}.tar`;
+    await preparePgliteCluster(template, dump);
+    expect(holdsCluster(template), "the template").to.equal(true);
+    expect(statSync(dump).size, "the dump").to.be.above(0);
+    const stamps = () => [statSync(join(template, "PG_VERSION")).mtimeMs, statSync(dump).mtimeMs];
+    const before = stamps();
+    await preparePgliteCluster(template, dump);
+    expect(stamps(), "neither made again").to.deep.equal(before);
+    expect(readdirSync(join(root, "cache")).sort(), "no half folder or file left").to.deep.equal([
+      "17.0.0",
+      "17.0.0.tar",
+    ]);
   });
 });

@@ -135,6 +135,17 @@ export async function seedPgliteDir(dataDir: string, template = templateClusterD
   }
 }
 
+/**
+ * Makes this installation's template and fresh-cluster dump where either is missing, so that processes opening stores
+ * later, side by side, copy and load them rather than wait while one of them runs initdb on a busy machine. `npm test`
+ * runs it beside the contract build (testkit/preparePglite.ts), where a core is idle, before the suites start.
+ * @example await preparePgliteCluster()
+ */
+export async function preparePgliteCluster(template = templateClusterDir(), dump = freshClusterDumpPath()) {
+  if (!holdsCluster(template)) await makeOnce(template, () => makeTemplate(template));
+  if (!existsSync(dump)) await freshClusterDump(dump);
+}
+
 /** Where the dump of a fresh cluster (what in-memory databases start from) lives: beside the template. */
 export function freshClusterDumpPath(): string {
   return `${templateClusterDir()}.tar`;
