@@ -87,6 +87,11 @@ function removeAbandoned(path: string, step: "making" | "seeding"): void {
   }
 }
 
+/** Makes the template at `template` unless it is there, once across the processes that ask at the same time. */
+async function ensureTemplate(template: string): Promise<void> {
+  if (!holdsCluster(template)) await makeOnce(template, () => makeTemplate(template));
+}
+
 /** Makes the template once: initdb in a folder of its own, renamed into place in one step (a racing maker's loses). */
 async function makeTemplate(template: string): Promise<void> {
   removeAbandoned(template, "making");
@@ -115,7 +120,7 @@ async function makeTemplate(template: string): Promise<void> {
 export async function seedPgliteDir(dataDir: string, template = templateClusterDir()): Promise<void> {
   if (holdsCluster(dataDir)) return;
   try {
-    if (!holdsCluster(template)) await makeOnce(template, () => makeTemplate(template));
+    await ensureTemplate(template);
   } catch {
     mkdirSync(dataDir, { recursive: true });
     return;
@@ -142,7 +147,7 @@ export async function seedPgliteDir(dataDir: string, template = templateClusterD
  * @example await preparePgliteCluster()
  */
 export async function preparePgliteCluster(template = templateClusterDir(), dump = freshClusterDumpPath()) {
-  if (!holdsCluster(template)) await makeOnce(template, () => makeTemplate(template));
+  await ensureTemplate(template);
   if (!existsSync(dump)) await freshClusterDump(dump);
 }
 
