@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { threadNiceness as nicenessOf } from "../../testkit/stack/processNiceness.ts";
 import { answers, startPart } from "./childProcess.ts";
 
-const idle = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
+const idle = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], readyTimeoutMs: 60_000 };
 
 describe("startPart", function () {
   it("reports a part that is slow to be ready while it waits, then gives up naming why", async function () {
@@ -116,6 +116,7 @@ describe("startPart", function () {
       command: process.execPath,
       args: ["-e", "console.error('no schema given'); process.exit(3)"],
       ready: async () => false,
+      readyTimeoutMs: 60_000,
       log: () => {},
     }).catch((error: Error) => error);
     expect((failure as Error).message).to.equal("indexer exited with code 3 before it was ready:\nno schema given");
@@ -146,6 +147,7 @@ describe("startPart", function () {
       command: missing,
       args: [],
       ready: async () => false,
+      readyTimeoutMs: 60_000,
       log: () => {},
     }).catch((error: Error) => error);
     expect((failure as Error).message).to.equal(`studio could not start (${missing}): spawn ${missing} ENOENT`);

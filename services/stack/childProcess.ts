@@ -12,8 +12,8 @@ export type StartPartParameters = {
   cwd?: string;
   /** Polled until it resolves true; the part counts as started then. */
   ready: () => Promise<boolean>;
-  /** How long the part may take to be ready (default READY_TIMEOUT_MS), counted from when `after` is ready. */
-  readyTimeoutMs?: number;
+  /** How long the part may take to be ready, counted from when `after` is ready (npm start: READY_TIMEOUT_SECONDS). */
+  readyTimeoutMs: number;
   /**
    * A part this one is ready only after (the marketplace after the indexer): its deadline counts from when that part
    * is ready, however long that took, and its start fails at once if that part's does.
@@ -30,13 +30,6 @@ export type StartPartParameters = {
    */
   niceness?: number;
 };
-
-/**
- * How long a part may take to be ready by default. A part alone starts in seconds, but the stack starts four side by
- * side on as few as two cores (about 35 s of CPU for the whole stack), and a busy machine (two stacks of a test
- * run at once) stretched a service's start past a minute.
- */
-export const READY_TIMEOUT_MS = 180_000;
 
 /** How often a part that is not ready yet is reported. */
 export const PROGRESS_EVERY_MS = 20_000;
@@ -81,7 +74,7 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
   child.once("error", (error) => (unstarted = error));
 
   const started = Date.now();
-  const timeoutMs = p.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const timeoutMs = p.readyTimeoutMs;
   let reported = started;
   // undefined while `after` is not ready yet; an Error once it failed.
   let clockFrom = (p.after ? undefined : started) as number | Error | undefined;

@@ -110,3 +110,12 @@ describe("loadStackConfig's BACKGROUND_NICENESS", function () {
       expect(() => loadStackConfig({ BACKGROUND_NICENESS: bad }), bad).to.throw(/BACKGROUND_NICENESS/);
   });
 });
+
+describe("loadStackConfig's READY_TIMEOUT_SECONDS", function () {
+  it("is 180 unless given, takes 1 to 3600, and refuses anything else", function () {
+    expect(loadStackConfig({}).READY_TIMEOUT_SECONDS).to.equal(180);
+    expect(loadStackConfig({ READY_TIMEOUT_SECONDS: "600" }).READY_TIMEOUT_SECONDS).to.equal(600);
+    for (const bad of ["0", "3601", "-5", "1.5", "soon"])
+      expect(() => loadStackConfig({ READY_TIMEOUT_SECONDS: bad }), bad).to.throw(/READY_TIMEOUT_SECONDS/);
+  });
+});

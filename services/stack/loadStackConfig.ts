@@ -38,6 +38,12 @@ export const stackEnvSchema = z.object({
    * default) runs all parts alike: on a machine that also runs other work, niced parts can wait minutes for a core.
    */
   BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(0),
+  /**
+   * How long each part may take to be ready (the marketplace: counted from when the indexer is); one that is not stops
+   * the start with its last lines of output. A part alone starts in seconds, but the stack starts four side by side
+   * (about 35 CPU-seconds in all); a machine that also runs other heavy work (a CI run's other suites) needs more.
+   */
+  READY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(180),
   /** Escrow calls are answered once the debit is recorded (`committed`) or once it is mined (`confirmed`). */
   SETTLEMENT: z.enum(["committed", "confirmed"]).default("committed"),
   /**

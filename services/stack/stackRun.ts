@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { defined } from "../protocol/defined.ts";
-import type { Part } from "./childProcess.ts";
+import type { Part, StartPartParameters } from "./childProcess.ts";
 import type { ContractAddresses } from "./deployContracts.ts";
 import type { StackConfig } from "./loadStackConfig.ts";
 import type { PublishedResource } from "./publishSamples.ts";
@@ -40,6 +40,11 @@ export type StackRun = {
   say(line: string): void;
   /** A writer of one part's log, `{STACK_DIR}/logs/<name>.log`. */
   logFile(name: string): (line: string) => void;
+  /**
+   * How a step's part is watched: its name, its log file, progress through `say`, READY_TIMEOUT_SECONDS, and for a
+   * background part (the chain, the indexer, the marketplace, the studio; not the paid path) BACKGROUND_NICENESS.
+   */
+  supervise(name: string, role: "paid path" | "background"): PartSupervision;
   bin(name: string): string;
   keys?: StackKeys;
   contracts?: ContractAddresses;
@@ -48,6 +53,9 @@ export type StackRun = {
   /** Who pays the studio's self-tests; the studio is not started without one. */
   studioBuyer?: string;
 };
+
+/** What `StackRun.supervise` gives a step's `startPart`. */
+export type PartSupervision = Pick<StartPartParameters, "name" | "log" | "progress" | "readyTimeoutMs" | "niceness">;
 
 /**
  * The run of `npm start` for validated settings, before any step: URLs from the ports, tokens given or random.
@@ -58,6 +66,12 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
   const external = env.RPC_URL !== undefined;
   const stackDir = resolve(root, env.STACK_DIR);
   const local = (port: number) => `http://127.0.0.1:${port}`;
+  const say = (line: string) =>
+    process.stdout.write(`[stack ${((performance.now() - p.started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`);
+  const logFile = (name: string) => {
+    const stream = createWriteStream(join(stackDir, "logs", `${name}.log`), { flags: "w" });
+    return (line: string) => stream.write(`${line}\n`);
+  };
   return {
     root,
     started: p.started,
@@ -83,11 +97,16 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
     },
     parts: [],
     postgres: p.postgres ?? false,
-    say: (line) =>
-      process.stdout.write(`[stack ${((performance.now() - p.started) / 1000).toFixed(1).padStart(5)}s] ${line}\n`),
-    logFile(name) {
-      const stream = createWriteStream(join(stackDir, "logs", `${name}.log`), { flags: "w" });
-      return (line) => stream.write(`${line}\n`);
+    say,
+    logFile,
+    supervise(name, role) {
+      return {
+        name,
+        log: logFile(name),
+        progress: say,
+        readyTimeoutMs: env.READY_TIMEOUT_SECONDS * 1000,
+        niceness: role === "background" ? env.BACKGROUND_NICENESS : 0,
+      };
     },
     bin: (name) => join(root, "node_modules", ".bin", name),
     resources: [],

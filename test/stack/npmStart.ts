@@ -8,6 +8,7 @@ import { parseDebits } from "../../services/protocol/parseDebits.ts";
 import { sleep } from "../../testkit/sleep.ts";
 import { accepts, isLoopbackListen, listenAddresses, outsideAddress } from "../../testkit/stack/listenAddresses.ts";
 import { groupProcesses } from "../../testkit/stack/processNiceness.ts";
+import { STACK_START_TIMEOUT_MS } from "../../testkit/stack/runStack.ts";
 import type { SharedStack } from "../../testkit/stack/sharedStack.ts";
 import { SHARED_STACK_NICENESS, sharedStack } from "../../testkit/stack/sharedStack.ts";
 
@@ -20,6 +21,7 @@ describe("npm start, end to end", function () {
   let running: SharedStack;
 
   before(async function () {
+    this.timeout(STACK_START_TIMEOUT_MS + 60_000);
     running = await sharedStack();
   });
 

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
 import { sleep } from "../../testkit/sleep.ts";
-import { runStack, stackPorts } from "../../testkit/stack/runStack.ts";
+import { runStack, STACK_START_TIMEOUT_MS, stackPorts } from "../../testkit/stack/runStack.ts";
 
 /**
  * `CHAIN_MINING=interval npm start -- --postgres`: the stack as a deployment runs it, on the test network's 500 ms
@@ -20,6 +20,7 @@ describe("npm start -- --postgres with CHAIN_MINING=interval", function () {
   let running: Awaited<ReturnType<typeof runStack>>;
 
   before(async function () {
+    this.timeout(STACK_START_TIMEOUT_MS + 60_000);
     // PostgreSQL never runs as root: when the tests do, it runs as another user, which must reach the stack's folder.
     chmodSync(stackDir, 0o711);
     ports = await stackPorts({ postgres: true });

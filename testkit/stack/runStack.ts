@@ -21,6 +21,16 @@ export async function stackPorts({ external = false, postgres = false } = {}): P
 }
 
 /**
+ * A test stack's READY_TIMEOUT_SECONDS. `npm test` starts stacks beside its other suites on as few as two cores, and
+ * on a slow machine that ran a part's start past `npm start`'s default 180 s (the indexer not yet listening at 214 s);
+ * the deadline still stops a part that hangs, well inside STACK_START_TIMEOUT_MS.
+ */
+export const TEST_READY_TIMEOUT_SECONDS = 420;
+
+/** How long `runStack` waits for stack.json: the parts' deadline, plus the marketplace's after the indexer's. */
+export const STACK_START_TIMEOUT_MS = 840_000;
+
+/**
  * Starts the stack as a user would (`npm start`, or `node services/stack/start.ts` with `direct`) in its own process
  * group and waits until it has written `stack.json` in `env.STACK_DIR` (a local stack keeps its deployment record in
  * `STACK_DIR/deployment`, so stacks started side by side never share one). `args` go to the start command
@@ -29,14 +39,19 @@ export async function stackPorts({ external = false, postgres = false } = {}): P
  */
 export async function runStack(
   env: Record<string, string>,
-  { direct = false, timeoutMs = 600_000, args: startArgs = [] as string[] } = {},
+  { direct = false, timeoutMs = STACK_START_TIMEOUT_MS, args: startArgs = [] as string[] } = {},
 ) {
   const stackDir = env.STACK_DIR!;
   const stackFile = stackFilePath(stackDir);
   rmSync(stackFile, { force: true });
   // The facilitator (which inherits this environment) sends committed debits in the next batch rather than holding
   // them until their batch pays for itself: tests of the stack verify each paid call's debit on chain as they go.
-  const merged: NodeJS.ProcessEnv = { HOLD_MAX_SECONDS: "0", ...process.env, ...env };
+  const merged: NodeJS.ProcessEnv = {
+    HOLD_MAX_SECONDS: "0",
+    READY_TIMEOUT_SECONDS: String(TEST_READY_TIMEOUT_SECONDS),
+    ...process.env,
+    ...env,
+  };
   const [command, args] = direct
     ? [process.execPath, ["services/stack/start.ts", ...startArgs]]
     : ["npm", ["start", ...(startArgs.length ? ["--", ...startArgs] : [])]];

@@ -18,7 +18,7 @@ export async function startChain(run: StackRun): Promise<void> {
     );
     run.parts.push(
       await startPart({
-        name: "chain",
+        ...run.supervise("chain", "background"),
         // services/chain/main.ts: EDR with the test network's base fee floor, its unlocked development accounts on
         // loopback only.
         command: process.execPath,
@@ -26,9 +26,6 @@ export async function startChain(run: StackRun): Promise<void> {
         env: { CHAIN_PORT: String(env.CHAIN_PORT), CHAIN_MINING: env.CHAIN_MINING },
         cwd: run.root,
         ready: () => rpcAnswers(rpcUrl),
-        log: run.logFile("chain"),
-        progress: run.say,
-        niceness: env.BACKGROUND_NICENESS,
       }),
     );
   }

@@ -20,7 +20,7 @@ export async function startFacilitator(run: StackRun): Promise<void> {
   run.say(`starting the facilitator on ${run.urls.facilitator}`);
   run.parts.push(
     await startPart({
-      name: "facilitator",
+      ...run.supervise("facilitator", "paid path"),
       ...nodeService("services/facilitator/main.ts"),
       cwd: run.root,
       env: {
@@ -49,8 +49,6 @@ export async function startFacilitator(run: StackRun): Promise<void> {
         NODE_ENV: run.external ? "production" : "development",
       },
       ready: () => answers(`${run.urls.facilitator}/ready`),
-      log: run.logFile("facilitator"),
-      progress: run.say,
     }),
   );
 }

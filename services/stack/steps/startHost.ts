@@ -14,7 +14,7 @@ export async function startHost(run: StackRun): Promise<void> {
   run.say(`starting the resource host (workerd sandboxes) on ${run.urls.host}`);
   run.parts.push(
     await startPart({
-      name: "host",
+      ...run.supervise("host", "paid path"),
       ...nodeService("services/host/main.ts"),
       cwd: run.root,
       env: {
@@ -29,8 +29,6 @@ export async function startHost(run: StackRun): Promise<void> {
         MARKETPLACE_URL: run.urls.marketplace,
       },
       ready: () => answers(`${run.urls.host}/ready`),
-      log: run.logFile("host"),
-      progress: run.say,
     }),
   );
 }

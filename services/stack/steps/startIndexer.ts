@@ -20,7 +20,7 @@ export async function startIndexer(run: StackRun): Promise<void> {
   if (!env.DATABASE_URL) await seedPgliteDir(pgliteDir);
   run.parts.push(
     await startPart({
-      name: "indexer",
+      ...run.supervise("indexer", "background"),
       ...ponderCommand(
         [
           "--root",
@@ -48,9 +48,6 @@ export async function startIndexer(run: StackRun): Promise<void> {
         DATABASE_URL: env.DATABASE_URL,
       },
       ready: () => answers(`${run.urls.indexer}/ready`),
-      log: run.logFile("indexer"),
-      progress: run.say,
-      niceness: env.BACKGROUND_NICENESS,
     }),
   );
 }

@@ -17,7 +17,7 @@ export async function startMarketplace(run: StackRun, indexer: Promise<void>): P
   run.say(`starting the marketplace on ${run.urls.marketplace}`);
   run.parts.push(
     await startPart({
-      name: "marketplace",
+      ...run.supervise("marketplace", "background"),
       ...nodeService("services/marketplace/main.ts"),
       cwd: run.root,
       env: {
@@ -37,9 +37,6 @@ export async function startMarketplace(run: StackRun, indexer: Promise<void>): P
       },
       ready: () => answers(`${run.urls.marketplace}/ready`),
       after: { name: "indexer", ready: indexer },
-      log: run.logFile("marketplace"),
-      progress: run.say,
-      niceness: env.BACKGROUND_NICENESS,
     }),
   );
 }

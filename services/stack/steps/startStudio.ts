@@ -20,7 +20,7 @@ export async function startStudio(run: StackRun): Promise<void> {
   run.say(`starting the studio on ${run.urls.studio}`);
   run.parts.push(
     await startPart({
-      name: "studio",
+      ...run.supervise("studio", "background"),
       ...nodeService("services/studio/main.ts"),
       cwd: run.root,
       env: {
@@ -38,9 +38,6 @@ export async function startStudio(run: StackRun): Promise<void> {
         ...keyEnv("STUDIO_BUYER_KEY", run.studioBuyer),
       },
       ready: () => answers(`${run.urls.studio}/health`),
-      log: run.logFile("studio"),
-      progress: run.say,
-      niceness: env.BACKGROUND_NICENESS,
     }),
   );
 }
