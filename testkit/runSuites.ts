@@ -4,17 +4,34 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
- * `node testkit/runSuites.ts <lane>…`: runs lanes of npm scripts side by side (the test suites of `npm test`: they
- * share no port, schema or directory). A lane is one script, or several joined by `,` that run one after another in
- * that lane (the short suites share a lane, so the machine is not asked for a dozen processes at once while the long
- * suites start their stacks). Keeps each script's output apart and prints it whole when it ends, says every minute
- * which are still running, and ends with each one's wall time. A failed script does not stop its lane. Exits 1 when
- * any failed.
- * @example node testkit/runSuites.ts typecheck,test:contracts test:services test:e2e
+ * `node testkit/runSuites.ts [--batch] <lane>…`: runs lanes of npm scripts side by side (the test suites of `npm
+ * test`: they share no port, schema or directory). A lane is one script, or several joined by `,` that run one after
+ * another in that lane (the short suites share a lane, so the machine is not asked for a dozen processes at once while
+ * the long suites start their stacks). A lane after `--batch` runs under `nice -n BATCH_NICENESS`: work with no
+ * deadline of its own (type checks, the gas snapshot, the Solidity tests) then takes only the CPU the others leave,
+ * and the suites that start stacks with deadlines keep it on a busy machine. Keeps each script's output apart and
+ * prints it whole when it ends, says every minute which are still running, and ends with each one's wall time. A
+ * failed script does not stop its lane. Exits 1 when any failed.
+ * @example node testkit/runSuites.ts test:services test:e2e --batch typecheck,test:contracts
  */
-const lanes = process.argv.slice(2).map((lane) => lane.split(",").filter(Boolean));
-if (lanes.length === 0 || lanes.some((lane) => lane.length === 0)) {
-  process.stderr.write("usage: node testkit/runSuites.ts <npm script>[,<npm script>...] ...\n");
+const usage = "usage: node testkit/runSuites.ts [--batch] <npm script>[,<npm script>...] ...\n";
+
+/** How much nicer than the other lanes a `--batch` lane runs. */
+const BATCH_NICENESS = 10;
+
+type Lane = { scripts: string[]; batch: boolean };
+const lanes: Lane[] = [];
+for (let i = 2, batch = false; i < process.argv.length; i++) {
+  const arg = process.argv[i]!;
+  if (arg === "--batch") {
+    batch = true;
+    continue;
+  }
+  lanes.push({ scripts: arg.split(",").filter(Boolean), batch });
+  batch = false;
+}
+if (lanes.length === 0 || lanes.some((lane) => lane.scripts.length === 0) || process.argv.at(-1) === "--batch") {
+  process.stderr.write(usage);
   process.exit(2);
 }
 
@@ -28,16 +45,18 @@ const running = new Set<string>();
 const heartbeat = setInterval(() => say(`still running: ${[...running].join(", ")}`), 60_000);
 let logs = 0;
 
-function runScript(name: string): Promise<Outcome> {
+function runScript(name: string, batch: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const log = join(dir, `${logs++}.log`);
     const out = createWriteStream(log);
     const from = performance.now();
-    const child = spawn("npm", ["run", "--silent", name], { stdio: ["ignore", "pipe", "pipe"] });
+    const npm = ["npm", "run", "--silent", name];
+    const [command, ...args] = batch ? ["nice", "-n", String(BATCH_NICENESS), ...npm] : npm;
+    const child = spawn(command!, args, { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
     running.add(name);
-    say(`${name}: started`);
+    say(`${name}: started${batch ? ` (nice -n ${BATCH_NICENESS})` : ""}`);
     child.on("close", (status, signal) => {
       out.end(() => {
         running.delete(name);
@@ -50,9 +69,9 @@ function runScript(name: string): Promise<Outcome> {
   });
 }
 
-async function runLane(names: string[]): Promise<Outcome[]> {
+async function runLane({ scripts, batch }: Lane): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  for (const name of names) outcomes.push(await runScript(name));
+  for (const name of scripts) outcomes.push(await runScript(name, batch));
   return outcomes;
 }
 
