@@ -9,6 +9,7 @@ import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import type { ConnectedBuyer } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
+import { serveLaggingLogsRpc } from "../../../../testkit/chain/laggingLogsRpc.ts";
 import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import { randomNonce } from "../../../protocol/resourceId.ts";
 import { bondTypedData } from "../../../protocol/typedData.ts";
@@ -270,6 +271,44 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       const one = await callTool(client, "list_payments", { limit: 1 });
       expect((one.data.payments as unknown[]).length).to.equal(1);
       expect(one.data.total).to.equal(2);
+    });
+
+    it("attack: a provider whose logs lag does not hide a mined payment: list_payments and recover_result answer it paid, from the receipt the chain confirms", async function () {
+      // Before, a debit mined after the ledger's scan (here: a provider whose logs lag the head) was listed pending,
+      // without its settlement or its receipt, and recovered as "not debited yet", though the facilitator held its
+      // confirmed receipt.
+      const lagging = await serveLaggingLogsRpc(s.chain.connection.provider, { logs: 0 });
+      try {
+        const { resourceId } = await s.resource();
+        const buyer = await s.buyer();
+        const client = await connect(buyer.key, { RPC_URL: lagging.url });
+        await callTool(client, "list_payments");
+        lagging.lag.logs = 1_000;
+        const paid = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
+        expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
+        const listed = await callTool(client, "list_payments");
+        expect(listed.isError, JSON.stringify(listed.data)).to.equal(false);
+        const [payment] = listed.data.payments as Record<string, unknown>[];
+        expect(await s.debits(buyer.address), "the chain debited it").to.deep.equal([CALL_PRICE]);
+        expect(payment).to.deep.include({
+          idemKey: paid.data.idemKey,
+          status: "paid",
+          amount: { base: "1200", usdc: "0.0012 USDC" },
+          transaction: paid.data.transaction,
+        });
+        expect(payment).not.to.have.property("settlement");
+        expect((payment?.receipt as { transaction?: string } | undefined)?.transaction).to.equal(paid.data.transaction);
+        expect(listed.data.totalPaid).to.deep.equal({ base: "1200", usdc: "0.0012 USDC" });
+        const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
+        expect(recovered.data).to.deep.include({
+          outcome: "paid",
+          amount: { base: "1200", usdc: "0.0012 USDC" },
+          transaction: paid.data.transaction,
+        });
+        expect(recovered.data.body).to.deep.equal({ echo: { n: 1 } });
+      } finally {
+        await lagging.close();
+      }
     });
 
     it("deposit without gas signs a ReceiveWithAuthorization that anyone can submit, crediting only the buyer", async function () {

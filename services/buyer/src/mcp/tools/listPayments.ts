@@ -1,11 +1,21 @@
 import { z } from "zod";
+import type { Receipt } from "../../../../protocol/schemas/receipt.ts";
 import { BuyerError } from "../../sdk/buyerError.ts";
 import { checkCommittedReceipt } from "../../sdk/checkCommittedReceipt.ts";
+import type { ConfirmedDebit } from "../../sdk/confirmedDebit.ts";
+import { confirmedDebit } from "../../sdk/confirmedDebit.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { recoverResult } from "../../sdk/recoverResult.ts";
+
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
 import { amountView, common, receiptShape } from "./toolShapes.ts";
+
+/** A buyer-facing failure (the facilitator has no such result, a receipt that does not check out) reads as nothing. */
+const unlessBuyerError = (error: unknown): undefined => {
+  if (error instanceof BuyerError) return undefined;
+  throw error;
+};
 
 /**
  * Registers `list_payments`: the buyer's payments, newest first, from the spend ledger brought up to the chain, with
@@ -56,39 +66,42 @@ export function registerListPayments(tool: ToolContext): void {
           .payments()
           .filter((p) => tool.inScope(p.resourceId) && (!wanted || p.resourceId === wanted));
         const shown = all.slice(0, input.limit ?? 20);
-        const receiptOf = async (p: (typeof shown)[number]) => {
-          if (!(p.debit || p.status === "pending") || !env.facilitatorUrl) return undefined;
+        /**
+         * The facilitator's stored receipt of a payment, when it checks out: for a debited one, its amount; for a
+         * pending one, a committed receipt of this payment's debit, or a confirmed one whose transaction holds this
+         * debit on chain. The last is a debit mined after the ledger's scan (or past a provider whose logs lag): it
+         * is listed paid, with the transaction and time the chain gives, never pending without its receipt.
+         */
+        const storedOf = async (p: (typeof shown)[number]): Promise<{ receipt?: Receipt; mined?: ConfirmedDebit }> => {
+          if (!(p.debit || p.status === "pending") || !env.facilitatorUrl) return {};
           const stored = await recoverResult({
             facilitatorUrl: env.facilitatorUrl,
             idemKey: p.idemKey,
             payer: account.address,
             cap: p.hold && BigInt(p.hold.cap),
-          }).catch((error: Error) => {
-            if (error instanceof BuyerError) return undefined;
-            throw error;
-          });
-          if (!stored) return undefined;
-          if (p.debit) return stored.receipt.amount === p.debit.amount ? stored.receipt : undefined;
-          // Not on chain yet: the facilitator's committed receipt, when it is this payment's committed debit.
-          const committed = await checkCommittedReceipt(chain, stored.receipt).then(
-            () => true,
-            () => false,
-          );
-          return committed ? stored.receipt : undefined;
+          }).catch(unlessBuyerError);
+          if (!stored) return {};
+          const { receipt } = stored;
+          if (p.debit) return receipt.amount === p.debit.amount ? { receipt } : {};
+          if (receipt.status === "committed")
+            return (await checkCommittedReceipt(chain, receipt).catch(unlessBuyerError)) ? { receipt } : {};
+          const mined = await confirmedDebit(chain, receipt);
+          return mined ? { receipt, mined } : {};
         };
-        const payments = await Promise.all(
+        const listed = await Promise.all(
           shown.map(async (p) => {
-            const receipt = await receiptOf(p);
-            return {
+            const { receipt, mined } = await storedOf(p);
+            const debit = p.debit ?? mined;
+            const view = {
               idemKey: p.idemKey,
               resourceId: p.resourceId,
-              status: p.status,
-              ...(receipt?.status === "committed" && !p.debit ? { settlement: "committed" as const } : {}),
-              ...(p.debit
+              status: debit ? ("paid" as const) : p.status,
+              ...(receipt?.status === "committed" && !debit ? { settlement: "committed" as const } : {}),
+              ...(debit
                 ? {
-                    amount: formatAmount(p.debit.amount),
-                    transaction: p.debit.transaction,
-                    debitedAt: new Date(p.debit.at).toISOString(),
+                    amount: formatAmount(debit.amount),
+                    transaction: debit.transaction,
+                    debitedAt: new Date(debit.at).toISOString(),
                   }
                 : {}),
               ...(p.hold
@@ -100,9 +113,13 @@ export function registerListPayments(tool: ToolContext): void {
                 : {}),
               ...(receipt ? { receipt } : {}),
             };
+            return { view, mined };
           }),
         );
-        const paid = all.reduce((sum, p) => sum + BigInt(p.debit?.amount ?? 0), 0n);
+        const paid =
+          all.reduce((sum, p) => sum + BigInt(p.debit?.amount ?? 0), 0n) +
+          listed.reduce((sum, { mined }) => sum + BigInt(mined?.amount ?? 0), 0n);
+        const payments = listed.map(({ view }) => view);
         return toolAnswer(env.mode, { payments, total: all.length, totalPaid: formatAmount(paid) });
       }),
   );

@@ -2,6 +2,7 @@ import type { Hex } from "viem";
 import { z } from "zod";
 import { BuyerError } from "../../sdk/buyerError.ts";
 import { checkCommittedReceipt } from "../../sdk/checkCommittedReceipt.ts";
+import { confirmedDebit } from "../../sdk/confirmedDebit.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { recoverResult } from "../../sdk/recoverResult.ts";
 import { requireSettings } from "../buyerEnvironment.ts";
@@ -61,6 +62,8 @@ export function registerRecoverResult(tool: ToolContext): void {
               throw error;
             })
           : undefined;
+        // A confirmed receipt of a payment the ledger has not seen debited: mined since its scan, checked on chain.
+        const mined = !debit && !released && stored ? await confirmedDebit(chain, stored.receipt) : undefined;
         const resourceId = debit?.resourceId ?? hold?.resourceId ?? stored?.resourceId;
         if (!resourceId)
           throw new BuyerError(
@@ -72,16 +75,17 @@ export function registerRecoverResult(tool: ToolContext): void {
           stored &&
           (!debit || (stored.receipt.amount === debit.amount && stored.resourceId.toLowerCase() === debit.resourceId));
         const answer = agrees ? { status: stored.status, body: stored.body, receipt: stored.receipt } : {};
-        if (debit)
+        const paid = debit ?? mined;
+        if (paid)
           return toolAnswer(env.mode, {
             outcome: "paid",
             message: agrees
               ? "debited on chain; the answer is the one the facilitator kept"
               : "debited on chain; the facilitator keeps no answer that agrees with the debit",
             resourceId,
-            amount: formatAmount(debit.amount),
-            transaction: debit.transaction,
-            debitedAt: new Date(debit.at).toISOString(),
+            amount: formatAmount(paid.amount),
+            transaction: paid.transaction,
+            debitedAt: new Date(paid.at).toISOString(),
             ...answer,
           });
         if (released)
