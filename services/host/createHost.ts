@@ -111,7 +111,7 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
       healthIntervalMs: config.SANDBOX_HEALTH_INTERVAL_MS,
       probeTimeoutMs: config.SANDBOX_STALL_MS,
     },
-    startTimeoutMs: config.HANDLER_TIMEOUT_MS,
+    startTimeoutMs: config.SANDBOX_START_TIMEOUT_MS,
     logger,
   });
   const endpoints = new Map<string, Endpoint>();

@@ -13,6 +13,7 @@ describe("host configuration", function () {
     expect(loadHostConfig(env)).to.deep.include({
       PORT: 4030,
       HANDLER_TIMEOUT_MS: 10_000,
+      SANDBOX_START_TIMEOUT_MS: 10_000,
       MAX_TIMEOUT_SECONDS: 60,
       AUTHORIZATION_SECONDS: 3_600,
       SANDBOX_HEAP_MB: 128,
@@ -54,6 +55,7 @@ describe("host configuration", function () {
       { HANDLER_TIMEOUT_MS: "1000", SANDBOX_STALL_MS: "2000" },
       /SANDBOX_STALL_MS/,
     ],
+    ["a sandbox start timeout under a second", { SANDBOX_START_TIMEOUT_MS: "500" }, /SANDBOX_START_TIMEOUT_MS/],
     ["a schema name that is not an identifier", { DATABASE_SCHEMA: "host; DROP" }, /DATABASE_SCHEMA/],
   ];
   for (const [name, overrides, message] of refused) {

@@ -43,6 +43,12 @@ export const hostEnvSchema = z.object({
   /** The facilitator's caller-auth secret: the host then signs a caller token per resource. */
   FACILITATOR_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   HANDLER_TIMEOUT_MS: z.coerce.number().int().min(100).max(40_000).default(10_000),
+  /**
+   * How long starting a sandbox process, or loading one handler into it, may take: a backstop for a module whose top
+   * level never finishes (the watchdog restarts a shard that stalls sooner). On a machine busy with other work a load
+   * that takes milliseconds alone can take seconds.
+   */
+  SANDBOX_START_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(21).max(86_400).default(60),
   /** How long each gate's quote asks a buyer's authorization to stay valid (`extra.authorizationSeconds`). */
   AUTHORIZATION_SECONDS: z.coerce

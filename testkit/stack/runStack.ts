@@ -27,6 +27,12 @@ export async function stackPorts({ external = false, postgres = false } = {}): P
  */
 export const TEST_READY_TIMEOUT_SECONDS = 420;
 
+/**
+ * A test stack's host's SANDBOX_START_TIMEOUT_MS. On a machine running a test run's other suites at a quarter of its
+ * speed (a 0.7-CPU quota), loading a sample handler into a shard took over the default 10 s.
+ */
+export const TEST_SANDBOX_START_TIMEOUT_MS = 60_000;
+
 /** How long `runStack` waits for stack.json: the parts' deadline, plus the marketplace's after the indexer's. */
 export const STACK_START_TIMEOUT_MS = 840_000;
 
@@ -49,6 +55,7 @@ export async function runStack(
   const merged: NodeJS.ProcessEnv = {
     HOLD_MAX_SECONDS: "0",
     READY_TIMEOUT_SECONDS: String(TEST_READY_TIMEOUT_SECONDS),
+    SANDBOX_START_TIMEOUT_MS: String(TEST_SANDBOX_START_TIMEOUT_MS),
     ...process.env,
     ...env,
   };

@@ -165,6 +165,25 @@ describe("host", function () {
       expect(answer.body.error.code).to.equal("handler_failed");
       expect((await getJson(`${host.url}/r/broken/health`)).status).to.equal(404);
     });
+
+    it("gives a module's load SANDBOX_START_TIMEOUT_MS, not the handler's call timeout", async function () {
+      const ownDir = await mkdtemp(join(tmpdir(), "host-start-timeout-"));
+      const own = await startTestHost(stack, {
+        DATA_DIR: ownDir,
+        HANDLER_TIMEOUT_MS: "5000",
+        SANDBOX_START_TIMEOUT_MS: "1500",
+      });
+      try {
+        const stuck = sample("echo", { slug: "stuck", source: "for (;;) {}\nexport default { fetch() {} }" });
+        const answer = await postJson(`${own.url}/deployments`, stuck, bearer);
+        expect(answer.status).to.equal(422);
+        expect(answer.body.error).to.deep.include({ code: "handler_failed" });
+        expect(answer.body.error.message).to.equal("the module did not finish loading within 1500 ms");
+      } finally {
+        await own.stop();
+        await rm(ownDir, { recursive: true, force: true });
+      }
+    });
   });
 
   describe("deploying and calling a resource", function () {
