@@ -295,6 +295,9 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       const answer = await running.watchdog.call(() => send(running, SHARD_PATHS.load, endpoint, startTimeoutMs));
       if (answer?.status === 200) return;
       if (answer === undefined) {
+        // The process was restarted under the load (its watchdog, or it exited): say why, not that time ran out.
+        if (running.ended)
+          throw new SandboxStartError(`the sandbox was restarted while the module loaded (${running.ended.why})`);
         void checkAfterFailure(running, "a handler's load left the process unresponsive");
         throw new SandboxStartError(`the module did not finish loading within ${startTimeoutMs} ms`);
       }

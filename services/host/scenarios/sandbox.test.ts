@@ -202,6 +202,18 @@ describe("host: sandbox", function () {
       expect(error).to.be.instanceOf(SandboxStartError);
       expect(Date.now() - started).to.be.below(15_000);
     });
+
+    it("names a restart under a module's load as the restart, not as the load running out of time", async function () {
+      // Before, a load cut short by its shard's restart read "did not finish loading within 60000 ms".
+      const error = await createSandbox({
+        name: "stuck-restarted",
+        source: "for (;;) {}\nexport default { fetch() {} }",
+        startTimeoutMs: 60_000,
+        watchdog: { healthIntervalMs: 200, probeTimeoutMs: 500 },
+      }).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(SandboxStartError);
+      expect((error as Error).message).to.match(/^the sandbox was restarted while the module loaded \(.+\)$/);
+    });
   });
 
   describe("escape attempts through a paid call fail cleanly: 502, nothing debited, nothing leaked", function () {
