@@ -6,7 +6,6 @@ import type { ConfirmedDebit } from "../../sdk/confirmedDebit.ts";
 import { confirmedDebit } from "../../sdk/confirmedDebit.ts";
 import { formatAmount } from "../../sdk/formatAmount.ts";
 import { recoverResult } from "../../sdk/recoverResult.ts";
-
 import { toolAnswer } from "../toolResult.ts";
 import type { ToolContext } from "./toolContext.ts";
 import { amountView, common, receiptShape } from "./toolShapes.ts";
