@@ -120,12 +120,13 @@ describe("relayer batching", function () {
   });
 
   it("spaces batches by minBatchIntervalMs (committed settlement): what arrives meanwhile goes out together", async function () {
-    const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64, minBatchIntervalMs: 400 });
+    const relayer = relayerWith({ batchWindowMs: 50, batchMaxItems: 64, minBatchIntervalMs: 3_000 });
     const [first, ...rest] = await items(9);
     const firstOutcome = relayer.debit(first!);
     await sleep(100);
-    // The first batch went out after its 50 ms window; the next may not go before 400 ms after it, so these
-    // eight, arriving one every 20 ms, wait and go in one batch.
+    // The first batch went out after its 50 ms window; the next may not go before 3 s after it, so these eight,
+    // arriving one every 20 ms, wait and go in one batch. (With 400 ms, a machine starved to a quarter of its speed
+    // stretched their arrival past the interval, and they went in two.)
     const later: Promise<DebitOutcome>[] = [];
     for (const item of rest) {
       later.push(relayer.debit(item));
