@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
@@ -11,6 +13,7 @@ import type { ConnectedBuyer } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
 import { serveLaggingLogsRpc } from "../../../../testkit/chain/laggingLogsRpc.ts";
 import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
+import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
 import { randomNonce } from "../../../protocol/resourceId.ts";
 import { bondTypedData } from "../../../protocol/typedData.ts";
 import { readBalance } from "../../src/sdk/readBalance.ts";
@@ -22,6 +25,25 @@ type Amount = { base: string; usdc: string };
  * costs (quote), asking the user before a large payment (elicitation), and funding, withdrawing, the on-chain spend
  * limit and the payment history.
  */
+/**
+ * A facilitator's front that answers `GET /results/...` with the stored receipt's `transaction` replaced by `transaction`
+ * (everything else passes through as the facilitator answered it).
+ */
+async function serveRewrittenResults(facilitatorUrl: string, transaction: string) {
+  const server = createServer(async (req, res) => {
+    const upstream = await fetch(`${facilitatorUrl}${req.url}`);
+    const body = (await upstream.json()) as { receipt?: string };
+    if (req.url?.startsWith("/results/") && body.receipt)
+      body.receipt = encodeBase64Json({ ...(decodeBase64Json(body.receipt) as object), transaction });
+    res.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe("buyer MCP tools: prices, confirmation, funding and history", function () {
   this.timeout(300_000);
   let s: BudgetStack;
@@ -273,7 +295,7 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       expect(one.data.total).to.equal(2);
     });
 
-    it("attack: a provider whose logs lag does not hide a mined payment: list_payments and recover_result answer it paid, from the receipt the chain confirms", async function () {
+    it("attack: a provider whose logs lag hides no mined payment (paid, from the receipt the chain confirms), and a receipt naming another transaction makes none paid", async function () {
       // Before, a debit mined after the ledger's scan (here: a provider whose logs lag the head) was listed pending,
       // without its settlement or its receipt, and recovered as "not debited yet", though the facilitator held its
       // confirmed receipt.
@@ -306,6 +328,24 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
           transaction: paid.data.transaction,
         });
         expect(recovered.data.body).to.deep.equal({ echo: { n: 1 } });
+
+        // A facilitator whose stored receipt names another transaction (here: another buyer's debit) makes nothing
+        // paid: the transaction on chain must hold this payment's debit.
+        const other = await callTool(await connect((await s.buyer()).key), "call_resource", {
+          resourceId,
+          body: { n: 2 },
+        });
+        const lying = await serveRewrittenResults(s.stack.facilitator.url, other.data.transaction as string);
+        try {
+          const fooled = await connect(buyer.key, { RPC_URL: lagging.url, FACILITATOR_URL: lying.url });
+          const [shown] = (await callTool(fooled, "list_payments")).data.payments as Record<string, unknown>[];
+          expect(shown).to.include({ idemKey: paid.data.idemKey, status: "pending" });
+          expect(shown).not.to.have.property("receipt");
+          const unproven = await callTool(fooled, "recover_result", { idemKey: paid.data.idemKey });
+          expect(unproven.data.outcome).to.equal("pending");
+        } finally {
+          await lying.close();
+        }
       } finally {
         await lagging.close();
       }
