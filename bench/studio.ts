@@ -106,7 +106,7 @@ process.stderr.write("[bench:studio] starting a stack (npm start)\n");
 const running = await runStack(
   // The test network's block time unless told otherwise: a block every 500 ms.
   { STACK_DIR: stackDir, CHAIN_MINING: process.env.CHAIN_MINING ?? "interval", ...(await stackPorts()) },
-  { direct: true },
+  { direct: true, shippedLimits: true },
 );
 const samples: Record<string, number[]> = Object.fromEntries([...STAGES, "total"].map((s) => [s, []]));
 try {

@@ -102,7 +102,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     rmSync(stackDir, { recursive: true, force: true });
   });
   try {
-    running = await runStack(settings, { direct: true });
+    running = await runStack(settings, { direct: true, shippedLimits: true });
     const startSeconds = (performance.now() - began) / 1000;
     const { stack, child } = running;
     const stackPid = defined(child.pid, "the stack's pid");
