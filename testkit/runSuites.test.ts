@@ -26,7 +26,7 @@ describe("runSuites", function () {
     expect(status, stdout).to.equal(0);
     const seen = [...stdout.matchAll(/niceness (-?\d+)/g)].map((m) => Number(m[1]));
     const niced = Math.min(19, getPriority() + 10);
-    expect(seen.sort()).to.deep.equal([getPriority(), niced, niced].sort());
+    expect(seen.sort((a, b) => a - b)).to.deep.equal([getPriority(), niced, niced]);
     expect(stdout).to.match(/batch: started \(nice -n 10\)/);
     expect(stdout).to.match(/done: plain passed \(\d+ s\), batch passed \(\d+ s\), plain passed \(\d+ s\)/);
   });

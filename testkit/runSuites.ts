@@ -21,16 +21,16 @@ const BATCH_NICENESS = 10;
 
 type Lane = { scripts: string[]; batch: boolean };
 const lanes: Lane[] = [];
-for (let i = 2, batch = false; i < process.argv.length; i++) {
-  const arg = process.argv[i]!;
-  if (arg === "--batch") {
-    batch = true;
-    continue;
+let nextIsBatch = false;
+for (const arg of process.argv.slice(2)) {
+  if (arg === "--batch") nextIsBatch = true;
+  else {
+    lanes.push({ scripts: arg.split(",").filter(Boolean), batch: nextIsBatch });
+    nextIsBatch = false;
   }
-  lanes.push({ scripts: arg.split(",").filter(Boolean), batch });
-  batch = false;
 }
-if (lanes.length === 0 || lanes.some((lane) => lane.scripts.length === 0) || process.argv.at(-1) === "--batch") {
+// Still set: a `--batch` with no lane after it.
+if (nextIsBatch || lanes.length === 0 || lanes.some((lane) => lane.scripts.length === 0)) {
   process.stderr.write(usage);
   process.exit(2);
 }

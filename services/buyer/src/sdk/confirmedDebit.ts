@@ -14,7 +14,8 @@ export type ConfirmedDebit = { amount: string; transaction: Hex; at: number };
  * @example const mined = await confirmedDebit(chain, stored.receipt) // { amount, transaction, at } | undefined
  */
 export async function confirmedDebit(chain: BuyerChain, receipt: Receipt): Promise<ConfirmedDebit | undefined> {
-  if (receipt.status === "committed" || !receipt.transaction) return undefined;
+  // A committed receipt names no transaction yet (receiptSchema).
+  if (!receipt.transaction) return undefined;
   const onChain = await verifyDebit(chain, receipt).catch((error: unknown) => {
     if (error instanceof BuyerError) return undefined;
     throw error;
