@@ -25,9 +25,20 @@ describe("seedPgliteDir", function () {
 
   it("makes the template once and copies it into each new directory, which PGlite then opens as its own", async function () {
     const first = join(root, "stack", "data", "facilitator");
+    // What a crashed maker or copier left behind is removed; a live one's is kept.
+    const dead = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ["-e", ""]);
+      child.once("exit", () => resolve(child.pid as number));
+    });
+    const left = [`${template}.making-${dead}-1`, `${first}.seeding-${dead}-1`];
+    const kept = [`${template}.making-${process.pid}-1`, `${first}.seeding-${process.pid}-1`];
+    for (const dir of [...left, ...kept]) mkdirSync(dir, { recursive: true });
     await seedPgliteDir(first, template);
     expect(holdsCluster(template), "template made").to.equal(true);
     expect(holdsCluster(first)).to.equal(true);
+    for (const dir of left) expect(existsSync(dir), `a crash's ${dir}`).to.equal(false);
+    for (const dir of kept) expect(existsSync(dir), `a live process's ${dir}`).to.equal(true);
+    for (const dir of kept) rmSync(dir, { recursive: true });
     const made = statSync(join(template, "PG_VERSION")).mtimeMs;
 
     const second = join(root, "stack", "data", "host");
@@ -64,22 +75,6 @@ describe("seedPgliteDir", function () {
     const db = await PGlite.create(dir);
     expect((await db.query("SELECT 1 AS one")).rows).to.deep.equal([{ one: 1 }]);
     await db.close();
-  });
-
-  it("removes the folders a crashed maker or copier left behind, and keeps those of a live one", async function () {
-    const dead = await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, ["-e", ""]);
-      child.once("exit", () => resolve(child.pid as number));
-    });
-    const fresh = join(root, "crashes", "cache", "pglite-cluster", "test");
-    const data = join(root, "crashes", "data", "host");
-    const left = [`${fresh}.making-${dead}-1`, `${data}.seeding-${dead}-1`];
-    const kept = [`${fresh}.making-${process.pid}-1`, `${data}.seeding-${process.pid}-1`];
-    for (const dir of [...left, ...kept]) mkdirSync(dir, { recursive: true });
-    await seedPgliteDir(data, fresh);
-    expect(holdsCluster(data)).to.equal(true);
-    for (const dir of left) expect(existsSync(dir), dir).to.equal(false);
-    for (const dir of kept) expect(existsSync(dir), dir).to.equal(true);
   });
 
   it("processes started side by side on a new installation make the template once; the others wait and copy it", async function () {
