@@ -21,11 +21,6 @@ import { readBalance } from "../../src/sdk/readBalance.ts";
 type Amount = { base: string; usdc: string };
 
 /**
- * The buyer's money tools through the official MCP client against a real chain, facilitator and gates: what a call
- * costs (quote), asking the user before a large payment (elicitation), and funding, withdrawing, the on-chain spend
- * limit and the payment history.
- */
-/**
  * A facilitator's front that answers `GET /results/...` with the stored receipt's `transaction` replaced by `transaction`
  * (everything else passes through as the facilitator answered it).
  */
@@ -44,6 +39,11 @@ async function serveRewrittenResults(facilitatorUrl: string, transaction: string
   };
 }
 
+/**
+ * The buyer's money tools through the official MCP client against a real chain, facilitator and gates: what a call
+ * costs (quote), asking the user before a large payment (elicitation), and funding, withdrawing, the on-chain spend
+ * limit and the payment history.
+ */
 describe("buyer MCP tools: prices, confirmation, funding and history", function () {
   this.timeout(300_000);
   let s: BudgetStack;
