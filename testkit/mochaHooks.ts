@@ -1,12 +1,17 @@
 /**
- * Root hooks of the mocha suites (`--require testkit/mochaHooks.ts`). In parallel mode a worker sends its results to
- * the main process as JSON, and a failed test's error that holds a BigInt in one of its properties (viem's `args`, a
- * custom `data`; chai's actual and expected are handled by mocha itself) cannot be serialized: mocha then aborts the
- * whole run with "Do not know how to serialize a BigInt" instead of reporting the one failure. This writes such
- * values as strings (`12n`) in the error before it is sent. Product code is untouched, so a BigInt it serializes by
- * mistake still fails its test.
+ * Root hooks of the mocha suites (`--require testkit/mochaHooks.ts`), and the reuse of in-memory stores' databases
+ * below. In parallel mode a worker sends its results to the main process as JSON, and a failed test's error that
+ * holds a BigInt in one of its properties (viem's `args`, a custom `data`; chai's actual and expected are handled by
+ * mocha itself) cannot be serialized: mocha then aborts the whole run with "Do not know how to serialize a BigInt"
+ * instead of reporting the one failure. This writes such values as strings (`12n`) in the error before it is sent.
+ * Product code is untouched, so a BigInt it serializes by mistake still fails its test.
  */
 import type { Context } from "mocha";
+import { reuseMemoryDatabases } from "../services/store/pgliteReuse.ts";
+
+// A test process opens dozens of in-memory stores one after another: each takes the last one's database, wiped,
+// instead of loading a fresh cluster (0.5 to 1 s of CPU each). Kept for a few seconds, so a process still ends soon.
+await reuseMemoryDatabases({ idleMs: 5_000, max: 2 });
 
 function plain(value: unknown, seen = new WeakSet<object>()): unknown {
   if (typeof value === "bigint") return `${value}n`;

@@ -3,6 +3,7 @@ import pg from "pg";
 import { migrate } from "./migrate.ts";
 import { freshClusterDump, seedPgliteDir } from "./pgliteCluster.ts";
 import { preparedQueries } from "./pglitePrepared.ts";
+import { giveBackMemoryDatabase, takeMemoryDatabase } from "./pgliteReuse.ts";
 import type { Sql, Store } from "./store.ts";
 
 export type OpenStoreParameters = {
@@ -125,6 +126,14 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
   return store;
 }
 
+/** A call on a PGlite store after its `close()`. */
+class StoreClosedError extends Error {
+  constructor() {
+    super("the store is closed");
+    this.name = "StoreClosedError";
+  }
+}
+
 /** A fresh PGlite cluster (what initdb leaves), read once per process; see {@link freshClusterDump}. */
 let freshCluster: Promise<Blob> | undefined;
 
@@ -140,13 +149,21 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
   const memory = dataDir.startsWith("memory://");
   if (!memory) await seedPgliteDir(dataDir);
   // An in-memory database starts as a copy of a fresh cluster dumped once per installation: initdb takes seconds
-  // each time, loading its copy a fraction of one (a test process opens dozens of stores).
+  // each time, loading its copy a fraction of one (a test process opens dozens of stores, and reuses them wiped).
   const db = memory
-    ? await PGlite.create(dataDir, { loadDataDir: await freshPgliteCluster() })
+    ? await takeMemoryDatabase(async () => PGlite.create(dataDir, { loadDataDir: await freshPgliteCluster() }))
     : await PGlite.create(dataDir);
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}; SET search_path TO ${schema}`);
+  // Once closed, the store answers nothing: its database may already serve the next in-memory store.
+  let closed = false;
+  const open = () => {
+    if (closed) throw new StoreClosedError();
+  };
+  const listening = new Set<() => Promise<void>>();
   const locks = new Map<string, Promise<unknown>>();
-  const query: Sql["query"] = preparedQueries(db);
+  const prepared = preparedQueries(db);
+  const query: Sql["query"] = (text, params) =>
+    closed ? Promise.reject(new StoreClosedError()) : prepared(text, params);
   return {
     kind: "pglite",
     query,
@@ -160,16 +177,27 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
       });
       return run;
     },
-    transaction: (fn) =>
-      db.transaction((tx) =>
+    async transaction(fn) {
+      open();
+      return db.transaction((tx) =>
         fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] }),
-      ),
-    listen: async (channel, onNotify) => {
-      const stop = await db.listen(channelName(channel), onNotify);
-      return async () => {
-        await stop().catch(() => {});
-      };
+      );
     },
-    close: () => db.close(),
+    listen: async (channel, onNotify) => {
+      open();
+      const unlisten = await db.listen(channelName(channel), onNotify);
+      const stop = async () => {
+        listening.delete(stop);
+        await unlisten().catch(() => {});
+      };
+      listening.add(stop);
+      return stop;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...listening].map((stop) => stop()));
+      await (memory ? giveBackMemoryDatabase(db) : db.close());
+    },
   };
 }
