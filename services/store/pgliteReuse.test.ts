@@ -81,9 +81,9 @@ describe("in-memory PGlite databases reused within a process", function () {
     await second.close();
   });
 
-  it("keeps at most `max` databases, each for `idleMs`, and none once reuse is off", async function () {
+  it("keeps at most `max` databases, however many close at once, each for `idleMs`, and none once reuse is off", async function () {
     const stores = await Promise.all(["a", "b", "c"].map(open));
-    for (const store of stores) await store.close();
+    await Promise.all(stores.map((store) => store.close()));
     expect(memoryDatabaseReuse().kept).to.equal(2);
     await reuseMemoryDatabases(undefined);
     expect(memoryDatabaseReuse().kept).to.equal(0);

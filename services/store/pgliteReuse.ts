@@ -74,7 +74,9 @@ export async function takeMemoryDatabase(create: () => Promise<PGlite>): Promise
  * prepared statements, `LISTEN`s, temporary tables) is discarded and every object it made is dropped.
  */
 export async function giveBackMemoryDatabase(db: PGlite): Promise<void> {
-  if (reuse && idle.size < reuse.max && (await wiped(db))) {
+  const room = () => reuse !== undefined && idle.size < reuse.max;
+  // Room is counted again after the wipe: another store's database may have been kept meanwhile, or reuse turned off.
+  if (room() && (await wiped(db)) && reuse && room()) {
     const timer = setTimeout(() => void closeIdle(db), reuse.idleMs);
     timer.unref();
     idle.set(db, timer);
