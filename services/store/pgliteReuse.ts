@@ -74,10 +74,11 @@ export async function takeMemoryDatabase(create: () => Promise<PGlite>): Promise
  * prepared statements, `LISTEN`s, temporary tables) is discarded and every object it made is dropped.
  */
 export async function giveBackMemoryDatabase(db: PGlite): Promise<void> {
-  const room = () => reuse !== undefined && idle.size < reuse.max;
+  const room = () => (reuse && idle.size < reuse.max ? reuse : undefined);
   // Room is counted again after the wipe: another store's database may have been kept meanwhile, or reuse turned off.
-  if (room() && (await wiped(db)) && reuse && room()) {
-    const timer = setTimeout(() => void closeIdle(db), reuse.idleMs);
+  const keep = room() && (await wiped(db)) ? room() : undefined;
+  if (keep) {
+    const timer = setTimeout(() => void closeIdle(db), keep.idleMs);
     timer.unref();
     idle.set(db, timer);
     return;
