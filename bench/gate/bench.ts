@@ -17,7 +17,7 @@ parseCommandLine(
   `usage: npm run bench:gate
 
 Paid calls through the whole \`npm start\` stack, and the gate alone; writes the "Gate" section of
-docs/benchmarks.md. Environment: BENCH_GATE_PAID (6000), BENCH_GATE_LATENCY (500), BENCH_GATE_WARMUP (4000),
+docs/benchmarks.md. Environment: BENCH_GATE_PAID (6000), BENCH_GATE_LATENCY (3000), BENCH_GATE_WARMUP (4000),
 BENCH_GATE_CONNECTIONS (32,128), BENCH_GATE_MINING (interval; auto,interval for both), BENCH_GATE_BUYERS (64),
 BENCH_GATE_STUB (3000), BENCH_GATE_STOCK (1000; 0 leaves the stock x402 stack out),
 BENCH_GATE_STOCK_LATENCY (40), BENCH_GATE_DRAIN_SECONDS (60), BENCH_GATE_CONFIRMED (1 adds SETTLEMENT=confirmed),
