@@ -99,16 +99,17 @@ export async function commitSettlement(
   const buyer = getAddress(defined(r.payload.authorization.buyer, "the authorization's buyer") as Address);
   const amount = defined(r.amount, "the settling amount");
   const receipt = await committedReceipt(ctx, { buyer, amount, resourceId: r.resourceId, idemKey: r.idemKey, now });
+  const encoded = encodeBase64Json(receipt);
   const stored = await recordCommitment(ctx.store, {
     idemKey: r.idemKey,
     buyer: r.buyer,
     resourceId: r.resourceId,
-    receipt: encodeBase64Json(receipt),
+    receipt: encoded,
     settledAt: now,
     expiresAt: now + RESULT_TTL_SECONDS,
   });
   driveInBackground(ctx, { ...r, committedAt: now }, drive);
-  return stored ?? settleBody(receipt);
+  return stored ?? settleBody(receipt, encoded);
 }
 
 /**
@@ -128,6 +129,7 @@ export async function commitVerified(
   // biome-ignore lint/complexity/useMathMinMax: bigint amounts, which Math.min does not take
   const amount = p.amount < terms.cap ? p.amount : terms.cap;
   const receipt = await committedReceipt(ctx, { ...terms, amount, idemKey: p.idemKey, now });
+  const encoded = encodeBase64Json(receipt);
   const claimed = await claimAndCommit(
     ctx.store,
     {
@@ -138,21 +140,22 @@ export async function commitVerified(
       amount,
       response: p.response,
       leaseUntil: now + ctx.settleLeaseSeconds,
-      receipt: encodeBase64Json(receipt),
+      receipt: encoded,
       expiresAt: now + RESULT_TTL_SECONDS,
     },
     now,
   );
   if (!claimed) return null;
   driveInBackground(ctx, claimed, drive);
-  return settleBody(receipt);
+  return settleBody(receipt, encoded);
 }
 
 /**
- * The `POST /settle` answer for a receipt: its fields, and the receipt itself in base64. The store reads a stored
- * answer the same way from the receipt it keeps (settle_answer in store/migrations.ts).
+ * The `POST /settle` answer for a receipt: its fields, and the receipt itself in base64 (`encoded`, when the caller
+ * already encoded it to store it). The store reads a stored answer the same way from the receipt it keeps
+ * (settle_answer in store/migrations.ts).
  */
-export function settleBody(receipt: Receipt): Record<string, unknown> {
+export function settleBody(receipt: Receipt, encoded = encodeBase64Json(receipt)): Record<string, unknown> {
   const { scheme: _scheme, payTo: _payTo, settledAt: _settledAt, success, ...fields } = receipt;
-  return { success, ...fields, receipt: encodeBase64Json(receipt) };
+  return { success, ...fields, receipt: encoded };
 }

@@ -228,13 +228,14 @@ export async function finalize(
   await ctx.escrowBook
     .debitMined({ buyer: d.payer, nonce: r.idemKey, block: d.block })
     .catch((error: Error) => ctx.logger.error({ err: error.message }, "escrow book: a debited buyer's audit failed"));
+  const encoded = encodeBase64Json(receipt);
   const stored = await recordSettlement(
     ctx.store,
     {
       idemKey: r.idemKey,
       buyer: r.buyer,
       resourceId: r.resourceId,
-      receipt: encodeBase64Json(receipt),
+      receipt: encoded,
       settledAt,
       expiresAt: settledAt + RESULT_TTL_SECONDS,
     },
@@ -243,7 +244,7 @@ export async function finalize(
   );
   ctx.metrics.settle.inc({ outcome: "settled" });
   if (r.committedAt !== null) ctx.metrics.settlementLatency.observe(Math.max(0, now - r.committedAt));
-  return { kind: "settled", body: stored ?? settleBody(receipt) };
+  return { kind: "settled", body: stored ?? settleBody(receipt, encoded) };
 }
 
 /** Waits (bounded) for a result driven by another request or instance. */
