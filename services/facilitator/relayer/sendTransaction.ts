@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt } from "viem";
-import { keccak256 } from "viem";
 import { defined } from "../../protocol/defined.ts";
 import { BaseError } from "../../protocol/errors.ts";
+import { keccak256Hex } from "../../protocol/keccak.ts";
 import type { RpcErrorKind } from "./classifyRpcError.ts";
 import { classifyRpcError, rpcErrorReason } from "./classifyRpcError.ts";
 import type { ReceiptWatcher } from "./createReceiptWatcher.ts";
@@ -174,7 +174,8 @@ export async function broadcastTransaction(
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
-    const hash = keccak256(serializedTransaction);
+    // Its hash in WebAssembly: a batch's signed bytes run to tens of kilobytes, which viem's keccak hashes in JavaScript.
+    const hash = keccak256Hex(Buffer.from(serializedTransaction.slice(2), "hex"));
     let raised: Fees | null = null;
     for (;;) {
       try {
