@@ -127,6 +127,7 @@ export async function createFacilitator(
       const [head, cursor] = await Promise.all([chain.publicClient.getBlockNumber(), readBookCursor(store)]);
       return cursor && { head, bookBlock: cursor.syncedBlock, currentAt: cursor.currentAt };
     },
+    storeBusySeconds: () => store.busySeconds(),
     now: () => clock.now(),
   });
   const ctx: FacilitatorContext = {

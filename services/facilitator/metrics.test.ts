@@ -4,7 +4,7 @@ import { createFacilitatorMetrics } from "./metrics.ts";
 
 describe("facilitator metrics: reads at scrape time", function () {
   /** Reads that count their calls; the store's book totals grow by one transaction at each read. */
-  function countingReads() {
+  function countingReads(store: { busySeconds: number | null } = { busySeconds: 0 }) {
     const calls = { gasBalances: 0, fullBatchCost: 0, bookTotals: 0, committedUnmined: 0, escrowBook: 0 };
     const counted =
       <T>(name: keyof typeof calls, value: () => T) =>
@@ -29,6 +29,7 @@ describe("facilitator metrics: reads at scrape time", function () {
         oldestAt: 70,
         economics: { treasuryUnits: 150n, costUnits: 1_400n, marginUnits: -1_250n },
       }),
+      storeBusySeconds: () => store.busySeconds,
       now: () => 100,
     };
     return { calls, reads };
@@ -58,5 +59,15 @@ describe("facilitator metrics: reads at scrape time", function () {
     const second = await metrics.registry.metrics();
     expect(calls.bookTotals).to.equal(2);
     expect(second, "the next scrape reads the store again").to.match(/^facilitator_books_transactions 2$/m);
+  });
+
+  it("counts the embedded store's busy seconds as they grow, and shows none for a store on PostgreSQL", async function () {
+    const store = { busySeconds: 1.5 as number | null };
+    const metrics = createFacilitatorMetrics(countingReads(store).reads);
+    expect(await metrics.registry.metrics()).to.match(/^facilitator_store_busy_seconds_total 1\.5$/m);
+    store.busySeconds = 4;
+    expect(await metrics.registry.metrics()).to.match(/^facilitator_store_busy_seconds_total 4$/m);
+    const onPostgres = createFacilitatorMetrics(countingReads({ busySeconds: null }).reads);
+    expect(await onPostgres.registry.metrics()).not.to.include("facilitator_store_busy_seconds_total");
   });
 });

@@ -33,6 +33,8 @@ export type MetricReads = {
   escrowBook: () => Promise<{ head: bigint; bookBlock: bigint; currentAt: number } | null>;
   /** The debits the relayer holds until their batch pays for itself (this instance's queue). */
   heldDebits: () => Promise<HeldDebits>;
+  /** Seconds the embedded store's statements have held its engine, on this process's thread (null: PostgreSQL). */
+  storeBusySeconds: () => number | null;
   /** Now, in seconds (the facilitator's clock). */
   now: () => number;
 };
@@ -77,6 +79,7 @@ export function createFacilitatorMetrics(given: MetricReads) {
     committedUnmined: once(given.committedUnmined),
     escrowBook: once(given.escrowBook),
     heldDebits: once(given.heldDebits),
+    storeBusySeconds: given.storeBusySeconds,
     now: given.now,
   };
   const { gasBalances, bookTotals } = reads;
@@ -101,6 +104,21 @@ export function createFacilitatorMetrics(given: MetricReads) {
       read: (t) => Number(t.treasuryUnits),
     },
   ];
+  // Only for an embedded store: its statements run on the facilitator's own thread, and past about half of each second
+  // the facilitator is bound by them (docs/operations.md, "Alerts").
+  if (reads.storeBusySeconds() !== null) {
+    let counted = 0;
+    new Counter({
+      name: "facilitator_store_busy_seconds_total",
+      help: "Seconds the embedded store (PGlite) ran statements on the facilitator's thread; absent on PostgreSQL",
+      registers: [registry],
+      collect() {
+        const busy = reads.storeBusySeconds() ?? counted;
+        this.inc(busy - counted);
+        counted = busy;
+      },
+    });
+  }
   for (const book of books)
     new Gauge({
       name: `facilitator_books_${book.name}`,

@@ -100,6 +100,7 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
   const store: Store = {
     kind: "postgres",
     query: (text, params) => run(pool, text, params),
+    busySeconds: () => null,
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -161,7 +162,11 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
   };
   const listening = new Set<() => Promise<void>>();
   const locks = new Map<string, Promise<unknown>>();
-  const prepared = preparedQueries(db);
+  let busyMs = 0;
+  const ran = (ms: number) => {
+    busyMs += ms;
+  };
+  const prepared = preparedQueries(db, undefined, ran);
   const query: Sql["query"] = (text, params) =>
     closed ? Promise.reject(new StoreClosedError()) : prepared(text, params);
   return {
@@ -179,8 +184,18 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
     },
     async transaction(fn) {
       open();
+      // Each statement is timed on its own: the transaction also holds PGlite while `fn` awaits other work.
       return db.transaction((tx) =>
-        fn({ query: async (text, params) => (await tx.query(text, params as unknown[])).rows as never[] }),
+        fn({
+          query: async (text, params) => {
+            const started = performance.now();
+            try {
+              return (await tx.query(text, params as unknown[])).rows as never[];
+            } finally {
+              ran(performance.now() - started);
+            }
+          },
+        }),
       );
     },
     listen: async (channel, onNotify) => {
@@ -193,6 +208,7 @@ async function openPglite(dataDir: string, schema: string): Promise<Store> {
       listening.add(stop);
       return stop;
     },
+    busySeconds: () => busyMs / 1000,
     async close() {
       if (closed) return;
       closed = true;

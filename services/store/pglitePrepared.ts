@@ -29,9 +29,11 @@ function concat(parts: Uint8Array[]): Uint8Array {
  * execute, sync), parsing and planning it again each time. Parameters are serialized by the types PostgreSQL
  * described, as `query` does, and rows come back parsed the same way; it holds PGlite's locks as `query` does, so it
  * never runs inside another caller's transaction. Errors are PGlite's (`code`, `message`), with `query` set.
+ * `onRan` is told the milliseconds each statement held the engine (from its turn under PGlite's locks, not from the
+ * call: time spent waiting for another caller's statement is not counted twice).
  * @example const query = preparedQueries(db); const rows = await query("SELECT * FROM t WHERE id = $1", [id])
  */
-export function preparedQueries(db: PGlite, max = PREPARED_STATEMENTS_MAX) {
+export function preparedQueries(db: PGlite, max = PREPARED_STATEMENTS_MAX, onRan?: (ms: number) => void) {
   const statements = new Map<string, Prepared>();
   let named = 0;
 
@@ -82,6 +84,7 @@ export function preparedQueries(db: PGlite, max = PREPARED_STATEMENTS_MAX) {
   return async function query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
     const rows = await db._runExclusiveTransaction(() =>
       db._runExclusiveQuery(async () => {
+        const started = performance.now();
         try {
           return await run(text, params);
         } catch (error) {
@@ -90,6 +93,8 @@ export function preparedQueries(db: PGlite, max = PREPARED_STATEMENTS_MAX) {
           statements.delete(text);
           await close(stale.name);
           return await run(text, params);
+        } finally {
+          onRan?.(performance.now() - started);
         }
       }),
     );

@@ -21,5 +21,11 @@ export type Store = Sql & {
    */
   listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * PGlite: the seconds its statements have held the engine since the store opened. PGlite runs them on the calling
+   * process's thread, so this is the share of that thread the store takes (over 0.5 a second, a service is bound by
+   * its embedded store). PostgreSQL: null (its statements run in the server's processes).
+   */
+  busySeconds(): number | null;
   readonly kind: "postgres" | "pglite";
 };
