@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { StackCpu } from "../../testkit/stack/stackCpu.ts";
 import type { LoadResult } from "./benchLoad.ts";
 import type { AloneLoad, GateAloneMeasurement } from "./gateBenchReport.ts";
-import { gateHeadline, gateRatios } from "./gateBenchReport.ts";
+import { gateBenchReport, gateHeadline, gateRatios } from "./gateBenchReport.ts";
 import type { StackLoad, StackMeasurement } from "./measureStack.ts";
 
 /** A load's result: `calls` answered 200 at `rps`, with the given percentiles (ms). */
@@ -44,6 +44,7 @@ function stackLoad(connections: number, calls: number, rps: number, cpuSeconds: 
     run: result(calls, rps, latency),
     onChain: { debits: calls, transactions: 1, amount: 0n, drainedMs: 0 },
     cpu,
+    storeBusySeconds: cpuSeconds / 4,
     windowSeconds: calls / rps,
   };
 }
@@ -102,6 +103,28 @@ describe("gateRatios", function () {
       loads: [{ connections: 32, unpaid: alone(3000, 4000, 1.5), paid: { run: refused, cpuSeconds: 2.4 } }],
     };
     expect(gateRatios(halfPaid, stack).loads[0]?.cpuMsPerCall.gateAlone).to.be.closeTo(1.6, 1e-9);
+  });
+});
+
+describe("gateBenchReport", function () {
+  it("gives the time the facilitator's embedded store ran statements per paid call, and a dash for a store on PostgreSQL", function () {
+    const onPostgres = { ...stackLoad(256, 6000, 1300, 9), storeBusySeconds: null };
+    const report = gateBenchReport({
+      date: "2026-11-30",
+      machine: "2 cores",
+      loadAverage: { start: 1, end: 1 },
+      body: "{}",
+      price: 10200n,
+      buyers: 64,
+      settlement: "",
+      alone: [gateAlone],
+      stacks: [{ ...stack, loads: [stackLoad(32, 6000, 1000, 12), onPostgres] }],
+      totalSeconds: 100,
+    });
+    // A quarter of each load's CPU seconds, over its calls: 2.5 s / 500, 1.9 s / 500, 12 s / 6,000.
+    expect(report.split("\n")).to.include(
+      "| of the facilitator's, its embedded store's statements, ms per paid call | 1.25 | 0.95 | 0.50 | – |",
+    );
   });
 });
 

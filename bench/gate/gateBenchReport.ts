@@ -132,6 +132,9 @@ const row = (name: string, connections: number, r: LoadResult, cpuMs?: number) =
   `| ${name} | ${connections} | ${codes(r)} | ${fmt(r.rps)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${cpuMs === undefined ? "–" : ms2(cpuMs)} |`;
 const table = (header: string, rows: string[]) => [header, header.replace(/[^|]+/g, "---"), ...rows].join("\n");
 const ponderMsPerCall = (l: StackLoad) => (l.cpu.indexer * 1000) / Math.max(l.onChain.debits, 1);
+/** The time the facilitator's embedded store ran statements, per paid call ("–" on PostgreSQL). */
+const storeMsPerCall = (l: StackLoad) =>
+  l.storeBusySeconds === null ? "–" : ((l.storeBusySeconds * 1000) / Math.max(l.run.paidIndices.length, 1)).toFixed(2);
 
 /**
  * The headline of a run: for each stack as shipped, its ratios over the gate alone and the unpaid echo measured beside
@@ -311,6 +314,7 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
         `| ${part} ms per paid call | ${loadsOf.map(({ l }) => ((l.cpu[part] * 1000) / Math.max(l.run.paidIndices.length, 1)).toFixed(2)).join(" | ")} |`,
     ),
     `| **all, ms per paid call** | ${loadsOf.map(({ l }) => stackCpuMs(l).toFixed(2)).join(" | ")} |`,
+    `| of the facilitator's, its embedded store's statements, ms per paid call | ${loadsOf.map(({ l }) => storeMsPerCall(l)).join(" | ")} |`,
   ];
   const chainRows = loadsOf.map(
     ({ l, label }) =>
@@ -362,7 +366,9 @@ ${table("| scenario | connections | answers | calls/s | p50 | p95 | p99 | CPU pe
 CPU seconds of each process of the stack (summed per part from /proc/<pid>/stat; workerd is the host's sandboxes) from
 each load's first request until its last debit was on chain and the indexer had indexed it (each load starts once the
 indexer has the chain's head, so no load carries indexing left over from before it). At one connection the indexer's figure per paid call is
-mostly its work per block and its polling, spread over few calls, not a cost each call adds:
+mostly its work per block and its polling, spread over few calls, not a cost each call adds. The last row is the part
+of the facilitator's figure its embedded store (PGlite, on the facilitator's thread) spent running statements, from
+the facilitator's \`facilitator_store_busy_seconds_total\`:
 
 ${table(`| part | ${loadsOf.map(({ label }) => label).join(" | ")} |`, cpuRows)}
 

@@ -61,8 +61,17 @@ export type StackLoad = {
   onChain: DebitsOnChain;
   /** CPU seconds per part, from the load's first request until its last debit was on chain and indexed. */
   cpu: StackCpu;
+  /** Seconds the facilitator's embedded store ran statements over the same window (its /metrics); null on PostgreSQL. */
+  storeBusySeconds: number | null;
   windowSeconds: number;
 };
+
+/** The facilitator's `facilitator_store_busy_seconds_total` (null: absent, a store on PostgreSQL). */
+async function readStoreBusySeconds(facilitatorUrl: string): Promise<number | null> {
+  const metrics = await (await fetch(`${facilitatorUrl}/metrics`)).text();
+  const busy = /^facilitator_store_busy_seconds_total (\S+)$/m.exec(metrics)?.[1];
+  return busy === undefined ? null : Number(busy);
+}
 
 /** What one stack measured. */
 export type StackMeasurement = {
@@ -177,6 +186,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       await indexed();
       const fromBlock = (await chainClient.getBlockNumber({ cacheTime: 0 })) + 1n;
       const cpuBefore = readStackCpu(stackPid);
+      const storeBefore = await readStoreBusySeconds(stack.facilitatorUrl);
       const started = performance.now();
       const run = await runLoad({ url: callUrl, connections, amount: count, body: p.body, payments: headers });
       const refused = Object.entries(run.statusCodes).filter(([code]) => code.startsWith("4"));
@@ -200,11 +210,13 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       });
       await indexed();
       const cpu = cpuSince(cpuBefore, readStackCpu(stackPid));
+      const storeAfter = await readStoreBusySeconds(stack.facilitatorUrl);
+      const storeBusySeconds = storeBefore === null || storeAfter === null ? null : storeAfter - storeBefore;
       const windowSeconds = (performance.now() - started) / 1000;
       p.log(
         `${connections} connection(s): ${paid.length}/${count} × 200, ${run.rps.toFixed(0)} calls/s, p50 ${run.p50.toFixed(1)} ms; ${onChain.debits} debits in ${onChain.transactions} transactions, all on chain ${onChain.drainedMs.toFixed(0)} ms after the last answer`,
       );
-      return { connections, run, onChain, cpu, windowSeconds };
+      return { connections, run, onChain, cpu, storeBusySeconds, windowSeconds };
     };
 
     p.log(`warm-up: ${WARM_UP} paid calls, 1 connection (checked on chain, not reported)`);
