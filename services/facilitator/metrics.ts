@@ -105,7 +105,7 @@ export function createFacilitatorMetrics(given: MetricReads) {
     },
   ];
   // Only for an embedded store: its statements run on the facilitator's own thread, and past about half of each second
-  // the facilitator is bound by them (docs/operations.md, "Alerts").
+  // the facilitator is bound by them (docs/operations.md, "Embedded store busy").
   if (reads.storeBusySeconds() !== null) {
     let counted = 0;
     new Counter({
