@@ -185,8 +185,9 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
       const { headers, keys } = take(connections, count, manyBuyers);
       await indexed();
       const fromBlock = (await chainClient.getBlockNumber({ cacheTime: 0 })) + 1n;
-      const cpuBefore = readStackCpu(stackPid);
+      // Scraped before the CPU is read and after it is read again, so the scrapes' own work is not counted.
       const storeBefore = await readStoreBusySeconds(stack.facilitatorUrl);
+      const cpuBefore = readStackCpu(stackPid);
       const started = performance.now();
       const run = await runLoad({ url: callUrl, connections, amount: count, body: p.body, payments: headers });
       const refused = Object.entries(run.statusCodes).filter(([code]) => code.startsWith("4"));
