@@ -56,6 +56,23 @@ describe("loadStackConfig's NETWORK", function () {
   });
 });
 
+describe("loadStackConfig's folders", function () {
+  it("a local start refuses DEPLOYMENT_DIR, which it would empty: an operator's real record is not lost", function () {
+    expect(() => loadStackConfig({ DEPLOYMENT_DIR: "/var/lib/service/deployment" })).to.throw(
+      /invalid settings: DEPLOYMENT_DIR: .*unset DEPLOYMENT_DIR, or set RPC_URL or NETWORK/,
+    );
+  });
+
+  it("external mode takes DEPLOYMENT_DIR", function () {
+    const config = loadStackConfig({ RPC_URL: "http://127.0.0.1:9545", DEPLOYMENT_DIR: "/var/lib/service/deployment" });
+    expect(config.DEPLOYMENT_DIR).to.equal("/var/lib/service/deployment");
+  });
+
+  it("refuses an empty STACK_DIR, which would be the checkout itself", function () {
+    expect(() => loadStackConfig({ STACK_DIR: "" })).to.throw(/invalid settings: STACK_DIR: /);
+  });
+});
+
 describe("loadStackConfig's keys", function () {
   let dir: string;
   before(function () {

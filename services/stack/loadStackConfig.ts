@@ -21,7 +21,7 @@ export const STACK_KEY_SETTINGS = {
 
 /** Every setting of `npm start`; the README's settings table is this schema. */
 export const stackEnvSchema = z.object({
-  STACK_DIR: z.string().default(".stack"),
+  STACK_DIR: z.string().min(1).default(".stack"),
   CHAIN_PORT: port(8545),
   FACILITATOR_PORT: port(4020),
   HOST_PORT: port(4030),
@@ -97,7 +97,8 @@ export const stackEnvSchema = z.object({
 export type StackConfig = z.output<typeof stackEnvSchema>;
 
 /**
- * Reads the stack's settings; a bad value stops the start with every problem named. `NETWORK` fills in what the
+ * Reads the stack's settings; a bad value stops the start with every problem named. A local start refuses
+ * `DEPLOYMENT_DIR`: it would empty the folder of a real deployment's record. `NETWORK` fills in what the
  * network fixes (its RPC endpoint unless `RPC_URL` names another, its USDC), and refuses a `TOKEN_ADDRESS` that is
  * not the network's USDC or a missing `IDENTITY_ADDRESS` (without it a stablecoin of our own would be deployed there).
  * @example const env = loadStackConfig(process.env)
@@ -106,6 +107,10 @@ export function loadStackConfig(env: Record<string, string | undefined>): StackC
   const parsed = parseSettings(stackEnvSchema, env, STACK_KEY_SETTINGS);
   if (!parsed.success) throw new Error(`invalid settings: ${parsed.problems.join("; ")}`);
   const config = parsed.data;
+  if (config.NETWORK === undefined && config.RPC_URL === undefined && config.DEPLOYMENT_DIR !== undefined)
+    throw new Error(
+      `invalid settings: DEPLOYMENT_DIR: external mode's kept deployment record; a local start (no RPC_URL or NETWORK) deploys onto a new chain and empties its record's folder, so it keeps its own in STACK_DIR/deployment: unset DEPLOYMENT_DIR, or set RPC_URL or NETWORK`,
+    );
   if (config.NETWORK === undefined) return config;
   const network = TEST_NETWORK;
   const problems = [

@@ -23,7 +23,7 @@ export type StackRun = {
   env: StackConfig;
   /** External mode (`RPC_URL` set): a remote chain, nothing local to start or fund. */
   external: boolean;
-  /** The deployment record (services/deploy): `STACK_DIR/deployment` unless DEPLOYMENT_DIR names one. */
+  /** The deployment record (services/deploy): DEPLOYMENT_DIR in external mode, else `STACK_DIR/deployment`. */
   deploymentDir: string;
   stackDir: string;
   dataDir: string;
@@ -77,7 +77,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
     started: p.started,
     env,
     external,
-    deploymentDir: resolve(root, env.DEPLOYMENT_DIR ?? join(stackDir, "deployment")),
+    deploymentDir: external && env.DEPLOYMENT_DIR ? resolve(root, env.DEPLOYMENT_DIR) : join(stackDir, "deployment"),
     stackDir,
     dataDir: join(stackDir, "data"),
     intervalMining: !external && env.CHAIN_MINING === "interval",
