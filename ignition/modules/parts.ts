@@ -16,6 +16,7 @@ export const DEFAULTS = {
   feeBps: 500,
   strikeThreshold: 3,
   slashBps: 5_000,
+  /** The embedded chain's; a registry deployed onto a network asks DEFAULT_MIN_BOND unless set (services/deploy). */
   minBond: 0n,
   bondWithdrawalDelay: 7n * 24n * 60n * 60n,
   /**

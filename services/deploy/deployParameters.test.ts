@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { DEFAULTS } from "../../ignition/modules/parts.ts";
-import { TEST_NETWORK } from "../protocol/constants.ts";
+import { DEFAULT_MIN_BOND, TEST_NETWORK } from "../protocol/constants.ts";
 import { parseDeployParameters } from "./deployParameters.ts";
 
 const address = () => privateKeyToAddress(generatePrivateKey());
@@ -23,7 +23,9 @@ describe("parseDeployParameters", function () {
     const parameters = parse(roles, TEST_NETWORK.name);
     expect(parameters.tokenAddress).to.equal(TEST_NETWORK.usdc);
     expect(parameters).to.include({ feeBps: DEFAULTS.feeBps, adminDelay: DEFAULTS.adminDelay });
-    expect(parameters.minBond).to.equal(DEFAULTS.minBond);
+    expect(parameters.minBond, "what the marketplace asks of a listing, not the embedded chain's none").to.equal(
+      DEFAULT_MIN_BOND,
+    );
   });
 
   it("refuses another token on the named network, and needs one without it", function () {

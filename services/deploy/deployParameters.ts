@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { getAddress } from "viem";
 import { z } from "zod";
 import { DEFAULTS } from "../../ignition/modules/parts.ts";
-import { FEE_BPS_LIMIT, TEST_NETWORK } from "../protocol/constants.ts";
+import { DEFAULT_MIN_BOND, FEE_BPS_LIMIT, TEST_NETWORK } from "../protocol/constants.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
 import { DeployError } from "./deployError.ts";
 
@@ -52,7 +52,7 @@ export const deployParametersSchema = z.strictObject({
   slashBps: z.number().int().min(0).max(5_000).default(DEFAULTS.slashBps),
   minBond: z
     .union([z.number().int().min(0), z.string().regex(/^[0-9]+$/, "a whole number of base units")])
-    .default(DEFAULTS.minBond.toString())
+    .default(DEFAULT_MIN_BOND.toString())
     .transform((value) => BigInt(value)),
   bondWithdrawalDelay: seconds.default(Number(DEFAULTS.bondWithdrawalDelay)),
   /** Seconds between beginning and accepting a transfer of the admin role. */

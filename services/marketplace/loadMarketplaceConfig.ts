@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseSettings } from "../keys/parseSettings.ts";
-import { SETTLEMENT_GAS_PER_DEBIT, SETTLEMENT_MARGIN_BPS } from "../protocol/constants.ts";
+import { DEFAULT_MIN_BOND, SETTLEMENT_GAS_PER_DEBIT, SETTLEMENT_MARGIN_BPS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema, amountSchema } from "../protocol/schemas/primitives.ts";
 
@@ -28,7 +28,7 @@ export const marketplaceEnvSchema = z.object({
   /** Bearer token of `POST /resources`; when absent every publish is refused (fail-closed). */
   PUBLISH_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Least bond a listing needs (base units); the registry's own `minBond` applies when higher. */
-  MIN_BOND: amountSchema.default("1000000"),
+  MIN_BOND: amountSchema.default(DEFAULT_MIN_BOND.toString()),
   /** Gas one settled debit is expected to cost; with the base fee and the escrow's fee it sets the price floor. */
   SETTLEMENT_GAS_PER_DEBIT: z.coerce.number().int().min(0).max(10_000_000).default(SETTLEMENT_GAS_PER_DEBIT),
   /** The operator's margin over the expected settlement cost, in basis points (2000 = 20%). */

@@ -159,3 +159,10 @@ export const FACILITATOR_BATCH_MAX_BYTES = 1_048_576;
 
 /** Most bytes of one call's request body inside a batch; the single routes take up to 256 KiB. */
 export const FACILITATOR_BATCH_ITEM_MAX_BYTES = 65_536;
+
+/**
+ * Least bond a listing needs, in the stablecoin's base units (1 USDC): the marketplace's `MIN_BOND` unless set, and the
+ * `minBond` of a registry deployed by `npm run deploy` or external `npm start` unless its parameters set one (the
+ * embedded chain's registry asks none: ignition/modules/parts.ts).
+ */
+export const DEFAULT_MIN_BOND = 1_000_000n;
