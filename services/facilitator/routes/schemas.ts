@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { FACILITATOR_BATCH_MAX_CALLS } from "../../protocol/constants.ts";
-import { addressSchema, amountSchema, bytes32Schema, resourceIdSchema } from "../../protocol/schemas/primitives.ts";
+import {
+  addressSchema,
+  bytes32Schema,
+  positiveAmountSchema,
+  resourceIdSchema,
+} from "../../protocol/schemas/primitives.ts";
 
 /** `POST /verify` request. The payment payload is judged by verify itself (an invalid one is data, not a 400). */
 export const verifyRequestSchema = z.object({
@@ -26,7 +31,7 @@ export const settleRequestSchema = z.object({
   /** Whose reservation of `idemKey`; without it the route acts only when one buyer holds the nonce. */
   payer: addressSchema.optional(),
   resourceId: resourceIdSchema,
-  amount: amountSchema.refine((v) => BigInt(v) > 0n, "amount must be positive"),
+  amount: positiveAmountSchema,
   response: z.object({
     status: z.number().int().min(200).max(299),
     contentType: z.string().min(1).max(200),

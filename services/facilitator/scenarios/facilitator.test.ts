@@ -362,6 +362,11 @@ describe("facilitator", function () {
         "/settle",
         { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount: 5, response },
       ],
+      ...["abc", "1.5", "1e3"].map((amount): [string, string, unknown] => [
+        `settle with a non-numeric amount ${amount} (a refinement on it threw: 500)`,
+        "/settle",
+        { idemKey: `0x${"00".repeat(32)}`, resourceId: `0x${"00".repeat(32)}`, amount, response },
+      ]),
       [
         "settle with a non-2xx response",
         "/settle",

@@ -10,8 +10,12 @@ import {
   signatureSchema,
   unixSecondsSchema,
 } from "../../protocol/schemas/primitives.ts";
+import { whenParsed } from "../../protocol/schemas/whenParsed.ts";
 
-const uint128 = amountSchema.refine((value) => BigInt(value) <= maxUint128, "must fit uint128");
+const uint128 = amountSchema.refine((value) => BigInt(value) <= maxUint128, {
+  message: "must fit uint128",
+  ...whenParsed,
+});
 
 /** A creator's signature that accepts any length ERC-1271 wallets produce, as well as a 65-byte ECDSA one. */
 const creatorSignatureSchema = signatureSchema;

@@ -380,6 +380,16 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
         expect(errorBodySchema.parse(answer).error.code).to.equal("invalid_request");
       }
     });
+
+    it("answers 400, not 500, to a price that is not a number (its uint128 check threw on it)", async function () {
+      const prepared = await stack.prepare({ slug: "malformed-price" });
+      for (const base of ["abc", "1.5", "1e3"]) {
+        const request = { ...prepared.request, pricing: { ...prepared.request.pricing, base } };
+        const { status, body } = await stack.post(request);
+        expect(status, JSON.stringify(body)).to.equal(400);
+        expect(errorBodySchema.parse(body).error.message).to.match(/pricing\.base/);
+      }
+    });
   });
 
   describe("each stage refusing in turn, with nothing listed after it", function () {

@@ -7,6 +7,7 @@ import {
   bytes32Schema,
   httpUrlSchema,
   isoTimestampSchema,
+  positiveAmountSchema,
   scoreSchema,
   signatureSchema,
 } from "./primitives.ts";
@@ -43,6 +44,18 @@ describe("primitives", () => {
         }),
       );
     });
+  });
+
+  describe("positiveAmountSchema", () => {
+    it("accepts 1 and refuses 0", () => {
+      expect(positiveAmountSchema.parse("1")).to.equal("1");
+      expect(positiveAmountSchema.safeParse("0").success).to.equal(false);
+    });
+
+    for (const value of ["abc", "1.5", "1e3", ""]) {
+      it(`refuses ${JSON.stringify(value)} without throwing (its refinement runs only on a parsed amount)`, () =>
+        expect(positiveAmountSchema.safeParse(value).success).to.equal(false));
+    }
   });
 
   describe("addressSchema", () => {

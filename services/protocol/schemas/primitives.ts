@@ -16,6 +16,12 @@ function uint256String(what: string) {
 /** Base-unit amount: a canonical decimal string that fits uint256, never a JSON number. */
 export const amountSchema = uint256String("amount");
 
+/** A base-unit amount above zero (a price, a debit). */
+export const positiveAmountSchema = amountSchema.refine((value) => BigInt(value) > 0n, {
+  message: "amount must be positive",
+  ...whenParsed,
+});
+
 /** ERC-8004 agent id: a canonical decimal string that fits uint256. */
 export const agentIdSchema = uint256String("agentId");
 
