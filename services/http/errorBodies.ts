@@ -40,14 +40,28 @@ export function errorAnswer(error: unknown, { logger, translate }: ErrorBodiesPa
 }
 
 /**
- * Renders every failure as `{ error: { code, message } }` (errorAnswer), and an unmatched route as 404 `not_found`.
+ * The error a router left as a bare status (no body): 404 for no route, 405 (its `Allow` header kept) for a method the
+ * route does not take, 501 for a method no route takes; undefined for anything else.
+ */
+function bareRouterError(koa: Koa.Context): HttpError | undefined {
+  if (koa.body != null) return undefined;
+  if (koa.status === 404) return new HttpError(404, "not_found", "no such route");
+  if (koa.status === 405)
+    return new HttpError(405, "method_not_allowed", `${koa.path} takes ${koa.response.get("Allow")}`);
+  if (koa.status === 501) return new HttpError(501, "method_not_allowed", `no route takes ${koa.method}`);
+  return undefined;
+}
+
+/**
+ * Renders every failure as `{ error: { code, message } }` (errorAnswer), and a router's bare 404, 405 and 501 too.
  * @example app.use(errorBodies({ logger }))
  */
 export function errorBodies(p: ErrorBodiesParameters): Koa.Middleware {
   return async (koa, next) => {
     try {
       await next();
-      if (koa.status === 404 && koa.body == null) throw new HttpError(404, "not_found", "no such route");
+      const bare = bareRouterError(koa);
+      if (bare) throw bare;
     } catch (error) {
       const { status, headers, body } = errorAnswer(error, p, koa.path);
       koa.status = status;
