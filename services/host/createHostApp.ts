@@ -1,8 +1,8 @@
-import { timingSafeEqual } from "node:crypto";
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { z } from "zod";
+import { requireBearerToken } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseWith as parse } from "../http/parseWith.ts";
@@ -35,18 +35,6 @@ export type HostOperations = {
   ready(): boolean;
 };
 
-function requireToken(ctx: HostContext): Koa.Middleware {
-  const expected = ctx.config.HOST_TOKEN ? Buffer.from(ctx.config.HOST_TOKEN) : undefined;
-  return async (koa, next) => {
-    if (!expected) throw new HttpError(401, "unauthorized", "deploys are disabled: the host has no HOST_TOKEN");
-    const header = koa.get("authorization");
-    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      throw new HttpError(401, "unauthorized", "a valid bearer token is required");
-    await next();
-  };
-}
-
 function describe(ctx: HostContext, deployment: Deployment) {
   return {
     slug: deployment.slug,
@@ -66,7 +54,10 @@ export function createHostApp(ctx: HostContext, operations: HostOperations): Koa
   const app = new Koa();
   app.silent = true;
   const router = new Router();
-  const auth = requireToken(ctx);
+  const auth = requireBearerToken(ctx.config.HOST_TOKEN, {
+    disabled: "deploys are disabled: the host has no HOST_TOKEN",
+    refused: "a valid bearer token is required",
+  });
   const json = bodyParser({ enableTypes: ["json"], jsonLimit: "3mb", encoding: "utf-8" });
 
   router.get("/health", (koa) => {

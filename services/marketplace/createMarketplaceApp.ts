@@ -1,7 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
+import { requireBearerToken } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseWith } from "../http/parseWith.ts";
@@ -21,23 +21,9 @@ function chainUnavailable(error: unknown): HttpError | undefined {
   return new HttpError(503, "chain_unavailable", "the chain cannot be reached; retry shortly", { "Retry-After": "2" });
 }
 
-/** `POST /resources` is fail-closed: no configured token refuses every publish; a missing or wrong one is 401. */
-function requirePublishToken(token: string | undefined): Koa.Middleware {
-  const expected = token ? Buffer.from(token) : undefined;
-  return async (koa, next) => {
-    if (!expected) throw new HttpError(401, "unauthorized", "publishing is disabled: no publish token is configured");
-    const header = koa.get("authorization");
-    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new HttpError(401, "unauthorized", "a valid Authorization: Bearer token is required to publish");
-    }
-    await next();
-  };
-}
-
-/** Reads are public: any origin may read them, and see the total count. */
+/** Reads (GET and HEAD) are public: any origin may read them, and see the total count. */
 const publicReads: Koa.Middleware = async (koa, next) => {
-  if (koa.method === "GET") {
+  if (koa.method === "GET" || koa.method === "HEAD") {
     koa.set("Access-Control-Allow-Origin", "*");
     koa.set("Access-Control-Expose-Headers", "X-Total-Count, X-Price-Floor");
   }
@@ -108,7 +94,11 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
 
   router.post(
     "/resources",
-    requirePublishToken(ctx.config.PUBLISH_TOKEN),
+    // Fail-closed: no configured token refuses every publish; a missing or wrong one is 401.
+    requireBearerToken(ctx.config.PUBLISH_TOKEN, {
+      disabled: "publishing is disabled: no publish token is configured",
+      refused: "a valid Authorization: Bearer token is required to publish",
+    }),
     bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }),
     async (koa) => {
       const request = parseWith(publishRequestSchema, koa.request.body);

@@ -5,6 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devKey, ROLE } from "../../../testkit/chain/localChain.ts";
 import type { MarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
 import { startMarketplaceStack } from "../../../testkit/marketplace/marketplaceStack.ts";
+import { PUBLISH_TOKEN } from "../../../testkit/marketplace/startMarketplace.ts";
 import { signEscrowPayment } from "../../buyer/src/sdk/signPayment.ts";
 import { errorBodySchema } from "../../protocol/schemas/errorBody.ts";
 import { indexRecordSchema } from "../../protocol/schemas/indexRecord.ts";
@@ -139,6 +140,28 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
         expect(headers.get("access-control-allow-origin")).to.equal("*");
         expect(headers.get("access-control-expose-headers")).to.equal("X-Total-Count, X-Price-Floor");
       }
+      const head = await fetch(`${stack.marketplace.url}/resources`, { method: "HEAD" });
+      expect(head.status).to.equal(200);
+      expect(head.headers.get("access-control-allow-origin"), "HEAD, a read too").to.equal("*");
+    });
+
+    it("answers a method no read route takes with a JSON 405 naming the methods it takes (it was text/plain)", async function () {
+      const answer = await fetch(`${stack.marketplace.url}/resources`, { method: "DELETE" });
+      expect(answer.status).to.equal(405);
+      expect(errorBodySchema.parse(await answer.json()).error.code).to.equal("method_not_allowed");
+      expect(answer.headers.get("allow")).to.match(/GET/);
+    });
+
+    it("takes the publish token with the Bearer scheme in any case, as RFC 9110 compares it", async function () {
+      for (const scheme of ["bearer", "BEARER"]) {
+        const answer = await fetch(`${stack.marketplace.url}/resources`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `${scheme} ${PUBLISH_TOKEN}` },
+          body: "{}",
+        });
+        expect(answer.status, `${scheme}: past the token to the body's check`).to.equal(400);
+      }
+      expect((await stack.post("{}", "wrong-token-wrong-token")).status).to.equal(401);
     });
 
     const cases: [string, string[], number?][] = [
