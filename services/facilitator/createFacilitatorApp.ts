@@ -1,14 +1,15 @@
 import type { RequestListener } from "node:http";
-import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { Hex } from "viem";
+import { bearerTokenOf } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { listen } from "../http/listen.ts";
 import { parseWith } from "../http/parseWith.ts";
+import { jsonBody } from "../http/readJsonBody.ts";
 import { readRevenue } from "../projections/readRevenue.ts";
-import { HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
+import { FACILITATOR_CALL_MAX_BYTES, HEADER_RESOURCE_AUTH } from "../protocol/constants.ts";
 import { isChainUnavailable } from "./chain.ts";
 import { exactPricing } from "./exactPricing.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
@@ -41,8 +42,7 @@ function chainUnavailable(error: unknown): HttpError | undefined {
 
 /** The caller's token: `Authorization: Bearer`, else the X-Resource-Auth header. */
 function tokenOf(koa: Koa.Context): string | undefined {
-  const header = koa.get("authorization");
-  return header.startsWith("Bearer ") ? header.slice(7) : koa.get(HEADER_RESOURCE_AUTH) || undefined;
+  return bearerTokenOf(koa.get("authorization")) ?? (koa.get(HEADER_RESOURCE_AUTH) || undefined);
 }
 
 /** Where a stored result's settlement stands, from its settle answer (one without `status` was answered mined). */
@@ -168,8 +168,8 @@ export function createFacilitatorApp(
     }
   });
   app.use(errorBodies(errorsOf(ctx)));
-  // A single call is at most 256 KiB (a batch, read by batchListener, at most FACILITATOR_BATCH_MAX_BYTES).
-  app.use(bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }));
+  // A single call is at most FACILITATOR_CALL_MAX_BYTES (a batch, read by batchListener, FACILITATOR_BATCH_MAX_BYTES).
+  app.use(jsonBody({ maxBytes: FACILITATOR_CALL_MAX_BYTES }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,35 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect } from "chai";
+import type { Seen } from "../../testkit/gate/facilitatorAt.ts";
+import { facilitatorAt } from "../../testkit/gate/facilitatorAt.ts";
 import { FACILITATOR_BATCH_ITEM_MAX_BYTES } from "../protocol/constants.ts";
 import { createBatchLink, sharedBatchLink } from "./createBatchLink.ts";
 import { createJsonClient } from "./createJsonClient.ts";
-
-type Seen = { path: string; authorization: string | undefined; body: any };
-
-/** A facilitator stand-in over a real socket: records every request, answers with `answer`. */
-async function facilitatorAt(
-  answer: (seen: Seen) => { status: number; body: unknown },
-): Promise<{ url: string; seen: Seen[]; server: Server }> {
-  const seen: Seen[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const request = {
-        path: req.url ?? "",
-        authorization: req.headers.authorization,
-        body: JSON.parse(Buffer.concat(chunks).toString() || "null"),
-      };
-      seen.push(request);
-      const { status, body } = answer(request);
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
-}
 
 /** Answers a batch call by call: a verify with its index echoed, a settle pending with Retry-After. */
 const batchAnswers = ({ path, body }: Seen) =>

@@ -19,7 +19,7 @@ export type VerifyOutcome =
 /** `POST /release`. */
 export type ReleaseOutcome = { kind: "released"; strikeRecorded: boolean } | { kind: "failed"; message: string };
 
-/** `POST /settle`: the receipt, pending (503), refused for good (409), or unreachable. */
+/** `POST /settle`: the receipt, pending (503), refused for good (409 or another final 4xx), or unreachable. */
 export type SettleOutcome =
   | { kind: "settled"; receipt: string }
   | { kind: "pending"; retryAfter: string }
@@ -66,6 +66,13 @@ export type FacilitatorClient = {
 };
 
 type Answer = Extract<RequestJsonReturnType, { ok: true }>;
+
+/**
+ * Whether a settle's answer refuses it for good: 409 (no reservation, already released …) or any other 4xx but 408
+ * and 429, which a retry may pass. The same settle sent again would get the same answer, so the buyer is told nothing
+ * was charged rather than to retry for good; a 5xx may pass on a retry.
+ */
+const refusedForGood = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
 
 function errorOf(answer: Answer): { code: string; message: string } {
   const error = (answer.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
@@ -155,7 +162,7 @@ export function createFacilitatorClient({
       const receipt = (answer.body as { receipt?: unknown } | undefined)?.receipt;
       if (answer.status === 200 && typeof receipt === "string") return { kind: "settled", receipt };
       if (answer.status === 503) return { kind: "pending", retryAfter: header(answer, "retry-after") ?? "2" };
-      if (answer.status === 409) return { kind: "refused", ...errorOf(answer) };
+      if (refusedForGood(answer.status)) return { kind: "refused", ...errorOf(answer) };
       return { kind: "unavailable", message: errorOf(answer).message };
     },
 

@@ -6,10 +6,17 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_TIMEOUT_SECONDS,
   MAX_AUTHORIZATION_SECONDS,
+  MAX_RESPONSE_BYTES_LIMIT,
   SIGNING_MARGIN_SECONDS,
 } from "../protocol/constants.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
-import { addressSchema, amountSchema, httpUrlSchema, resourceIdSchema } from "../protocol/schemas/primitives.ts";
+import {
+  addressSchema,
+  amountSchema,
+  httpUrlSchema,
+  positiveAmountSchema,
+  resourceIdSchema,
+} from "../protocol/schemas/primitives.ts";
 import type { JsonSchema } from "./compileSchema.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { GateConfigError } from "./gateConfigError.ts";
@@ -99,18 +106,16 @@ export type ResolvedGateConfig = Omit<
   acceptExact: boolean;
 };
 
-const positiveAmount = amountSchema.refine((value) => BigInt(value) > 0n, "must be positive");
-
 const configSchema = z.object({
   resourceId: resourceIdSchema,
   escrow: addressSchema,
   token: addressSchema,
-  cap: z.union([z.bigint().transform(String), z.string()]).pipe(positiveAmount),
+  cap: z.union([z.bigint().transform(String), z.string()]).pipe(positiveAmountSchema),
   pricing: z.strictObject({
     base: amountSchema,
     perKB: amountSchema,
     computeMultiplier: z.number().positive().finite(),
-    maxResponseBytes: z.int().positive(),
+    maxResponseBytes: z.int().positive().max(MAX_RESPONSE_BYTES_LIMIT),
   }),
   requestSchema: z.union([z.record(z.string(), z.unknown()), z.boolean()]),
   responseSchema: z.union([z.record(z.string(), z.unknown()), z.boolean()]),

@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
 import { PRIVATE_V4_RANGES } from "../http/privateAddress.ts";
+import { MAX_RESPONSE_BYTES_LIMIT } from "../protocol/constants.ts";
 import { cardTemplateSchema } from "../protocol/schemas/card.ts";
 import { slugSchema } from "../protocol/schemas/indexRecord.ts";
 import { pricingSchema } from "../protocol/schemas/pricing.ts";
@@ -8,9 +9,6 @@ import { addressSchema, agentIdSchema } from "../protocol/schemas/primitives.ts"
 
 /** Largest handler source the host accepts. */
 export const MAX_SOURCE_BYTES = 1_048_576;
-
-/** Largest `maxResponseBytes` a deployment may ask for. */
-export const MAX_RESPONSE_BYTES_LIMIT = 4_194_304;
 
 const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
 

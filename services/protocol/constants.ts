@@ -157,8 +157,18 @@ export const FACILITATOR_BATCH_MAX_CALLS = 256;
 /** Most bytes of a `POST /batch` body. */
 export const FACILITATOR_BATCH_MAX_BYTES = 1_048_576;
 
-/** Most bytes of one call's request body inside a batch; the single routes take up to 256 KiB. */
+/** Most bytes of one call's request body inside a batch; a bigger one goes to its own route. */
 export const FACILITATOR_BATCH_ITEM_MAX_BYTES = 65_536;
+
+/** Most bytes of a handler's response a gate takes and settles: the largest `maxResponseBytes` it accepts. */
+export const MAX_RESPONSE_BYTES_LIMIT = 4_194_304;
+
+/**
+ * Most bytes of a request to one of the facilitator's own routes: a settle of the largest response a gate takes
+ * (MAX_RESPONSE_BYTES_LIMIT, re-serialised compactly, so no larger) and its other fields. Anything less, and a paid
+ * call whose response the gate accepted could never settle.
+ */
+export const FACILITATOR_CALL_MAX_BYTES = MAX_RESPONSE_BYTES_LIMIT + 65_536;
 
 /**
  * Least bond a listing needs, in the stablecoin's base units (1 USDC): the marketplace's `MIN_BOND` unless set, and the

@@ -1,8 +1,8 @@
-import type { IncomingMessage, RequestListener } from "node:http";
-import Bourne from "@hapi/bourne";
+import type { RequestListener } from "node:http";
 import type { ErrorBodiesParameters } from "../../http/errorBodies.ts";
 import { errorAnswer } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { readJsonBody } from "../../http/readJsonBody.ts";
 import { sendJson } from "../../http/sendJson.ts";
 import { FACILITATOR_BATCH_MAX_BYTES } from "../../protocol/constants.ts";
 import type { FacilitatorContext } from "../facilitatorContext.ts";
@@ -10,44 +10,9 @@ import type { CallerAuth } from "./paymentOperations.ts";
 import type { BatchAnswer, BatchCalls } from "./runBatch.ts";
 import { parseBatch, runBatch } from "./runBatch.ts";
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /** The content type of a streamed batch answer: one JSON frame per line (BatchFrame), as each call is done. */
 const FRAMES_TYPE = "application/x-ndjson";
 const FRAMES_ACCEPTED = /(?:^|[\s,])application\/x-ndjson\s*(?:[;,]|$)/i;
-
-/** The body of a `POST /batch`: JSON of at most FACILITATOR_BATCH_MAX_BYTES, refused as the other routes refuse one. */
-function readBatchBody(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    if (!JSON_TYPE.test(req.headers["content-type"] ?? ""))
-      return reject(new HttpError(415, "unsupported_media_type", "a batch is JSON (content-type application/json)"));
-    if ((req.headers["content-encoding"] ?? "identity") !== "identity")
-      return reject(new HttpError(415, "unsupported_media_type", "a batch is sent without content-encoding"));
-    const tooBig = () =>
-      new HttpError(413, "payload_too_large", `a batch is at most ${FACILITATOR_BATCH_MAX_BYTES} bytes of JSON`);
-    if (Number(req.headers["content-length"] ?? 0) > FACILITATOR_BATCH_MAX_BYTES) return reject(tooBig());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= FACILITATOR_BATCH_MAX_BYTES) return void chunks.push(chunk);
-      req.off("data", onData);
-      reject(tooBig());
-    };
-    req.on("data", onData);
-    // A client gone before its batch arrived whole: refused as unread (nothing ran), not an internal error.
-    const unread = () => reject(new HttpError(400, "invalid_request", "the batch was not received whole"));
-    req.once("error", unread);
-    req.once("close", () => req.complete || unread());
-    req.once("end", () => {
-      try {
-        // As Koa's body parser: a key that would reach an object's prototype refuses the body.
-        resolve(Bourne.parse(Buffer.concat(chunks).toString("utf8"), { protoAction: "error" }));
-      } catch (error) {
-        reject(new HttpError(400, "invalid_request", `the batch is not JSON: ${(error as Error).message}`));
-      }
-    });
-  });
-}
 
 /**
  * The facilitator's request listener: `POST /batch` (runBatch) straight from Node's request, every other request to
@@ -126,7 +91,7 @@ export function batchListener(
       answer(200, { answers });
     };
     const streamed = FRAMES_ACCEPTED.test(req.headers.accept ?? "");
-    void readBatchBody(req)
+    void readJsonBody(req, { maxBytes: FACILITATOR_BATCH_MAX_BYTES, what: "a batch" })
       .then(parseBatch)
       .then(
         (calls) => (streamed ? stream(calls) : whole(calls)).catch(() => res.destroy()),

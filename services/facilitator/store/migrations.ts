@@ -604,4 +604,10 @@ export const MIGRATIONS: readonly string[] = [
   // 17: a batch of held debits sent before it paid for itself (relayer/holdPolicy.ts) says why: `deadline` or
   // `longest_hold`; null for every other settlement transaction.
   "ALTER TABLE settlement_book ADD COLUMN forced TEXT;",
+  // 18: a response is kept as the JSON text the gate validated (`json`, not `jsonb`): jsonb refuses a string holding
+  // `\u0000` or a lone surrogate, which JSON allows and a handler may answer (echoing its request, say), so such a paid
+  // call could never settle; its buyer was told to retry for good. The text also comes back with its keys in their
+  // order, where jsonb sorted them. Writers pass a group's responses as a `json[]` beside its other fields, as
+  // unpacking them from one jsonb document would refuse them the same way.
+  "ALTER TABLE reservation ALTER COLUMN response TYPE JSON USING response::json;",
 ];

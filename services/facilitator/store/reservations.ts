@@ -217,10 +217,9 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
   const rows = await sql.query<Row>(
     `UPDATE reservation r SET status = 'settling',
         amount = CASE WHEN r.scheme = 'exact' THEN r.cap ELSE LEAST(r.cap, x.amount) END,
-        response = x.response, lease_until = x.lease_until, updated_at = x.now
+        response = ($3::json[])[x.n + 1], lease_until = x.lease_until, updated_at = x.now
        FROM (SELECT DISTINCT ON (idem_key, buyer) * FROM jsonb_to_recordset($1::jsonb)
-               AS y(idem_key text, buyer text, resource_id text, amount numeric, response jsonb, lease_until bigint,
-                    now bigint, n bigint)
+               AS y(idem_key text, buyer text, resource_id text, amount numeric, lease_until bigint, now bigint, n int)
               ORDER BY idem_key, buyer, n) AS x
       WHERE r.idem_key = ANY($2::text[]) AND r.idem_key = x.idem_key AND r.buyer = x.buyer
         AND r.resource_id = x.resource_id
@@ -235,12 +234,12 @@ async function claimMany(sql: Sql, items: ClaimItem[]): Promise<(Reservation | n
           buyer: c.buyer.toLowerCase(),
           resource_id: c.resourceId,
           amount: c.amount.toString(),
-          response: c.response,
           lease_until: c.leaseUntil,
           now,
         })),
       ),
       items.map(({ c }) => c.idemKey),
+      items.map(({ c }) => JSON.stringify(c.response)),
     ],
   );
   return claimedInOrder(items, rows);
@@ -266,7 +265,7 @@ async function claimOne(sql: Sql, { c, now }: ClaimItem): Promise<Reservation | 
   const [row] = await sql.query<Row>(
     `UPDATE reservation SET status = 'settling',
         amount = CASE WHEN scheme = 'exact' THEN cap ELSE LEAST(cap, $3::numeric) END,
-        response = $4::jsonb, lease_until = $5, updated_at = $6
+        response = $4::json, lease_until = $5, updated_at = $6
       WHERE idem_key = $1 AND buyer = $7 AND resource_id = $2 AND status = 'reserved' AND valid_before > $6
         AND COALESCE((payload->>'reservedUntil')::bigint, $6 + 1) > $6
       RETURNING ${columns}`,
@@ -328,9 +327,9 @@ const CLAIM_AND_COMMIT = `UPDATE reservation r SET status = 'settling', amount =
 /** CLAIM_AND_COMMIT for a group, unpacked from JSON (an idemKey twice in a group is claimed by its first only). */
 const CLAIM_AND_COMMIT_GROUP = `${CLAIM_AND_COMMIT.replace(
   "$COMMITS",
-  `(SELECT DISTINCT ON (idem_key, buyer) * FROM jsonb_to_recordset($1::jsonb)
-               AS y(n int, idem_key text, resource_id text, buyer text, cap numeric, amount numeric, response jsonb,
-                    lease_until bigint, now bigint, receipt text, expires_at bigint)
+  `(SELECT DISTINCT ON (idem_key, buyer) y.*, ($3::json[])[y.n + 1] AS response FROM jsonb_to_recordset($1::jsonb)
+               AS y(n int, idem_key text, resource_id text, buyer text, cap numeric, amount numeric, lease_until bigint,
+                    now bigint, receipt text, expires_at bigint)
               ORDER BY idem_key, buyer, n)`,
 )} AND r.idem_key = ANY($2::text[]) RETURNING ${qualifiedColumns}`;
 
@@ -338,7 +337,7 @@ const CLAIM_AND_COMMIT_GROUP = `${CLAIM_AND_COMMIT.replace(
 const CLAIM_AND_COMMIT_ONE = `${CLAIM_AND_COMMIT.replace(
   "$COMMITS",
   `(SELECT $1::text AS idem_key, $2::text AS resource_id, $3::text AS buyer, $4::numeric AS cap, $5::numeric AS amount,
-                $6::jsonb AS response, $7::bigint AS lease_until, $8::bigint AS now, $9::text AS receipt,
+                $6::json AS response, $7::bigint AS lease_until, $8::bigint AS now, $9::text AS receipt,
                 $10::bigint AS expires_at)`,
 )} RETURNING ${qualifiedColumns}`;
 
@@ -372,7 +371,11 @@ async function claimAndCommitMany(sql: Sql, items: CommitItem[]): Promise<(Reser
           only.receipt,
           only.expires_at,
         ])
-      : await sql.query<Row>(CLAIM_AND_COMMIT_GROUP, [JSON.stringify(records), records.map((r) => r.idem_key)]);
+      : await sql.query<Row>(CLAIM_AND_COMMIT_GROUP, [
+          JSON.stringify(records.map(({ response: _, ...record }) => record)),
+          records.map((r) => r.idem_key),
+          records.map((r) => JSON.stringify(r.response)),
+        ]);
   return claimedInOrder(items, rows);
 }
 
@@ -393,7 +396,7 @@ export async function updateReservation(
 ): Promise<void> {
   await tx.query(
     `UPDATE reservation SET status = $2,
-        amount = COALESCE($3::numeric, amount), response = COALESCE($4::jsonb, response),
+        amount = COALESCE($3::numeric, amount), response = COALESCE($4::json, response),
         tx_hash = COALESCE($5, tx_hash), lease_until = COALESCE($6, lease_until), updated_at = $7,
         failure = COALESCE($8, failure)
       WHERE idem_key = $1 AND buyer = $9`,

@@ -119,11 +119,16 @@ describe("gate", function () {
       });
     }
 
-    it("accepts application/json with a UTF-8 charset", async function () {
-      expect((await call(echo.callUrl, "{}", { "content-type": "application/json; charset=utf-8" })).status).to.equal(
-        402,
-      );
-    });
+    for (const type of [
+      "application/json; charset=utf-8",
+      "application/json; charset=UTF-8",
+      "APPLICATION/JSON",
+      "Application/Json; Charset=UTF8",
+    ]) {
+      it(`accepts ${type}: media type and charset in any case (UTF-8 in capitals was 415)`, async function () {
+        expect((await call(echo.callUrl, "{}", { "content-type": type })).status).to.equal(402);
+      });
+    }
   });
 
   describe("step 2: size limit", function () {
@@ -447,6 +452,46 @@ describe("gate", function () {
       const receipt = receiptSchema.parse(decodeBase64Json(answer.headers.get("x-payment-response")!));
       expect(receipt).to.deep.include({ scheme: "exact", amount: "50000", payTo: echo.resourceId });
       expect(await stack.chain.contracts.token.read.balanceOf([stack.buyer.address])).to.equal(before - 50_000n);
+    });
+  });
+
+  describe("step 10: every response the gate accepted settles (each was 503 settlement_pending for good)", function () {
+    /** A paid call of `text` (raw JSON) settles: 200, the response as the handler sent it, the same on a retry. */
+    async function settlesAsSent(resource: TestResource, text: string, expected: string) {
+      const payload = await payEscrow(stack, resource);
+      const header = { "X-PAYMENT": paymentHeader(payload) };
+      const before = await stack.escrowBalance();
+      const first = await call(resource.callUrl, text, header);
+      expect(first.status, first.text.slice(0, 300)).to.equal(200);
+      expect(first.text).to.equal(expected);
+      const receipt = receiptSchema.parse(decodeBase64Json(first.headers.get("payment-response")!));
+      expect(await stack.escrowBalance()).to.equal(before - BigInt(receipt.amount));
+      const retry = await call(resource.callUrl, text, header);
+      expect(retry.status).to.equal(200);
+      expect(retry.text, "the stored response, byte for byte").to.equal(expected);
+      expect(retry.headers.get("payment-response")).to.equal(first.headers.get("payment-response"));
+    }
+
+    it("a string holding \\u0000 or a lone surrogate, which the store refused", async function () {
+      const text = '{"nul":"x\\u0000y","lone":"\\ud800","pair":"\\ud83d\\ude00"}';
+      await settlesAsSent(echo, text, JSON.stringify({ echo: JSON.parse(text) }));
+    });
+
+    it("a key named __proto__, which the facilitator's body parser refused", async function () {
+      const text = '{"__proto__":{"polluted":true},"b":2}';
+      await settlesAsSent(echo, text, `{"echo":${text}}`);
+      expect(({} as { polluted?: boolean }).polluted).to.equal(undefined);
+    });
+
+    it("keys in the handler's order, which the store sorted on a retry", async function () {
+      const text = '{"zeta":1,"a":2,"mid":{"y":1,"x":2}}';
+      await settlesAsSent(echo, text, `{"echo":${text}}`);
+    });
+
+    it("a response of 300 KB under the resource's maxResponseBytes, over the facilitator's old 256 KiB body limit", async function () {
+      const big = await startTestResource(stack, { slug: "big-echo", maxResponseBytes: 600_000, cap: 200_000n });
+      const text = JSON.stringify({ pad: "x".repeat(300_000) });
+      await settlesAsSent(big, text, `{"echo":${text}}`);
     });
   });
 

@@ -207,7 +207,7 @@ for (const kind of TEST_STORES) {
       expect(await store.query("SELECT count(*)::int AS n FROM reservation")).to.deep.equal([{ n: 20 }]);
       const columns = await store.query<{ name: string }>(
         `SELECT column_name AS name FROM information_schema.columns
-          WHERE table_schema = current_schema() AND data_type IN ('jsonb', 'text') ORDER BY column_name`,
+          WHERE table_schema = current_schema() AND data_type IN ('json', 'jsonb', 'text') ORDER BY column_name`,
       );
       // One column each for the response and the receipt; no stored settle answer beside them.
       expect(columns.map((c) => c.name)).to.include.members(["response", "receipt"]);
