@@ -126,6 +126,8 @@ describe("on one npm start stack", function () {
             const rows = answer.data.resources as { slug: string; resourceId: string }[];
             resourceId = rows.find((row) => row.slug === "echo")?.resourceId ?? "";
             expect(resourceId).to.equal(echo);
+            const unrelated = rows.filter((row) => ["text-stats", "digest", "json-check"].includes(row.slug));
+            expect(unrelated, "q searches the cards: samples that never say echo are not found").to.deep.equal([]);
           }
         }
       } finally {

@@ -75,6 +75,20 @@ describe("buyer MCP server, demo mode", function () {
     }
   });
 
+  it("a body holding a __proto__ key is paid for and sent as the agent gave it: echo answers the key back", async function () {
+    const { client, close } = await connectStdio(process.execPath, [bin], env);
+    try {
+      const search = await callTool(client, "search_resources");
+      const [echo] = search.data.resources as { resourceId: string }[];
+      const body = JSON.parse('{"__proto__":{"a":1},"b":2}');
+      const paid = await callTool(client, "call_resource", { resourceId: echo?.resourceId, body });
+      expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
+      expect(JSON.stringify(paid.data.body)).to.equal('{"echo":{"__proto__":{"a":1},"b":2}}');
+    } finally {
+      await close();
+    }
+  });
+
   it("starts the same every time: a second process answers byte for byte the same search, card and balances", async function () {
     expect(first, "the first run of the demo, which this one is compared with").to.not.equal(undefined);
     const { client, close } = await connectStdio(process.execPath, [bin], env);

@@ -3,6 +3,7 @@ import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Hex } from "viem";
 import { formatAmount } from "../sdk/formatAmount.ts";
 import type { PinnedCard } from "../sdk/readPinnedCard.ts";
+import { redactUrl } from "../sdk/redactUrl.ts";
 import { askUserToConfirm } from "./askUserToConfirm.ts";
 
 /** What the user is asked to confirm: the resource, its pinned card and the threshold that made the call ask. */
@@ -29,7 +30,7 @@ export async function confirmPayment(p: ConfirmPaymentParameters): Promise<void>
   await askUserToConfirm({
     server: p.server,
     message: [
-      `Pay for a call to ${JSON.stringify(pinned.card.name.slice(0, 80))} (resource ${pinned.resourceId as Hex}, ${pinned.card.url})?`,
+      `Pay for a call to ${JSON.stringify(pinned.card.name.slice(0, 80))} (resource ${pinned.resourceId as Hex}, ${redactUrl(pinned.card.url)})?`,
       `It can debit at most ${cap} from your escrow balance, ${above}.`,
       `The price is metered on the response: ${formatAmount.text(pricing.base)} plus ${formatAmount.text(pricing.perKB)} per KB, never more than the cap.`,
     ].join(" "),

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Hex } from "viem";
 import type { Card } from "../../../protocol/schemas/card.ts";
+import { redactUrl } from "../sdk/redactUrl.ts";
 import { assignPluginNames, BASE_PLUGIN_NAME } from "./assignPluginNames.ts";
 import { type BuyerPackage, buyerPackage } from "./buyerPackage.ts";
 import { checkPublished } from "./checkPublished.ts";
@@ -69,7 +70,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
   const skipped: Skipped[] = [];
   let index: { marketplaceUrl: string; records: Awaited<ReturnType<typeof readIndex>>["records"] } | undefined;
   if (marketplaceUrl) {
-    log(`reading the index of ${marketplaceUrl}`);
+    log(`reading the index of ${redactUrl(marketplaceUrl)}`);
     const read = await readIndex(marketplaceUrl);
     skipped.push(...read.skipped);
     index = { marketplaceUrl, records: read.records };
@@ -92,7 +93,7 @@ export async function generatePlugins(parameters: GeneratePluginsParameters): Pr
   }
   const cards: CardInput[] = [];
   for (const url of cardUrls) {
-    log(`reading the card ${url}`);
+    log(`reading the card ${redactUrl(url)}`);
     const read = await readCard(url, index?.records.find((r) => r.cardUrl === url)?.resourceId);
     if (read.ok) cards.push({ url, card: read.card, resourceId: read.resourceId });
     else skipped.push(read.skipped);
@@ -143,7 +144,7 @@ async function resolveLaunch(
   const spec = `${buyer.name}@${buyer.version}`;
   log(`checking that ${spec} is published`);
   const check = await checkPublished(buyer.name, buyer.version, env);
-  const registry = withoutCredentials(check.registry);
+  const registry = redactUrl(check.registry);
   if (!check.published) throw new PackageNotPublishedError(spec, registry, check.details);
   return {
     kind,
@@ -151,13 +152,6 @@ async function resolveLaunch(
     version: buyer.version,
     registry: registry === DEFAULT_NPM_REGISTRY ? undefined : registry,
   };
-}
-
-function withoutCredentials(registry: string): string {
-  const url = new URL(registry);
-  url.username = "";
-  url.password = "";
-  return url.toString();
 }
 
 function baseUrl(value: string, flag: string): string {

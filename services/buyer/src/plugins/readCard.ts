@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import { type Card, cardSchema } from "../../../protocol/schemas/card.ts";
 import { errorOf, fetchJson } from "../sdk/fetchJson.ts";
+import { redactUrl } from "../sdk/redactUrl.ts";
 import { firstIssue } from "./readIndex.ts";
 import type { Skipped } from "./skipped.ts";
 
@@ -30,7 +31,10 @@ export function resourceIdInCardUrl(url: string): Hex | undefined {
  * @example const read = await readCard(record.cardUrl, record.resourceId)
  */
 export async function readCard(url: string, expectedResourceId?: Hex): Promise<ReadCardReturnType> {
-  const skip = (reason: string): ReadCardReturnType => ({ ok: false, skipped: { source: `card ${url}`, reason } });
+  const skip = (reason: string): ReadCardReturnType => ({
+    ok: false,
+    skipped: { source: `card ${redactUrl(url)}`, reason },
+  });
   const resourceId = (expectedResourceId?.toLowerCase() as Hex | undefined) ?? resourceIdInCardUrl(url);
   if (!resourceId)
     return skip("its URL names no resource id (expected {base_url}/<resourceId>/.well-known/agent-card.json)");

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { IndexRecord } from "../../../protocol/schemas/indexRecord.ts";
+import { redactUrl } from "../sdk/redactUrl.ts";
 import { searchResources } from "../sdk/searchResources.ts";
 import { MarketplaceUnreachableError } from "./errors.ts";
 import type { Skipped } from "./skipped.ts";
@@ -26,7 +27,7 @@ export async function readIndex(marketplaceUrl: string): Promise<ReadIndexReturn
       page = await searchResources(marketplaceUrl, { active: true, limit: INDEX_PAGE_LIMIT, offset });
     } catch (error) {
       throw new MarketplaceUnreachableError(
-        marketplaceUrl,
+        redactUrl(marketplaceUrl),
         error instanceof Error ? error.message : String(error),
         error,
       );

@@ -1,6 +1,7 @@
 import type { FetchBoundedInit } from "../../../http/fetchBounded.ts";
 import { fetchBounded } from "../../../http/fetchBounded.ts";
 import { BuyerError } from "./buyerError.ts";
+import { redactUrl } from "./redactUrl.ts";
 
 /** An HTTP answer read as JSON (undefined when the body is not JSON). */
 export type FetchJsonReturnType = { response: { status: number; headers: Headers }; json: unknown };
@@ -24,7 +25,8 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /**
  * One bounded request (`fetchBounded`: no redirect followed, the body read to at most `maxBytes`, the whole exchange
  * within `timeoutMs`), its body parsed as JSON. An address refused as private throws `BuyerError` `private_address`;
- * any other failure to get an answer throws `<what>_unavailable`.
+ * any other failure to get an answer throws `<what>_unavailable`. A message names the URL only as `redactUrl` shows it:
+ * never a password or a query string.
  * @example const { response, json } = await fetchJson(`${marketplaceUrl}/resources`, {}, "marketplace", { allowPrivate: true })
  */
 export async function fetchJson(
@@ -39,12 +41,13 @@ export async function fetchJson(
     allowPrivate: options.allowPrivate,
   });
   if ("error" in answer) {
+    const shown = redactUrl(url);
     if (answer.privateAddress)
       throw new BuyerError(
         "private_address",
-        `${what} at ${url} is not reached: ${answer.error}. The buyer reaches only public addresses a creator names; a local development stack needs BUYER_ALLOW_PRIVATE_NETWORK=on (SDK: buyerChain's allowPrivateAddresses)`,
+        `${what} at ${shown} is not reached: ${answer.error}. The buyer reaches only public addresses a creator names; a local development stack needs BUYER_ALLOW_PRIVATE_NETWORK=on (SDK: buyerChain's allowPrivateAddresses)`,
       );
-    throw new BuyerError(`${what}_unavailable`, `${what} at ${url} cannot be reached (${answer.error})`);
+    throw new BuyerError(`${what}_unavailable`, `${what} at ${shown} cannot be reached (${answer.error})`);
   }
   let json: unknown;
   try {

@@ -10,6 +10,7 @@ import { fetchJson } from "./fetchJson.ts";
 import { PinError } from "./pinError.ts";
 import type { Registration } from "./readRegistration.ts";
 import { readRegistration } from "./readRegistration.ts";
+import { redactUrl } from "./redactUrl.ts";
 
 /** A card read from the URI the registry holds for the resource, with the on-chain facts it was checked against. */
 export type PinnedCard = {
@@ -46,7 +47,7 @@ export async function readPinnedCard(chain: BuyerChain, resourceId: Hex): Promis
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new PinError(
-      `the card registered for ${resourceId} (${registration.cardUri}) is missing or fails the strict schema${issue ? ` (${issue.path.join(".")}: ${issue.message})` : ""}`,
+      `the card registered for ${resourceId} (${redactUrl(registration.cardUri)}) is missing or fails the strict schema${issue ? ` (${issue.path.join(".")}: ${issue.message})` : ""}`,
       "invalid_card",
     );
   }
@@ -54,7 +55,7 @@ export async function readPinnedCard(chain: BuyerChain, resourceId: Hex): Promis
   const hash = cardHashOf(json);
   if (hash !== registration.cardHash)
     throw new PinError(
-      `the card served at ${registration.cardUri} hashes to ${hash}, not to the cardHash ${registration.cardHash} registered for ${resourceId}`,
+      `the card served at ${redactUrl(registration.cardUri)} hashes to ${hash}, not to the cardHash ${registration.cardHash} registered for ${resourceId}`,
       "invalid_card",
     );
   if (card.identity.agentId !== registration.agentId.toString())

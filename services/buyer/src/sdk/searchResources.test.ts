@@ -15,11 +15,17 @@ describe("searchResources", function () {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const found = await searchResources(url, { payable: true, active: false, minBasePrice: "7680", limit: 5 });
+      const found = await searchResources(url, {
+        q: "palindrome check",
+        payable: true,
+        active: false,
+        minBasePrice: "7680",
+        limit: 5,
+      });
       expect(found).to.deep.equal({ resources: [], total: 7, skipped: 0 });
       await searchResources(`${url}/`, { payable: false });
       expect(asked).to.deep.equal([
-        "/resources?payable=true&active=false&minBasePrice=7680&limit=5",
+        "/resources?q=palindrome+check&payable=true&active=false&minBasePrice=7680&limit=5",
         "/resources?payable=false",
       ]);
     } finally {

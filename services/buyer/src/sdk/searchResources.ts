@@ -5,6 +5,12 @@ import { errorOf, fetchJson } from "./fetchJson.ts";
 
 /** The marketplace's `GET /resources` filters (docs: services/marketplace/README.md). */
 export type ResourceFilters = {
+  /**
+   * Words to find in the cards (name, description, skills): only matching resources, best match first. Its bounds
+   * (length, number of words) are the marketplace's (services/marketplace/README.md): it refuses a query outside them
+   * with 400, thrown as `invalid_request` naming `q`.
+   */
+  q?: string;
   category?: string;
   active?: boolean;
   minBond?: string;
@@ -27,8 +33,10 @@ export type SearchResourcesReturnType = {
 };
 
 /**
- * Searches the marketplace index. Rows are display data only: nothing is ever signed against them.
- * @example const { resources } = await searchResources(marketplaceUrl, { category: "utility", active: true })
+ * Searches the marketplace index (`GET /resources`, each filter sent as its query parameter): by meaning with `q`, and
+ * by the filters. Rows are display data only: nothing is ever signed against them. A query the marketplace refuses
+ * (400) throws `invalid_request` with its message.
+ * @example const { resources } = await searchResources(marketplaceUrl, { q: "palindrome check", active: true })
  */
 export async function searchResources(
   marketplaceUrl: string,
@@ -39,9 +47,10 @@ export async function searchResources(
   const { response, json } = await fetchJson(url.toString(), {}, "marketplace", { allowPrivate: true });
   if (response.status !== 200) {
     const error = errorOf(json, response.status);
+    // On one line: the marketplace names the parameter it refuses on the message's last line (`→ at q`).
     throw new BuyerError(
       response.status === 400 ? "invalid_request" : "marketplace_error",
-      `GET /resources: ${error.message}`,
+      `GET /resources: ${error.message.replace(/\s*\n\s*/g, " ")}`,
     );
   }
   if (!Array.isArray(json)) throw new BuyerError("marketplace_error", "GET /resources did not answer an array");

@@ -17,13 +17,13 @@ export function registerAddTools(tool: ToolContext, resources: ResourceTools): v
     {
       title: "Add endpoints as tools of their own",
       description: `Gives each resource (ids from search_resources) a tool of its own, named after its slug: its input is the resource's request schema and its output the resource's response schema, both published in its 402 quote and read the way its payment terms are (pinned to its card and the chain). Calling that tool pays for one call exactly as call_resource does (the same spend policy and confirmation) and answers the resource's response. The server announces the new tools (notifications/tools/list_changed): list the tools again to see them. A tool is removed when its resource goes inactive or leaves the marketplace index; a new card version updates its schemas. Signs and pays nothing itself. At most ${MAX_AGENT_TOOLS} resources.${tool.scoped}`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         resourceIds: z
           .array(resourceIdInput)
           .min(1)
           .max(MAX_AGENT_TOOLS)
           .describe("Resource ids from search_resources"),
-      },
+      }),
       outputSchema: {
         ...common,
         added: z.array(z.object({ resourceId: z.string(), tool: z.string() })),

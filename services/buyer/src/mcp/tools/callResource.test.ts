@@ -1,5 +1,7 @@
 import { expect } from "chai";
+import { z } from "zod";
 import { connectInMemory } from "../../../../../testkit/buyer/connectBuyer.ts";
+import { requestBodyInput } from "./toolShapes.ts";
 
 const one = `0x${"ab".repeat(32)}`;
 
@@ -33,5 +35,12 @@ describe("call_resource's body input", function () {
     } finally {
       await server.close();
     }
+  });
+
+  it("passes the object the client sent through unchanged, a __proto__ key included, rather than a copy without it", function () {
+    const sent = JSON.parse('{"body":{"__proto__":{"a":1},"b":2}}');
+    const checked = z.strictObject({ body: requestBodyInput }).parse(sent);
+    expect(checked.body).to.equal(sent.body);
+    expect(JSON.stringify(checked.body)).to.equal('{"__proto__":{"a":1},"b":2}');
   });
 });

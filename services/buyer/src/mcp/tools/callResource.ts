@@ -17,7 +17,7 @@ export function registerCallResource(tool: ToolContext): void {
     {
       title: "Pay for and call an endpoint (spends money)",
       description: `Calls a paid endpoint and pays for it from the buyer's escrow balance: pins the quote against the chain, checks the spend policy, signs a payment capped at the registered max (the cap: the most the call can debit; the metered price charged is at most it, see quote), calls, and checks the receipt: a confirmed one against its debit on chain, a committed one (the facilitator recorded the debit, which is final and lands on chain by validBefore: the relayer may hold it until its batch pays for its gas) against this payment's settlementId, without waiting for the mining. The spend policy applies to the cap: SPEND_MAX_PER_CALL refuses a call whose cap is above it, the hourly and daily budgets count each cap until the chain shows what was debited, and above SPEND_CONFIRM_ABOVE the user is asked to confirm (MCP elicitation) and nothing is paid unless they accept. Returns the answer, the receipt, the amount paid and the cap (base units and USDC), settlement ("confirmed" with the transaction hash, or "committed": list_payments shows it pending and recover_result names its transaction once mined). An error payment_unknown means the payment was sent and may have been debited: do not call again, call recover_result with its idemKey.${tool.scoped}`,
-      inputSchema: { resourceId: tool.targetInput, body: requestBodyInput },
+      inputSchema: z.strictObject({ resourceId: tool.targetInput, body: requestBodyInput }),
       outputSchema: {
         ...common,
         resourceId: z.string(),

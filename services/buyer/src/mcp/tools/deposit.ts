@@ -37,14 +37,14 @@ export function registerDeposit(tool: ToolContext): void {
       title: "Deposit into the escrow (moves the buyer's money)",
       description:
         "Moves `amount` base units of stablecoin from the buyer's wallet into its escrow balance, which paid calls draw on. The buyer signs an EIP-3009 ReceiveWithAuthorization to the escrow (no approve, no gas for the signature) and the escrow's depositWithAuthorization credits the buyer. When the wallet holds native coin for gas, this server sends that transaction and answers submitted: true with its hash. When it holds none, nothing is sent and the answer is submitted: false with the signed authorization: anyone may submit it to the escrow's depositWithAuthorization before validBefore (it credits only the buyer and only the escrow can receive it), or pass it back here as `authorization` once the wallet has gas. An authorization for another payee or amount is refused before anything is sent. Above SPEND_CONFIRM_ABOVE the user is asked to confirm first (MCP elicitation); nothing is signed or sent unless they accept.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         amount: amountInput,
         authorization: authorizationShape
           .optional()
           .describe(
             "A deposit authorization signed earlier (an answer of deposit with submitted: false) to submit now",
           ),
-      },
+      }),
       outputSchema: {
         ...common,
         submitted: z.boolean(),

@@ -21,7 +21,7 @@ export function registerGetBalance(tool: ToolContext): void {
       title: "Buyer balance and budgets",
       description:
         "The buyer's address (never the key); stablecoin in the wallet (what deposit can move in); the escrow balance paid calls draw on; a pending withdrawal and when it unlocks; the native coin for gas (needed only for the transactions the buyer sends itself: request_withdrawal, withdraw, set_spend_limit, and deposit unless someone else submits it); the on-chain spend limit in force and a pending tightening; and each local budget of the spend policy (SPEND_*): spent (what the chain debited this key in the window), held (caps of payments signed whose outcome the chain has not told yet) and remaining. Amounts in base units and USDC.",
-      inputSchema: {},
+      inputSchema: z.strictObject({}),
       outputSchema: {
         ...common,
         address: z.string(),

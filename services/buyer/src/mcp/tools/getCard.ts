@@ -14,7 +14,7 @@ export function registerGetCard(tool: ToolContext): void {
     {
       title: "Read an endpoint's card",
       description: `Reads a resource's agent card from the URI registered on chain, checked against the strict schema, with its money fields (escrow, asset, payTo, cap) pinned to the chain.${tool.scoped}`,
-      inputSchema: { resourceId: tool.targetInput },
+      inputSchema: z.strictObject({ resourceId: tool.targetInput }),
       outputSchema: {
         ...common,
         pinned: pinnedShape,

@@ -27,14 +27,14 @@ export function registerListPayments(tool: ToolContext): void {
     {
       title: "Past payments",
       description: `Lists the buyer's payments, newest first: every payment this key signed here and every debit the chain shows for it since the ledger opened (at most a day before its first use), from any process. Each has the resource, its status ("paid": debited on chain, with the amount, transaction and time; "pending": signed, may still be debited until validBefore, with settlement "committed" and the facilitator's receipt when the facilitator recorded its debit, which is final and lands on chain by validBefore; "not_paid": void, nothing paid), the cap it was signed for, and for a paid one the receipt the facilitator keeps for 24 h (FACILITATOR_URL). Amounts in base units and USDC. Pays nothing.${tool.scoped}`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         limit: z.int().min(1).max(200).optional().describe("How many payments (default 20)"),
         resourceId: z
           .string()
           .regex(/^0x[0-9a-fA-F]{64}$/)
           .optional()
           .describe("Only the payments to this resource"),
-      },
+      }),
       outputSchema: {
         ...common,
         payments: z.array(

@@ -19,11 +19,11 @@ export function registerQuote(tool: ToolContext): void {
     {
       title: "Price of a call",
       description: `Asks a resource what a call with this body would cost (its 402 quote), pinned against the chain. The price is metered on the response: base + perKB per KB of response, times the compute multiplier, never more than the cap. Answers that formula's terms, what responses of a few sizes (and of responseKB, when given) would cost, and the cap: the most the call can debit, which is what call_resource signs and what SPEND_MAX_PER_CALL, the budgets and SPEND_CONFIRM_ABOVE are checked against. Amounts are in base units and in USDC. A body the resource refuses answers invalid_body with the request schema's message. Signs nothing, pays nothing.${tool.scoped}`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         resourceId: tool.targetInput,
         body: bodyInput,
         responseKB: z.int().min(0).max(1_000_000).optional().describe("Also price a response of this many KB"),
-      },
+      }),
       outputSchema: {
         ...common,
         callUrl: z.string(),

@@ -20,12 +20,12 @@ export function registerRecoverResult(tool: ToolContext): void {
     {
       title: "Find out what became of a payment",
       description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"; with settlement "committed" when the facilitator recorded its debit, which is final and lands on chain by validBefore). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         idemKey: z
           .string()
           .regex(/^0x[0-9a-fA-F]{64}$/)
           .describe("The payment's idemKey"),
-      },
+      }),
       outputSchema: {
         ...common,
         outcome: z.enum(["paid", "not_paid", "pending"]),

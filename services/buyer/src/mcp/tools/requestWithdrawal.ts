@@ -20,7 +20,7 @@ export function registerRequestWithdrawal(tool: ToolContext): void {
       title: "Request a withdrawal from the escrow",
       description:
         "Asks the escrow to pay `amount` base units of the buyer's escrow balance back to its wallet. The money does not move now: the request unlocks after the escrow's withdrawal delay (one day, longer than any payment in flight may still be debited), and from then `withdraw` pays it out. Meanwhile it can no longer be spent on calls. A new request replaces an earlier pending one. Above SPEND_CONFIRM_ABOVE the user is asked to confirm first (MCP elicitation); nothing is sent unless they accept. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
-      inputSchema: { amount: amountInput },
+      inputSchema: z.strictObject({ amount: amountInput }),
       outputSchema: {
         ...common,
         ...sentShape,

@@ -8,7 +8,8 @@ import type { ToolContext } from "./toolContext.ts";
 import { amount, common } from "./toolShapes.ts";
 
 /**
- * Registers `search_resources`: the marketplace index, filtered, limited to the scope; rows are display data.
+ * Registers `search_resources`: the marketplace index, searched by meaning (`q`) and filtered, limited to the scope;
+ * rows are display data.
  * @example registerSearchResources(createToolContext({ server, config, source, log }))
  */
 export function registerSearchResources(tool: ToolContext): void {
@@ -16,8 +17,14 @@ export function registerSearchResources(tool: ToolContext): void {
     "search_resources",
     {
       title: "Search paid endpoints",
-      description: `Searches the marketplace index of paid endpoints. Rows are display data: prices and addresses are re-checked against the chain before any payment. Amounts are in base units (1000000 = 1 USDC); each row's usdc shows its base price, per-KB price, cap (pricing.max, the most one call can debit) and bond in USDC.${tool.scoped}`,
-      inputSchema: {
+      description: `Searches the marketplace index of paid endpoints by meaning (q: what the endpoint should do, best match first) and by filters. Rows are display data: prices and addresses are re-checked against the chain before any payment. Amounts are in base units (1000000 = 1 USDC); each row's usdc shows its base price, per-KB price, cap (pricing.max, the most one call can debit) and bond in USDC.${tool.scoped}`,
+      inputSchema: z.strictObject({
+        q: z
+          .string()
+          .optional()
+          .describe(
+            'Words saying what the endpoint should do, e.g. "palindrome check": only endpoints whose card holds any of them, best match first (combines with every filter). The marketplace refuses a query that is empty, too long or of too many words with invalid_request, saying its bounds',
+          ),
         category: z.string().optional(),
         active: z.boolean().optional(),
         minBond: amount.optional(),
@@ -33,7 +40,7 @@ export function registerSearchResources(tool: ToolContext): void {
           ),
         limit: z.int().min(1).max(1000).optional(),
         offset: z.int().min(0).optional(),
-      },
+      }),
       outputSchema: {
         ...common,
         resources: z.array(z.record(z.string(), z.unknown())),

@@ -20,7 +20,7 @@ export function registerSetSpendLimit(tool: ToolContext): void {
       title: "Set the on-chain spend limit",
       description:
         "Sets the escrow's limit on what may be debited from the buyer in each period of periodSeconds (limit 0 removes it). The contract enforces it on every debit, whatever this server's own SPEND_* settings say. Removing or loosening it (no lower, over a period no longer) is in force at once; tightening it waits the escrow's delay (one day, so no payment already accepted can fail) and answers inForce: false with effectiveAt: call set_spend_limit again with the same values from then to put it in force. While SPEND_CONFIRM_ABOVE is set, removing or loosening it (or cancelling a pending tighter one) asks the user first (MCP elicitation) and sends nothing unless they accept. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         limit: amount
           .regex(/^[0-9]{1,78}$/, "a limit is a whole number of base units")
           .describe("Base units per period; 0 removes the limit"),
@@ -28,7 +28,7 @@ export function registerSetSpendLimit(tool: ToolContext): void {
           .int()
           .min(0)
           .describe("The period's length in seconds (e.g. 86400 for a day); required unless limit is 0"),
-      },
+      }),
       outputSchema: {
         ...common,
         ...sentShape,

@@ -12,12 +12,20 @@ export const amount = z.string().describe("Base units of the stablecoin (6 decim
 /** The request body a tool sends to a resource. */
 export const bodyInput = z.unknown().optional().describe("The JSON request body of the call (see the card's skills)");
 
+/** Whether a value is a JSON object (not null, not an array). */
+const isJsonObject = (value: unknown): boolean => value !== null && typeof value === "object" && !Array.isArray(value);
+
 /**
  * `call_resource`'s body: any JSON object, typed as an object so that a client never sends it as a string, described
- * with where the resource's own schema is (the typed tool of a resource takes its fields as arguments instead).
+ * with where the resource's own schema is (the typed tool of a resource takes its fields as arguments instead). It is
+ * checked, not rebuilt: the object the client sent is the one paid for and posted, key for key. A `z.record` would
+ * copy it and skip a `__proto__` key (zod's guard against prototype pollution), so `{"__proto__": {…}}` would be paid
+ * for and sent as `{}`; `JSON.stringify` writes an own `__proto__` key as any other.
  */
 export const requestBodyInput = z
-  .record(z.string(), z.unknown())
+  .unknown()
+  .refine(isJsonObject, "the body must be a JSON object")
+  .meta({ type: "object" })
   .optional()
   .describe(
     "The JSON request body, an object. Its schema is the request schema of the resource: the 402 quote's extensions.bazaar.schema.properties.input.properties.body (quote answers it), with an example request in extensions.bazaar.info.input.body and in the card's skills[].examples (get_card). A resource's own tool (listed when the server is scoped to it, or after add_tools) takes those fields as its arguments and types its answer.",

@@ -18,7 +18,7 @@ export function registerWithdraw(tool: ToolContext): void {
       title: "Complete a withdrawal",
       description:
         "Pays the withdrawal requested with request_withdrawal out of the escrow to the buyer's wallet, once its delay has passed (the smaller of the amount requested and the escrow balance). Before then it answers withdrawal_locked with the time it unlocks; without a request, no_withdrawal. A transaction the buyer's key sends itself: its wallet needs native coin for gas.",
-      inputSchema: {},
+      inputSchema: z.strictObject({}),
       outputSchema: {
         ...common,
         ...sentShape,
