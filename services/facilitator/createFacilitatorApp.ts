@@ -84,10 +84,13 @@ export function createFacilitatorApp(
     koa.body = { ok: true, service: "facilitator" };
   });
 
+  // Not ready: 503 with the error body every 5xx carries (`not_ready`, the reason) beside the state it was read from.
   router.get("/ready", async (koa) => {
     const state = await readiness();
     koa.status = state.ready ? 200 : 503;
-    koa.body = state;
+    koa.body = state.ready
+      ? state
+      : { error: { code: "not_ready", message: String(state.reason ?? "not ready") }, ...state };
   });
 
   router.get("/metrics", async (koa) => {

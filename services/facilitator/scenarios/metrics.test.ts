@@ -162,6 +162,10 @@ describe("facilitator: the metrics an operator alerts on", function () {
         return ready.status === 503 ? ready : undefined;
       });
       expect(behind.body.reason).to.match(/escrow book has not reached the chain's head for \d+ s \(limit 60 s\)/);
+      expect(behind.body.error, "the error body every 5xx carries").to.deep.equal({
+        code: "not_ready",
+        message: behind.body.reason,
+      });
       expect(behind.body.escrowBook.currentAgeSeconds).to.be.at.least(61);
       expect((await scrape(facilitator.url)).value("facilitator_escrow_book_current_age_seconds")).to.be.at.least(61);
       rpc.intercept("eth_getLogs", undefined);
