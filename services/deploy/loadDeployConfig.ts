@@ -17,7 +17,9 @@ export const deployEnvSchema = z.object({
   /** Who deploys (`npm run deploy` only); or DEPLOYER_KEY_FILE with DEPLOYER_KEY_PASSWORD_FILE. */
   DEPLOYER_KEY: key.optional(),
   /** Where the deployment record is kept, outside the checkout: a rerun with the same record deploys nothing. */
-  DEPLOYMENT_DIR: z.string().min(1),
+  DEPLOYMENT_DIR: z
+    .string({ error: "required: the directory of the deployment record, outside the checkout" })
+    .min(1, "required: the directory of the deployment record, outside the checkout"),
   /** Most blocks one `eth_getLogs` spans when the role events are read (public RPCs cap the range). */
   LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(10_000),
 });
@@ -50,21 +52,21 @@ export function loadDeployConfig(
   p: { root: string; needsKey: boolean },
 ): DeployConfig {
   const parsed = parseSettings(deployEnvSchema, env, { DEPLOYER_KEY: "one" });
-  if (!parsed.success) throw new DeployError(`invalid settings: ${parsed.problems.join("; ")}`);
-  const config = parsed.data;
-  const rpcUrl = config.RPC_URL ?? (config.NETWORK === TEST_NETWORK.name ? TEST_NETWORK.rpcUrl : undefined);
-  const dir = resolve(config.DEPLOYMENT_DIR);
+  const config = parsed.success ? parsed.data : undefined;
+  // The requirements below are checked whether or not the schema passed, so that one run names every problem.
+  const rpcUrl = env.RPC_URL ?? (env.NETWORK === TEST_NETWORK.name ? TEST_NETWORK.rpcUrl : undefined);
+  const keyGiven = env.DEPLOYER_KEY !== undefined || env.DEPLOYER_KEY_FILE !== undefined;
   const problems = [
+    ...(parsed.success ? [] : parsed.problems),
     rpcUrl === undefined && "RPC_URL: required (or NETWORK=arc-testnet for the test network's own endpoint)",
-    p.needsKey &&
-      config.DEPLOYER_KEY === undefined &&
-      "DEPLOYER_KEY: required (or DEPLOYER_KEY_FILE with DEPLOYER_KEY_PASSWORD_FILE)",
-    config.DEPLOYER_KEY !== undefined &&
+    p.needsKey && !keyGiven && "DEPLOYER_KEY: required (or DEPLOYER_KEY_FILE with DEPLOYER_KEY_PASSWORD_FILE)",
+    config?.DEPLOYER_KEY !== undefined &&
       isDevKey(config.DEPLOYER_KEY) &&
       "DEPLOYER_KEY: a well-known development key; refusing it for a deployment",
-    p.needsKey && checkoutProblem(dir, p.root),
+    p.needsKey && env.DEPLOYMENT_DIR && checkoutProblem(env.DEPLOYMENT_DIR, p.root),
   ].filter((problem): problem is string => typeof problem === "string");
-  if (problems.length) throw new DeployError(`invalid settings: ${problems.join("; ")}`);
+  if (problems.length || !config) throw new DeployError(`invalid settings: ${problems.join("; ")}`);
+  const dir = resolve(config.DEPLOYMENT_DIR);
   return {
     ...config,
     RPC_URL: rpcUrl as string,

@@ -11,6 +11,7 @@ import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { DeployError } from "./deployError.ts";
+import { readJournal } from "./deploymentRecord.ts";
 
 export type RunIgnitionParameters<Results extends IgnitionModuleResult<string>> = {
   rpcUrl: string;
@@ -47,12 +48,14 @@ function progress(say: (line: string) => void): ExecutionEventListener {
  * Deploys an Ignition module with its record in a directory of the caller's choosing (Hardhat's own helper keeps it
  * inside the checkout): a rerun against the same record deploys only what is missing. Returns each result's address.
  * @throws {DeployError} when Ignition refuses (a missing parameter, a record that no longer matches) or a
- * transaction fails, with Ignition's reasons.
+ * transaction fails, with Ignition's reasons; when the record's journal is damaged, naming it and its line.
  * @example const { escrow } = await runIgnition({ rpcUrl, deployerKey, deploymentDir, module, parameters })
  */
 export async function runIgnition<Results extends IgnitionModuleResult<string>>(
   p: RunIgnitionParameters<Results>,
 ): Promise<Record<keyof Results & string, Address>> {
+  // Ignition names a damaged journal only by its row ("Could not parse row …"): read it first to name the file.
+  readJournal(p.deploymentDir);
   const connection = await network.create({
     network: "localhost",
     override: { url: p.rpcUrl, ...(p.deployerKey ? { accounts: [p.deployerKey] } : {}) },
