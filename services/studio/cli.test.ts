@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
@@ -229,6 +229,84 @@ describe("npm run studio: usage, the question before publishing, and failures th
       expect(run.code).to.equal(1);
       expect(run.stderr).to.match(/\[studio\] specify: no_match/);
       expect(run.stderr).to.not.include(ANYWAY);
+    });
+  });
+
+  describe("a bad key, bundle or --out is named before any work, never reported as a bug in the studio", function () {
+    const noBug = (run: Run) => expect(run.stdout + run.stderr).to.not.match(/internal|bug in the studio/);
+
+    it("a malformed CREATOR_KEY or STUDIO_BUYER_KEY: setup invalid_settings naming the setting, not the key", async function () {
+      const creator = await runCli(["--yes", SENTENCE], env({ CREATOR_KEY: "0x1234" }));
+      expect(creator.code).to.equal(1);
+      expect(creator.stderr).to.match(
+        /^\[studio\] setup: invalid_settings: CREATOR_KEY: must be 0x followed by 64 hex digits$/m,
+      );
+      expect(creator.stderr).to.match(/^\[studio\] next: give each key as 0x followed by 64 hex digits/m);
+      expect(creator.stdout).to.not.match(/\[studio\] specify/);
+      noBug(creator);
+      const buyer = await runCli(["--yes", "--json", SENTENCE], env({ STUDIO_BUYER_KEY: "not-a-key" }));
+      expect(buyer.code).to.equal(1);
+      const { error } = JSON.parse(buyer.stdout);
+      expect(error).to.deep.include({ stage: "setup", code: "invalid_settings" });
+      expect(error.message).to.include("STUDIO_BUYER_KEY").and.not.include("not-a-key");
+      expect(host.requests).to.have.length(0);
+    });
+
+    it("--from a folder that is missing or holds no bundle: setup no_bundle naming the folder and the files", async function () {
+      const missing = join(stackDir, "no-such-bundle");
+      const gone = await runCli(["--from", missing], env());
+      expect(gone.code).to.equal(1);
+      expect(gone.stderr).to.include(`[studio] setup: no_bundle: cannot read the bundle folder ${missing}`);
+      expect(gone.stderr).to.match(/^\[studio\] next: give --from a folder written by --dry-run/m);
+      noBug(gone);
+      const empty = mkdtempSync(join(stackDir, "empty-"));
+      const nothing = await runCli(["--json", "--from", empty], env());
+      const { error } = JSON.parse(nothing.stdout);
+      expect(error).to.deep.include({ stage: "setup", code: "no_bundle" });
+      for (const file of ["contract.json", "sentence.txt", "handler.mjs"]) expect(error.message).to.include(file);
+    });
+
+    it("--from a bundle whose contract.json was edited into one that does not validate: invalid_bundle naming the file and the field", async function () {
+      const dir = join(stackDir, "bundle");
+      const written = await runCli(["--dry-run", "--out", dir, SENTENCE], env());
+      expect(written.code, written.stderr).to.equal(0);
+      const file = join(dir, "contract.json");
+      const contract = JSON.parse(readFileSync(file, "utf8"));
+      contract.price.base = "-5";
+      writeFileSync(file, JSON.stringify(contract));
+      const edited = await runCli(["--yes", "--from", dir], env());
+      expect(edited.code).to.equal(1);
+      expect(edited.stderr).to.match(
+        new RegExp(`^\\[studio\\] setup: invalid_bundle: ${file}: price\\.base: amount must be a decimal string`, "m"),
+      );
+      expect(edited.stderr).to.match(new RegExp(`^\\[studio\\] next: fix price\\.base in ${file}`, "m"));
+      expect(edited.stderr.trim().split("\n")).to.have.length(2);
+      noBug(edited);
+      writeFileSync(file, "{");
+      const cut = await runCli(["--yes", "--json", "--from", dir], env());
+      expect(JSON.parse(cut.stdout).error).to.deep.include({ stage: "setup", code: "invalid_bundle" });
+      expect(JSON.parse(cut.stdout).error.message).to.include(`${file} is not JSON`);
+      expect(host.requests).to.have.length(0);
+    });
+
+    it("--dry-run --out a file, a folder under a file or a folder that is not empty: a usage error before any work", async function () {
+      const file = join(stackDir, "a-file");
+      writeFileSync(file, "keep me\n");
+      const full = mkdtempSync(join(stackDir, "full-"));
+      writeFileSync(join(full, "contract.json"), "{}\n");
+      for (const [out, problem] of [
+        [file, `${file} is a file, not a folder`],
+        [join(file, "bundle"), `${file} is a file, so ${join(file, "bundle")} cannot be made`],
+        [full, `${full} is not empty`],
+      ] as const) {
+        const run = await runCli(["--dry-run", "--out", out, SENTENCE], env());
+        expect(run.code, out).to.equal(2);
+        expect(run.stderr).to.include(`--out: ${problem}`);
+        expect(run.stderr).to.include("usage: npm run studio");
+        expect(run.stdout).to.equal("");
+      }
+      expect(readFileSync(file, "utf8")).to.equal("keep me\n");
+      expect(readFileSync(join(full, "contract.json"), "utf8")).to.equal("{}\n");
     });
   });
 

@@ -1,4 +1,6 @@
+import { resolve } from "node:path";
 import { parseCommandLine, usageError } from "../stack/parseCommandLine.ts";
+import { bundleDirProblem } from "./bundleDirProblem.ts";
 
 const USAGE = `usage: npm run studio -- "<one sentence>" [options]
        npm run studio -- --from <dir> [options]
@@ -11,7 +13,7 @@ recipe and the words and asks "List it anyway? [y/N]" on a terminal; --yes refus
   --yes                publish without asking, and list only what the catalog fully explains (required when
                        stdin is not a terminal)
   --dry-run            stop after verify and write the bundle for review (nothing is asked or deployed)
-  --out <dir>          where --dry-run writes the bundle (default studio-bundles/<slug>)
+  --out <dir>          where --dry-run writes the bundle: a new or empty folder (default studio-bundles/<slug>)
   --from <dir>         verify a reviewed bundle again, then publish it
   --json               machine-readable output on stdout
   --rounds <n>         repair rounds after the first attempt (default 3)
@@ -45,6 +47,8 @@ const sentence = positionals.join(" ");
 if (!sentence && !values.from) usageError(USAGE, "a sentence or --from <dir> is required");
 if (sentence && values.from) usageError(USAGE, "give either a sentence or --from <dir>, not both");
 if (values.out && !values["dry-run"]) usageError(USAGE, "--out goes with --dry-run");
+const outProblem = values.out === undefined ? undefined : bundleDirProblem(resolve(values.out));
+if (outProblem) usageError(USAGE, `--out: ${outProblem}`);
 if (values.rounds !== undefined && !/^\d{1,2}$/.test(values.rounds))
   usageError(USAGE, `--rounds must be a whole number from 0 to 99, not "${values.rounds}"`);
 const deadline = values["llm-deadline"];

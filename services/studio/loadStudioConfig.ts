@@ -3,6 +3,16 @@ import { parseSettings } from "../keys/parseSettings.ts";
 import { DRAFT_TTL_MS } from "./server/draftStore.ts";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits");
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits");
+
+/**
+ * The keys `npm run studio` reads (raw hex, or keystores through `NAME_FILE`): the creator's and the buyer's that pays
+ * the self-test. Each may be unset: the stack's development creator and first demo buyer stand in on the local chain.
+ */
+export const studioCliKeysSchema = z.object({
+  CREATOR_KEY: privateKey.optional(),
+  STUDIO_BUYER_KEY: privateKey.optional(),
+});
 
 /** Settings of the studio's HTTP service (`node services/studio/main.ts`). */
 export const studioEnvSchema = z.object({
@@ -23,7 +33,7 @@ export const studioEnvSchema = z.object({
    * The buyer that pays each self-test (it needs an escrow balance). Or a keystore: `STUDIO_BUYER_KEY_FILE` with
    * `STUDIO_BUYER_KEY_PASSWORD_FILE`.
    */
-  STUDIO_BUYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits"),
+  STUDIO_BUYER_KEY: privateKey,
   /** How long a verified, failed or listed draft is kept, at most 50 minutes (the creator's signatures last an hour). */
   STUDIO_DRAFT_TTL_SECONDS: z.coerce
     .number()

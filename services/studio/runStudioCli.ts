@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { readKeySettings } from "../keys/readKeySettings.ts";
+import { parseSettings } from "../keys/parseSettings.ts";
 import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
 import { askYesNo } from "./askYesNo.ts";
+import { bundleDirProblem } from "./bundleDirProblem.ts";
 import { readBundle, writeBundle } from "./bundleFiles.ts";
 import type { AcceptedRecipe } from "./catalog/catalogWriter.ts";
 import { catalogWriter } from "./catalog/catalogWriter.ts";
@@ -12,6 +13,7 @@ import type { StudioCommandLine } from "./cli.ts";
 import type { StudioEvent } from "./createEndpoint.ts";
 import { draftEndpoint, launchEndpoint } from "./createEndpoint.ts";
 import { localCreator } from "./creator.ts";
+import { studioCliKeysSchema } from "./loadStudioConfig.ts";
 import { publishSummary } from "./publishSummary.ts";
 import { SetupError } from "./setupError.ts";
 import { StudioError } from "./studioError.ts";
@@ -44,14 +46,14 @@ export async function runStudioCli({ values, sentence }: StudioCommandLine): Pro
   }
 
   function signers(stack: ReturnType<typeof readStudioStack>) {
-    const { env, problems } = readKeySettings(process.env, { CREATOR_KEY: "one", STUDIO_BUYER_KEY: "one" });
-    if (Object.keys(problems).length)
+    const parsed = parseSettings(studioCliKeysSchema, process.env, { CREATOR_KEY: "one", STUDIO_BUYER_KEY: "one" });
+    if (!parsed.success)
       throw new SetupError(
         "invalid_settings",
-        Object.values(problems).join("; "),
+        parsed.problems.join("; "),
         "give each key as 0x followed by 64 hex digits, or as NAME_FILE (a keystore) with NAME_PASSWORD_FILE",
       );
-    const key = env.CREATOR_KEY as Hex | undefined;
+    const key = parsed.data.CREATOR_KEY as Hex | undefined;
     if (!key && !isLoopback(stack.rpcUrl))
       throw new SetupError(
         "missing_key",
@@ -62,7 +64,7 @@ export async function runStudioCli({ values, sentence }: StudioCommandLine): Pro
       rpcUrl: stack.rpcUrl,
       registry: stack.contracts.registry,
     });
-    const buyerKey = (env.STUDIO_BUYER_KEY as Hex | undefined) ?? stack.buyers[0]?.privateKey;
+    const buyerKey = (parsed.data.STUDIO_BUYER_KEY as Hex | undefined) ?? stack.buyers[0]?.privateKey;
     if (!buyerKey)
       throw new SetupError(
         "missing_key",
@@ -128,6 +130,10 @@ export async function runStudioCli({ values, sentence }: StudioCommandLine): Pro
     const lines = ["", ...summaryLines(summary), ""];
     if (values["dry-run"] || !keys) {
       const dir = resolve(values.out ?? `studio-bundles/${bundle.contract.slug}`);
+      // --out was checked with the command line; the default folder is named only now, by the contract's slug.
+      const problem = values.out === undefined ? bundleDirProblem(dir) : undefined;
+      if (problem)
+        throw new SetupError("invalid_settings", problem, "name a new or empty folder for the bundle with --out <dir>");
       writeBundle(dir, bundle);
       out(lines.join("\n"));
       out(

@@ -1,7 +1,10 @@
 import { BaseError } from "../protocol/errors.ts";
 
-/** Why the studio cannot start a run: its settings, its stack, or a key it needs. */
-export type SetupErrorCode = "invalid_settings" | "no_stack" | "missing_key";
+/**
+ * Why the studio cannot start a run: its settings or its command line's values, its stack, a key it needs, or the
+ * reviewed bundle `--from` names (missing, or edited into one that does not validate).
+ */
+export type SetupErrorCode = "invalid_settings" | "no_stack" | "missing_key" | "no_bundle" | "invalid_bundle";
 
 /**
  * The studio cannot start: a setting is invalid or missing, or the stack is not running; `next` says how to fix it.

@@ -92,6 +92,13 @@ describe("the studio's HTTP service: auth, input and availability", function () 
       { sentence: "x", creator, more: 1 },
     ])
       expect((await call("POST", "/drafts", body)).body.error?.code).to.equal("invalid_request");
+    const zero = await call("POST", "/drafts", {
+      sentence: "Reverse a text",
+      creator: "0x0000000000000000000000000000000000000000",
+    });
+    expect(zero.status).to.equal(400);
+    expect(zero.body.error).to.deep.include({ code: "invalid_request" });
+    expect(zero.body.error?.message).to.match(/creator.*zero address/s);
     expect((await call("GET", "/drafts/unknown")).status).to.equal(404);
     expect((await call("POST", "/drafts/unknown/publish", { signatures: {} })).status).to.equal(404);
   });

@@ -5,6 +5,7 @@ import Router from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "pino";
 import type { Hex, LocalAccount, PublicClient } from "viem";
+import { zeroAddress } from "viem";
 import { z } from "zod";
 import { errorBodies } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
@@ -33,7 +34,14 @@ export type StudioAppParameters = {
   drafts?: DraftStore;
 };
 
-const draftRequestSchema = z.strictObject({ sentence: z.string().max(10_000), creator: addressSchema });
+/**
+ * A draft's request. The creator signs the registration, the bond and the deactivation: the zero address, which
+ * nobody can sign for, would give a verified draft whose transactions nobody can send.
+ */
+const draftRequestSchema = z.strictObject({
+  sentence: z.string().max(10_000),
+  creator: addressSchema.refine((address) => address !== zeroAddress, "the creator must not be the zero address"),
+});
 const publishRequestSchema = z.strictObject({
   signatures: z.strictObject({
     registration: signatureSchema,
