@@ -122,6 +122,133 @@ describe("startPart", function () {
     expect((failure as Error).message).to.equal("indexer exited with code 3 before it was ready:\nno schema given");
   });
 
+  describe("a part's port taken by another process (a port collision)", function () {
+    let other: ReturnType<typeof createServer>;
+    let port: number;
+    beforeEach(async function () {
+      // Another process's service on the part's port, answering every readiness check on loopback.
+      other = createServer((_, response) => response.end("{}"));
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+      port = (other.address() as AddressInfo).port;
+    });
+    afterEach(async () => new Promise<void>((resolve) => other.close(() => resolve())));
+
+    it("fails at once, naming the part, the port and its setting, and never spawns the part", async function () {
+      const lines: string[] = [];
+      const began = Date.now();
+      const failure = await startPart({
+        name: "facilitator",
+        command: process.execPath,
+        args: ["-e", "console.log('spawned'); setInterval(() => {}, 1000)"],
+        readyTimeoutMs: 60_000,
+        listens: { port, setting: "FACILITATOR_PORT" },
+        ready: () => answers(`http://127.0.0.1:${port}/ready`).then((ok) => ok === true),
+        log: (line) => lines.push(line),
+      }).then(
+        async (part) => {
+          await part.stop();
+          return part;
+        },
+        (error: Error) => error,
+      );
+      expect(failure, "started on another process's answer").to.be.instanceOf(Error);
+      expect((failure as Error).message).to.equal(
+        `facilitator was not started: port ${port} is taken (EADDRINUSE); stop what uses it or set FACILITATOR_PORT to another port`,
+      );
+      expect(Date.now() - began).to.be.below(1_000);
+      expect(lines).to.deep.equal([]);
+    });
+
+    it("takes no answer for the part's once the part has exited: it fails with the part's last lines", async function () {
+      // The part's own listen fails while a poll is under way, which another process answers.
+      const failure = await startPart({
+        name: "chain",
+        command: process.execPath,
+        args: [
+          "-e",
+          `setTimeout(() => { console.error("Error: listen EADDRINUSE 127.0.0.1:${port}"); process.exit(1); }, 100)`,
+        ],
+        readyTimeoutMs: 60_000,
+        ready: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 600));
+          return answers(`http://127.0.0.1:${port}/`).then((ok) => ok === true);
+        },
+        log: () => {},
+      }).then(
+        async (part) => {
+          await part.stop();
+          return part;
+        },
+        (error: Error) => error,
+      );
+      expect(failure, "started on another process's answer").to.be.instanceOf(Error);
+      expect((failure as Error).message).to.equal(
+        `chain exited with code 1 before it was ready:\nError: listen EADDRINUSE 127.0.0.1:${port}`,
+      );
+    });
+  });
+
+  it("gives a part up at once, killing it, when the start is abandoned (another part failed)", async function () {
+    let pid: number | undefined;
+    const abandon = new AbortController();
+    setTimeout(() => abandon.abort(new Error("facilitator exited with code 1 before it was ready")), 300);
+    const began = Date.now();
+    const failure = await startPart({
+      name: "marketplace",
+      command: process.execPath,
+      args: ["-e", "console.log(process.pid); setInterval(() => {}, 1000)"],
+      ready: async () => false,
+      readyTimeoutMs: 600_000,
+      signal: abandon.signal,
+      log: (line) => (pid ??= Number(line.split("| ")[1])),
+    }).catch((error: Error) => error);
+    expect((failure as Error).message).to.equal(
+      "marketplace was not started: facilitator exited with code 1 before it was ready",
+    );
+    expect(Date.now() - began).to.be.below(2_000);
+    const alive = () => {
+      try {
+        return process.kill(pid as number, 0);
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(), "the marketplace's process").to.equal(false);
+  });
+
+  it("says why a part that answers is not ready yet, from its answer's error body", async function () {
+    const server = createServer((_, response) => {
+      response.writeHead(503, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          error: { code: "not_ready", message: "the indexer is not ready (backfill running or unreachable)" },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const progress: string[] = [];
+    try {
+      const failure = await startPart({
+        name: "marketplace",
+        ...idle,
+        ready: () => answers(`http://127.0.0.1:${port}/ready`),
+        readyTimeoutMs: 800,
+        progressEveryMs: 300,
+        progress: (line) => progress.push(line),
+        log: () => {},
+      }).catch((error: Error) => error);
+      const why = "answering, not ready yet: the indexer is not ready (backfill running or unreachable)";
+      expect(progress[0]).to.equal(`still waiting for the marketplace after 0 s: ${why}`);
+      expect((failure as Error).message).to.match(
+        new RegExp(`^marketplace was not ready after 0.8s \\(${why.replace(/[()]/g, "\\$&")}\\)`),
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("runs a part at the niceness asked, in every thread it starts, under its own pid", async function () {
     const niced = await startPart({ name: "indexer", ...idle, niceness: 7, ready: async () => true, log: () => {} });
     const plain = await startPart({ name: "host", ...idle, ready: async () => true, log: () => {} });

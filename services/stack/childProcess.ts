@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
+import { assertPortFree } from "./ports.ts";
 
 /** A started part of the stack. */
 export type Part = { name: string; child: ChildProcess; stop(): Promise<void> };
@@ -10,8 +11,18 @@ export type StartPartParameters = {
   args: string[];
   env?: Record<string, string | undefined>;
   cwd?: string;
-  /** Polled until it resolves true; the part counts as started then. */
-  ready: () => Promise<boolean>;
+  /**
+   * Polled until it resolves true while the part runs; the part counts as started then. False, or why not (what the
+   * part answered), while it is not ready.
+   */
+  ready: () => Promise<boolean | string>;
+  /**
+   * The port the part listens on (127.0.0.1) and the setting that chose it. It must be free when the part is spawned:
+   * another process answering there would pass `ready` for the part, which then exits with EADDRINUSE.
+   */
+  listens?: { port: number; setting: string };
+  /** Aborted when the start gives up (another part failed, or a stop): the part is killed and its start fails. */
+  signal?: AbortSignal;
   /** How long the part may take to be ready, counted from when `after` is ready (npm start: READY_TIMEOUT_SECONDS). */
   readyTimeoutMs: number;
   /**
@@ -35,20 +46,27 @@ export type StartPartParameters = {
 export const PROGRESS_EVERY_MS = 20_000;
 
 /** Why the last readiness poll said no, for the progress and the error. */
-function why(outcome: boolean | Error): string {
+function why(outcome: boolean | string | Error): string {
   if (outcome instanceof Error) {
     const cause = (outcome.cause as { code?: string } | undefined)?.code;
     return `not answering (${cause ?? outcome.message})`;
   }
-  return "answering, not ready yet";
+  return typeof outcome === "string" ? `answering, not ready yet: ${outcome}` : "answering, not ready yet";
 }
 
 /**
- * Starts a child process and waits until `ready()` says so; fails fast (with the last lines of its output) when
- * the child exits first or the wait times out.
+ * Starts a child process and waits until `ready()` says so while the child runs; fails fast when its port is taken
+ * (before spawning it), when the child exits first or the wait times out (with the last lines of its output), and
+ * when `signal` aborts (killing the child).
  * @example const chain = await startPart({ name: "chain", command, args, ready: () => rpcAnswers(url), log })
  */
 export async function startPart(p: StartPartParameters): Promise<Part> {
+  const abandoned = () => new Error(`${p.name} was not started: ${(p.signal?.reason as Error | undefined)?.message}`);
+  if (p.signal?.aborted) throw abandoned();
+  if (p.listens)
+    await assertPortFree(p.listens.port, p.listens.setting).catch((error: Error) => {
+      throw new Error(`${p.name} was not started: ${error.message}`);
+    });
   const niced = (p.niceness ?? 0) > 0;
   // nice execs the command: the child's pid is the part's own, and signals reach it directly.
   const child = spawn(niced ? "nice" : p.command, niced ? ["-n", String(p.niceness), p.command, ...p.args] : p.args, {
@@ -83,6 +101,10 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
     (error: Error) => (clockFrom = error),
   );
   for (;;) {
+    if (p.signal?.aborted) {
+      child.kill("SIGKILL");
+      throw abandoned();
+    }
     if (clockFrom instanceof Error) {
       child.kill("SIGKILL");
       throw new Error(`${p.name} was not started: the ${p.after?.name} it needs failed (${clockFrom.message})`);
@@ -94,7 +116,8 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
     if (exited !== undefined)
       throw new Error(`${p.name} exited with code ${exited} before it was ready:\n${tail.join("\n")}`);
     const outcome = await p.ready().catch((error: Error) => error);
-    if (outcome === true) break;
+    // An answer counts only while the child runs: one that exited meanwhile is reported at the loop's top.
+    if (outcome === true && exited === undefined && child.exitCode === null && child.signalCode === null) break;
     const now = Date.now();
     if (clockFrom !== undefined && now - clockFrom > timeoutMs) {
       child.kill("SIGKILL");
@@ -133,10 +156,21 @@ export function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
   });
 }
 
-/** Whether an HTTP GET of `url` answers 2xx. */
-export async function answers(url: string): Promise<boolean> {
+/**
+ * Whether an HTTP GET of `url` answers 2xx: true, else why not, from the answer's error body
+ * (`{ error: { code, message } }`, as every service answers) when it has one.
+ * @example const ready = await answers("http://127.0.0.1:4000/ready")
+ */
+export async function answers(url: string): Promise<true | string> {
   const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-  return response.ok;
+  if (response.ok) return true;
+  const body = (await response.json().catch(() => undefined)) as
+    | { error?: { code?: unknown; message?: unknown } }
+    | undefined;
+  const message = body?.error?.message ?? body?.error?.code;
+  return typeof message === "string" && message
+    ? message.replace(/\s+/g, " ").slice(0, 200)
+    : `HTTP ${response.status}`;
 }
 
 /** Whether a JSON-RPC endpoint answers eth_chainId. */

@@ -1,5 +1,19 @@
 import { createServer } from "node:net";
 import { BaseError } from "../protocol/errors.ts";
+import type { StackConfig } from "./loadStackConfig.ts";
+
+/** The setting of the port on 127.0.0.1 that each part `npm start` runs listens on. */
+export const PART_PORT_SETTINGS = {
+  chain: "CHAIN_PORT",
+  indexer: "INDEXER_PORT",
+  facilitator: "FACILITATOR_PORT",
+  host: "HOST_PORT",
+  marketplace: "MARKETPLACE_PORT",
+  studio: "STUDIO_PORT",
+} as const satisfies Record<string, keyof StackConfig>;
+
+/** A part `npm start` runs as a child process. */
+export type PartName = keyof typeof PART_PORT_SETTINGS;
 
 /** A port that is already taken: the stack says so and stops, rather than hanging. */
 export class PortTakenError extends BaseError {

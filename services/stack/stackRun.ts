@@ -6,6 +6,8 @@ import { defined } from "../protocol/defined.ts";
 import type { Part, StartPartParameters } from "./childProcess.ts";
 import type { ContractAddresses } from "./deployContracts.ts";
 import type { StackConfig } from "./loadStackConfig.ts";
+import type { PartName } from "./ports.ts";
+import { PART_PORT_SETTINGS } from "./ports.ts";
 import type { PublishedResource } from "./publishSamples.ts";
 import type { StackFile } from "./stackFile.ts";
 
@@ -35,16 +37,22 @@ export type StackRun = {
   tokens: { host: string; publish: string; studio: string };
   /** Every part started so far, in order. */
   parts: Pick<Part, "name" | "stop">[];
+  /**
+   * Aborted, with the failure, when the start gives up (a part failed, or a stop during the start): every part still
+   * starting is killed and fails at once, rather than being waited for.
+   */
+  abandon: AbortController;
   /** `--postgres`: every store on a PostgreSQL server of the stack's own (STACK_DIR/postgres) instead of PGlite. */
   postgres: boolean;
   say(line: string): void;
   /** A writer of one part's log, `{STACK_DIR}/logs/<name>.log`. */
   logFile(name: string): (line: string) => void;
   /**
-   * How a step's part is watched: its name, its log file, progress through `say`, READY_TIMEOUT_SECONDS, and for a
-   * background part (the chain, the indexer, the marketplace, the studio; not the paid path) BACKGROUND_NICENESS.
+   * How a step's part is watched: its name, its log file, progress through `say`, READY_TIMEOUT_SECONDS, its port
+   * (free before it is spawned), `abandon`'s signal, and for a background part (the chain, the indexer, the
+   * marketplace, the studio; not the paid path) BACKGROUND_NICENESS.
    */
-  supervise(name: string, role: "paid path" | "background"): PartSupervision;
+  supervise(name: PartName, role: "paid path" | "background"): PartSupervision;
   bin(name: string): string;
   keys?: StackKeys;
   contracts?: ContractAddresses;
@@ -55,7 +63,10 @@ export type StackRun = {
 };
 
 /** What `StackRun.supervise` gives a step's `startPart`. */
-export type PartSupervision = Pick<StartPartParameters, "name" | "log" | "progress" | "readyTimeoutMs" | "niceness">;
+export type PartSupervision = Pick<
+  StartPartParameters,
+  "name" | "log" | "progress" | "readyTimeoutMs" | "niceness" | "listens" | "signal"
+>;
 
 /**
  * The run of `npm start` for validated settings, before any step: URLs from the ports, tokens given or random.
@@ -72,6 +83,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
     const stream = createWriteStream(join(stackDir, "logs", `${name}.log`), { flags: "w" });
     return (line: string) => stream.write(`${line}\n`);
   };
+  const abandon = new AbortController();
   return {
     root,
     started: p.started,
@@ -96,6 +108,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
       studio: env.STUDIO_TOKEN ?? randomBytes(24).toString("hex"),
     },
     parts: [],
+    abandon,
     postgres: p.postgres ?? false,
     say,
     logFile,
@@ -106,6 +119,8 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
         progress: say,
         readyTimeoutMs: env.READY_TIMEOUT_SECONDS * 1000,
         niceness: role === "background" ? env.BACKGROUND_NICENESS : 0,
+        listens: { port: env[PART_PORT_SETTINGS[name]], setting: PART_PORT_SETTINGS[name] },
+        signal: abandon.signal,
       };
     },
     bin: (name) => join(root, "node_modules", ".bin", name),

@@ -75,6 +75,7 @@ export async function startStack(options: { postgres: boolean }): Promise<void> 
   function stop(code: number): Promise<never> {
     stopping ??= (async () => {
       run.say("stopping");
+      run.abandon.abort(new Error("the stack is stopping"));
       for (const part of [...run.parts].reverse()) await part.stop();
       process.exit(code);
     })();

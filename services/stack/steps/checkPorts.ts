@@ -1,4 +1,4 @@
-import { assertPortFree } from "../ports.ts";
+import { assertPortFree, PART_PORT_SETTINGS } from "../ports.ts";
 import type { StackRun } from "../stackRun.ts";
 
 /**
@@ -7,14 +7,12 @@ import type { StackRun } from "../stackRun.ts";
  */
 export async function checkPorts(run: StackRun): Promise<void> {
   const { env } = run;
-  const ports: [number, string][] = [
-    [env.FACILITATOR_PORT, "FACILITATOR_PORT"],
-    [env.HOST_PORT, "HOST_PORT"],
-    [env.MARKETPLACE_PORT, "MARKETPLACE_PORT"],
-    [env.INDEXER_PORT, "INDEXER_PORT"],
-    [env.STUDIO_PORT, "STUDIO_PORT"],
-    ...(run.external ? [] : ([[env.CHAIN_PORT, "CHAIN_PORT"]] as [number, string][])),
-    ...(run.postgres ? ([[env.POSTGRES_PORT, "POSTGRES_PORT"]] as [number, string][]) : []),
+  const settings = [
+    ...Object.entries(PART_PORT_SETTINGS)
+      .filter(([part]) => !(run.external && part === "chain"))
+      .map(([, setting]) => setting),
+    ...(run.postgres ? (["POSTGRES_PORT"] as const) : []),
   ];
+  const ports = settings.map((setting) => [env[setting], setting] as const);
   for (const [port, setting] of ports) await assertPortFree(port, setting);
 }
