@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
@@ -7,6 +6,7 @@ import type { Logger } from "pino";
 import type { Hex, LocalAccount, PublicClient } from "viem";
 import { zeroAddress } from "viem";
 import { z } from "zod";
+import { requireBearerToken } from "../../http/bearerToken.ts";
 import { errorBodies } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { parseWith } from "../../http/parseWith.ts";
@@ -104,18 +104,6 @@ export function draftView(draft: Draft) {
   });
 }
 
-function requireToken(token: string | undefined): Koa.Middleware {
-  const expected = token ? Buffer.from(token) : undefined;
-  return async (koa, next) => {
-    if (!expected) throw new HttpError(401, "unauthorized", "the studio has no STUDIO_TOKEN: every request is refused");
-    const header = koa.get("authorization");
-    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      throw new HttpError(401, "unauthorized", "a valid bearer token is required");
-    await next();
-  };
-}
-
 /**
  * The studio's HTTP service (Koa), in two steps like the CLI's question: `POST /drafts` starts a draft (specify,
  * write, verify, repair: nothing is deployed) and answers 202; `GET /drafts/:id` shows it (stage, checks, failures,
@@ -130,7 +118,10 @@ export function createStudioApp(p: StudioAppParameters): Koa {
   const app = new Koa();
   app.silent = true;
   const router = new Router();
-  const auth = requireToken(p.token);
+  const auth = requireBearerToken(p.token, {
+    disabled: "the studio has no STUDIO_TOKEN: every request is refused",
+    refused: "a valid bearer token is required",
+  });
   const json = bodyParser({ enableTypes: ["json"], jsonLimit: "64kb", encoding: "utf-8" });
   const draftOf = (id: string) => {
     const draft = drafts.get(id);
