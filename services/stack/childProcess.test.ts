@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { getPriority } from "node:os";
 import { expect } from "chai";
 import { threadNiceness as nicenessOf } from "../../testkit/stack/processNiceness.ts";
+import type { Part } from "./childProcess.ts";
 import { answers, startPart } from "./childProcess.ts";
 
 const idle = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], readyTimeoutMs: 60_000 };
@@ -22,6 +23,11 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
   return !alive();
 }
 
+/** A part that started after all, stopped (its start should have failed: the test's expectation then says so). */
+async function stopped(part: Part): Promise<Part> {
+  await part.stop();
+  return part;
+}
 describe("startPart", function () {
   it("reports a part that is slow to be ready while it waits, then gives up naming why", async function () {
     const progress: string[] = [];
@@ -157,13 +163,7 @@ describe("startPart", function () {
         listens: { port, setting: "FACILITATOR_PORT" },
         ready: () => answers(`http://127.0.0.1:${port}/ready`).then((ok) => ok === true),
         log: (line) => lines.push(line),
-      }).then(
-        async (part) => {
-          await part.stop();
-          return part;
-        },
-        (error: Error) => error,
-      );
+      }).then(stopped, (error: Error) => error);
       expect(failure, "started on another process's answer").to.be.instanceOf(Error);
       expect((failure as Error).message).to.equal(
         `facilitator was not started: port ${port} is taken (EADDRINUSE); stop what uses it or set FACILITATOR_PORT to another port`,
@@ -188,13 +188,7 @@ describe("startPart", function () {
           return answers(`http://127.0.0.1:${port}/`).then((ok) => ok === true);
         },
         log: (line) => (pid ??= Number(line.split("| ")[1])),
-      }).then(
-        async (part) => {
-          await part.stop();
-          return part;
-        },
-        (error: Error) => error,
-      );
+      }).then(stopped, (error: Error) => error);
       expect(failure, "started on another process's answer").to.be.instanceOf(Error);
       expect((failure as Error).message).to.match(
         new RegExp(
