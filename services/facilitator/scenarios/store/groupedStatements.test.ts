@@ -284,6 +284,63 @@ for (const kind of TEST_STORES) {
       expect(untouched).to.include({ status: "settling", amount: 900n, committedAt: null });
     });
 
+    it("keeps any JSON a handler answered, alone or in a group, claimed or committed: \\u0000, lone surrogates, __proto__, key order", async function () {
+      // jsonb refused the first two (so the settle failed for good) and sorted the keys.
+      const bodies = [
+        JSON.parse('{"nul":"x\\u0000y","lone":"\\ud800","zeta":1,"a":2}'),
+        JSON.parse('{"__proto__":{"polluted":true},"b":[1,"\\udfff"]}'),
+      ];
+      const responseOf = (body: unknown) => ({ status: 200, contentType: "application/json", body });
+      const settle = {
+        claim: (idemKey: Hex, body: unknown) =>
+          claimForSettlement(
+            store,
+            { idemKey, buyer, resourceId, amount: 500n, response: responseOf(body), leaseUntil: 100 },
+            1,
+          ),
+        commit: (idemKey: Hex, body: unknown) =>
+          claimAndCommit(
+            store,
+            {
+              idemKey,
+              resourceId,
+              buyer,
+              cap: 1_000n,
+              amount: 500n,
+              response: responseOf(body),
+              leaseUntil: 100,
+              receipt: receiptOf({ status: "committed", idemKey }),
+              expiresAt: 10_000,
+            },
+            1,
+          ),
+      };
+      for (const [how, write] of Object.entries(settle)) {
+        const alone = hex(next++);
+        const group = bodies.map(() => hex(next++));
+        for (const idemKey of [alone, ...group]) await reserve(store, reservation(idemKey), chain(50_000n));
+        const written = [
+          await write(alone, bodies[0]),
+          ...(await Promise.all(group.map((k, i) => write(k, bodies[i])))),
+        ];
+        expect(
+          written.map((r) => r?.idemKey),
+          `${how}: every call settling`,
+        ).to.deep.equal([alone, ...group]);
+        for (const [i, idemKey] of [alone, ...group].entries()) {
+          const body = [bodies[0], ...bodies][i];
+          const [row] = await store.query<{ response: unknown }>(
+            "SELECT response FROM reservation WHERE idem_key = $1 AND buyer = $2",
+            [idemKey, buyer.toLowerCase()],
+          );
+          expect(JSON.stringify(row?.response), `${how} ${i}: the same JSON, keys in order`).to.equal(
+            JSON.stringify(responseOf(body)),
+          );
+        }
+      }
+      expect(({} as { polluted?: boolean }).polluted).to.equal(undefined);
+    });
+
     it("stores one commitment per idemKey and answers every duplicate with it; the confirmed result replaces it", async function () {
       const idemKey = hex(next++);
       await reserve(store, reservation(idemKey), chain(50_000n));
