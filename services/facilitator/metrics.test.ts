@@ -13,7 +13,10 @@ describe("facilitator metrics: reads at scrape time", function () {
         return value();
       };
     const reads: MetricReads = {
-      gasBalances: counted("gasBalances", () => [{ address: "0xaa", balance: 3_000n }]),
+      gasBalances: counted("gasBalances", () => [
+        { address: "0xaa", balance: 3_000n, debits: true },
+        { address: "0xbb", balance: 500n, debits: false },
+      ]),
       fullBatchCost: counted("fullBatchCost", () => 1_000n),
       bookTotals: counted("bookTotals", () => ({
         transactions: calls.bookTotals,
@@ -48,6 +51,9 @@ describe("facilitator metrics: reads at scrape time", function () {
     });
     expect(first).to.match(/^facilitator_books_transactions 1$/m);
     expect(first).to.match(/^facilitator_relayer_balance_batches\{address="0xaa"\} 3$/m);
+    // The strike key alone sends no batch: its gas shows in wei only, so the batch alerts never fire for it.
+    expect(first).to.match(/^facilitator_relayer_gas_balance_wei\{address="0xbb"\} 500$/m);
+    expect(first).not.to.match(/^facilitator_relayer_balance_batches\{address="0xbb"\}/m);
     expect(first).to.match(/^facilitator_committed_unmined_debits 2$/m);
     expect(first).to.match(/^facilitator_committed_unmined_oldest_seconds 10$/m);
     expect(first).to.match(/^facilitator_committed_unmined_near_expiry 1$/m);

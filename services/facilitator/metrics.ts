@@ -22,7 +22,8 @@ export type FacilitatorMetrics = ReturnType<typeof createFacilitatorMetrics>;
 /** What /metrics reads at scrape time: from the chain (through the relayer), the store and the escrow book. */
 export type MetricReads = {
   /** Native gas balance of every relayer signer. */
-  gasBalances: () => Promise<{ address: string; balance: bigint }[]>;
+  /** Every relayer signer's gas balance; `debits` false for the strike key alone (FACILITATOR_KEY given its own key). */
+  gasBalances: () => Promise<{ address: string; balance: bigint; debits: boolean }[]>;
   /** What one full batch needs up front at the current fee (the least a debit signer must hold). */
   fullBatchCost: () => Promise<bigint>;
   /** The relayer's books, kept in the store (they survive a restart and add up across instances). */
@@ -212,10 +213,11 @@ export function createFacilitatorMetrics(given: MetricReads) {
     balanceBatches: readGauge(
       registry,
       "facilitator_relayer_balance_batches",
-      "Each relayer signer's gas balance in full batches at the current fee (below 1: it cannot send a full batch)",
+      "Each debit signer's gas balance in full batches at the current fee (below 1: it cannot send a full batch)",
       () => Promise.all([gasBalances(), reads.fullBatchCost()]),
       (gauge, [balances, cost]) => {
-        for (const { address, balance } of balances)
+        // The strike key alone sends no batch: /ready does not ask it for one, and neither does this gauge's alert.
+        for (const { address, balance } of balances.filter((b) => b.debits))
           gauge.set({ address }, cost > 0n ? Number((balance * 1000n) / cost) / 1000 : 0);
       },
       ["address"],

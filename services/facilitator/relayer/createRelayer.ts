@@ -533,11 +533,13 @@ export function createRelayer(p: RelayerParameters) {
     },
 
     /** Native gas balance of every signer, for /ready and /metrics. */
-    gasBalances(): Promise<{ address: Address; balance: bigint }[]> {
+    /** Every signer's gas balance, and whether it sends debit batches (the strike key alone sends only strikes). */
+    gasBalances(): Promise<{ address: Address; balance: bigint; debits: boolean }[]> {
       return Promise.all(
         lanes.all().map(async (lane) => ({
           address: lane.account.address,
           balance: await publicClient.getBalance({ address: lane.account.address }),
+          debits: debitSigners.includes(lane.account.address),
         })),
       );
     },
