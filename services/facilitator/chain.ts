@@ -1,5 +1,6 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { createPublicClient, encodeFunctionData, isAddressEqual } from "viem";
+import { rpcUrlsOf } from "../http/rpcUrls.ts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { isChainUnavailable, serviceChain } from "../protocol/chain.ts";
 import { BLOCK_TIME_MS } from "../protocol/constants.ts";
@@ -9,7 +10,7 @@ import { readBaseFeeWei } from "../protocol/readBaseFeeWei.ts";
 import { strikeKeyOf } from "../protocol/strikeKey.ts";
 import { cachedRead } from "./cachedRead.ts";
 import type { RpcErrorObserver } from "./observedTransport.ts";
-import { rpcTransport, rpcUrlsOf } from "./observedTransport.ts";
+import { rpcTransport } from "./observedTransport.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { isLoopbackHost } from "../http/isLoopbackHost.ts";
+import { rpcSettingSchema } from "../http/rpcUrls.ts";
 import { parseSettings } from "../keys/parseSettings.ts";
 import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
-import { rpcUrlsOf } from "./observedTransport.ts";
 
 /**
  * Default longest hold of a committed debit (seconds): 50 minutes, below the one-hour window the gates ask for less the
@@ -27,12 +27,7 @@ export const facilitatorEnvSchema = z.object({
    * JSON-RPC endpoint of chain 5042002, or several, comma-separated: requests go to the best-ranked endpoint that
    * answers, the others in turn when it fails (observedTransport.ts).
    */
-  RPC_URL: z
-    .string()
-    .min(1)
-    .refine((value) => rpcUrlsOf(value).every((url) => z.url().safeParse(url).success), {
-      message: "a URL, or several separated by commas",
-    }),
+  RPC_URL: rpcSettingSchema,
   ESCROW_ADDRESS: addressSchema,
   REGISTRY_ADDRESS: addressSchema,
   TOKEN_ADDRESS: addressSchema,

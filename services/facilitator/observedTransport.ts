@@ -1,23 +1,11 @@
 import type { HttpTransportConfig, Transport } from "viem";
 import { fallback, http } from "viem";
+import { endpointLabel, rpcUrlsOf } from "../http/rpcUrls.ts";
 import type { RpcErrorKind } from "./relayer/classifyRpcError.ts";
 import { classifyRpcError } from "./relayer/classifyRpcError.ts";
 
 /** Called once per failed JSON-RPC request, with what the failure was and which endpoint gave it. */
 export type RpcErrorObserver = (error: { kind: RpcErrorKind; endpoint: string; method: string }) => void;
-
-/**
- * The label of an RPC endpoint in metrics and logs: its host and port only. Hosted providers put the API key in the
- * path, the query or the credentials of the URL, none of which may reach a metric.
- * @example endpointLabel("https://arc-testnet.example.com/v2/SECRET") // "arc-testnet.example.com"
- */
-export function endpointLabel(rpcUrl: string): string {
-  try {
-    return new URL(rpcUrl).host || "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
 /**
  * viem's `http` transport whose every failed request is reported to `observe`, classified (classifyRpcError) and
@@ -46,14 +34,6 @@ export function observedTransport(
       },
     } as ReturnType<Transport>;
   };
-}
-
-/** The endpoints of an `RPC_URL` setting: one, or several separated by commas. */
-export function rpcUrlsOf(setting: string): string[] {
-  return setting
-    .split(",")
-    .map((url) => url.trim())
-    .filter(Boolean);
 }
 
 /** How often several endpoints are ranked (a block-number request to each; latency and failures decide). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { networkTokenProblem } from "../deploy/deployParameters.ts";
+import { rpcSettingSchema } from "../http/rpcUrls.ts";
 import { parseSettings } from "../keys/parseSettings.ts";
 import { TEST_NETWORK } from "../protocol/constants.ts";
 
@@ -65,8 +66,11 @@ export const stackEnvSchema = z.object({
    * USDC as `TOKEN_ADDRESS`; keys and `IDENTITY_ADDRESS` stay explicit.
    */
   NETWORK: z.enum([TEST_NETWORK.name]).optional(),
-  /** External mode: a remote chain; the embedded chain is not started. */
-  RPC_URL: z.url().optional(),
+  /**
+   * External mode: a remote chain; the embedded chain is not started. Several endpoints separated by commas: the
+   * facilitator fails over between them, every other part and step uses the first.
+   */
+  RPC_URL: rpcSettingSchema.optional(),
   /** External mode: PostgreSQL for every store; PGlite in STACK_DIR otherwise. */
   DATABASE_URL: z.string().optional(),
   DEPLOYER_KEY: key.optional(),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Address, Hex } from "viem";
+import { rpcUrlsOf } from "../http/rpcUrls.ts";
 import { defined } from "../protocol/defined.ts";
 import type { Part, StartPartParameters } from "./childProcess.ts";
 import type { ContractAddresses } from "./deployContracts.ts";
@@ -33,6 +34,7 @@ export type StackRun = {
   intervalMining: boolean;
   /** Per-resource caller tokens on the facilitator. */
   callerAuth: boolean;
+  /** `rpc`: the chain's endpoint (RPC_URL's first, when it names several: the facilitator takes them all). */
   urls: { rpc: string; indexer: string; facilitator: string; host: string; marketplace: string; studio: string };
   tokens: { host: string; publish: string; studio: string };
   /** Every part started so far, in order. */
@@ -95,7 +97,7 @@ export function createStackRun(p: { root: string; env: StackConfig; started: num
     intervalMining: !external && env.CHAIN_MINING === "interval",
     callerAuth: (env.CALLER_AUTH ?? (external ? "on" : "off")) === "on",
     urls: {
-      rpc: env.RPC_URL ?? local(env.CHAIN_PORT),
+      rpc: rpcUrlsOf(env.RPC_URL ?? "")[0] ?? local(env.CHAIN_PORT),
       indexer: local(env.INDEXER_PORT),
       facilitator: local(env.FACILITATOR_PORT),
       host: local(env.HOST_PORT),

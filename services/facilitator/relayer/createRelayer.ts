@@ -1,13 +1,14 @@
 import type { Logger } from "pino";
 import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { createPublicClient, encodeFunctionData } from "viem";
+import { rpcUrlsOf } from "../../http/rpcUrls.ts";
 import { abiOf } from "../../protocol/artifacts.ts";
 import { serviceChain } from "../../protocol/chain.ts";
 import { readBaseFeeWei } from "../../protocol/readBaseFeeWei.ts";
 import { cachedRead } from "../cachedRead.ts";
 import { isChainUnavailable } from "../chain.ts";
 import type { RpcErrorObserver } from "../observedTransport.ts";
-import { rpcTransport, rpcUrlsOf } from "../observedTransport.ts";
+import { rpcTransport } from "../observedTransport.ts";
 import type { BatchBook } from "./batchBook.ts";
 import { BATCH_BASE_GAS, EXACT_GAS, fullBatchGas, itemGas, STRIKE_GAS } from "./batchGas.ts";
 import { rpcErrorReason } from "./classifyRpcError.ts";

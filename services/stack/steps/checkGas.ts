@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import { createPublicClient, formatEther, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { endpointLabel } from "../../http/rpcUrls.ts";
 import { BASE_FEE_FLOOR_WEI } from "../../protocol/constants.ts";
 import type { StackRun } from "../stackRun.ts";
 import { keysOf } from "../stackRun.ts";
@@ -40,7 +41,7 @@ export async function checkGas(run: StackRun): Promise<void> {
   }
   if (unfunded.length)
     throw new Error(
-      `refusing to start: ${unfunded.join("; ")} of the chain's gas currency at ${run.urls.rpc}, less than one ` +
+      `refusing to start: ${unfunded.join("; ")} of the chain's gas currency at ${endpointLabel(run.urls.rpc)}, less than one ` +
         `transaction costs (${formatEther(needed)}: ${TRANSFER_GAS} gas at ${baseFee} wei base fee, floor 20 gwei). ` +
         "Fund each key with gas (USDC on the test network) and start again.",
     );

@@ -25,7 +25,8 @@ export async function startFacilitator(run: StackRun): Promise<void> {
       cwd: run.root,
       env: {
         PORT: String(env.FACILITATOR_PORT),
-        RPC_URL: run.urls.rpc,
+        // Every endpoint RPC_URL names: the facilitator fails over between them.
+        RPC_URL: env.RPC_URL ?? run.urls.rpc,
         ESCROW_ADDRESS: contracts.escrow,
         // The embedded chain mining a block per transaction is one node: a margin would keep its newest block (a
         // deposit just made) from the escrow book until more transactions come.

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { endpointLabel } from "../../http/rpcUrls.ts";
 import { CHAIN_ID } from "../../protocol/constants.ts";
 import { setAutomine } from "../childProcess.ts";
 import { writeStackFile } from "../stackFile.ts";
@@ -35,7 +36,8 @@ export async function writeStack(run: StackRun): Promise<void> {
     [
       "",
       `  marketplace  ${urls.marketplace}/resources`,
-      `  chain        ${urls.rpc} (chain id ${CHAIN_ID})`,
+      // A hosted provider's API key rides in the URL's path or query: only its host is printed.
+      `  chain        ${run.external ? endpointLabel(urls.rpc) : urls.rpc} (chain id ${CHAIN_ID})`,
       `  indexer      ${urls.indexer}`,
       `  facilitator  ${urls.facilitator}`,
       `  host         ${urls.host}  (resources at ${urls.host}/r/<slug>)`,

@@ -6,9 +6,9 @@ import { devKey, ROLE, startLocalChain } from "../../../../testkit/chain/localCh
 import { serveRpcProxy } from "../../../../testkit/chain/rpcProxy.ts";
 import { committedHarness } from "../../../../testkit/facilitator/committedHarness.ts";
 import { facilitatorEnv } from "../../../../testkit/facilitator/startFacilitator.ts";
+import { endpointLabel } from "../../../http/rpcUrls.ts";
 import { createFacilitator } from "../../createFacilitator.ts";
 import { FacilitatorConfigError, loadFacilitatorConfig } from "../../loadFacilitatorConfig.ts";
-import { endpointLabel } from "../../observedTransport.ts";
 
 const CAP = 50_000n;
 
