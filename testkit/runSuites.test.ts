@@ -14,7 +14,17 @@ describe("runSuites", function () {
     const niceness = `node -e "console.log('niceness', require('node:os').getPriority())"`;
     writeFileSync(
       join(dir, "package.json"),
-      JSON.stringify({ name: "lanes", private: true, scripts: { plain: niceness, batch: niceness, broken: "exit 3" } }),
+      JSON.stringify({
+        name: "lanes",
+        private: true,
+        scripts: {
+          plain: niceness,
+          batch: niceness,
+          broken: "exit 3",
+          failing: `node -e "console.log('setup');console.log('  1 failing');console.log('  1) the cause');process.exit(1)"`,
+          chatty: `node -e "for (let i = 0; i < 400; i++) console.log('line', i)"`,
+        },
+      }),
     );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,6 +45,15 @@ describe("runSuites", function () {
     const { status, stdout } = run("broken,plain");
     expect(status).to.equal(1);
     expect(stdout).to.match(/done: broken FAILED \(\d+ s\), plain passed/);
+  });
+
+  it("repeats a failed script's failures after every other script's output, where a log's reader starts", function () {
+    const { status, stdout } = run("failing", "chatty");
+    expect(status).to.equal(1);
+    const recap = stdout.slice(stdout.lastIndexOf("failing FAILED; the end of its output once more:"));
+    expect(stdout.lastIndexOf("line 399")).to.be.lessThan(stdout.length - recap.length);
+    expect(recap).to.match(/once more:\n\n {2}1 failing\n {2}1\) the cause\n\n\[suites +\d+ s\] done: failing FAILED/);
+    expect(recap).not.to.include("setup");
   });
 
   it("refuses a command line without a lane after --batch, with its usage", function () {

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { failureRecap } from "./failureRecap.ts";
 
 /**
  * `node testkit/runSuites.ts [--batch] <lane>…`: runs lanes of npm scripts side by side (the test suites of `npm
@@ -11,7 +12,9 @@ import { join } from "node:path";
  * deadline of its own (type checks, the gas snapshot, the Solidity tests) then takes only the CPU the others leave,
  * and the suites that start stacks with deadlines keep it on a busy machine. Keeps each script's output apart and
  * prints it whole when it ends, says every minute which are still running, and ends with each one's wall time. A
- * failed script does not stop its lane. Exits 1 when any failed.
+ * failed script does not stop its lane; its failures are printed once more at the very end (a CI log is often read
+ * from its end, where they would otherwise be buried under the output of the suites that finished later). Exits 1 when
+ * any failed.
  * @example node testkit/runSuites.ts test:services test:e2e --batch typecheck,test:contracts
  */
 const usage = "usage: node testkit/runSuites.ts [--batch] <npm script>[,<npm script>...] ...\n";
@@ -40,7 +43,8 @@ const started = performance.now();
 const seconds = (from: number) => Math.round((performance.now() - from) / 1000);
 const say = (line: string) => process.stdout.write(`[suites ${String(seconds(started)).padStart(4)} s] ${line}\n`);
 
-type Outcome = { name: string; code: number; seconds: number };
+type Outcome = { name: string; code: number; seconds: number; output: string };
+
 const running = new Set<string>();
 const heartbeat = setInterval(() => say(`still running: ${[...running].join(", ")}`), 60_000);
 let logs = 0;
@@ -61,9 +65,10 @@ function runScript(name: string, batch: boolean): Promise<Outcome> {
       out.end(() => {
         running.delete(name);
         const code = status ?? (signal ? 1 : 0);
-        process.stdout.write(`\n${readFileSync(log, "utf8").trimEnd()}\n\n`);
+        const output = readFileSync(log, "utf8").trimEnd();
+        process.stdout.write(`\n${output}\n\n`);
         say(`${name}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} in ${seconds(from)} s`);
-        resolve({ name, code, seconds: seconds(from) });
+        resolve({ name, code, seconds: seconds(from), output: code === 0 ? "" : output });
       });
     });
   });
@@ -79,5 +84,9 @@ const outcomes = (await Promise.all(lanes.map(runLane))).flat();
 clearInterval(heartbeat);
 rmSync(dir, { recursive: true, force: true });
 
+for (const failed of outcomes.filter((o) => o.code !== 0)) {
+  say(`${failed.name} FAILED; the end of its output once more:`);
+  process.stdout.write(`\n${failureRecap(failed.output)}\n\n`);
+}
 say(`done: ${outcomes.map((o) => `${o.name} ${o.code === 0 ? "passed" : "FAILED"} (${o.seconds} s)`).join(", ")}`);
 process.exit(outcomes.some((o) => o.code !== 0) ? 1 : 0);
