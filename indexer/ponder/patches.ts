@@ -4,6 +4,7 @@ import { addLoadKeys, loadKeysBeforeBulkUpsert } from "./bulkUpsertLookup.ts";
 import { sampleEventLoopLess } from "./eventLoopPrecision.ts";
 import { createLiveQueryTableOnce } from "./liveQueryTable.ts";
 import { checkpointPonderPglite } from "./pgliteCheckpoints.ts";
+import { refuseTakenPort } from "./portInUse.ts";
 import { fixRealtimeCache } from "./realtimeCacheFix.ts";
 
 /**
@@ -21,6 +22,7 @@ export const PONDER_PATCHES: readonly { module: RegExp; patch: (source: string) 
   { module: /\/ponder\/dist\/esm\/runtime\/multichain\.js$/, patch: createLiveQueryTableOnce },
   { module: /\/ponder\/dist\/esm\/runtime\/omnichain\.js$/, patch: createLiveQueryTableOnce },
   { module: /\/ponder\/dist\/esm\/internal\/metrics\.js$/, patch: sampleEventLoopLess },
+  { module: /\/ponder\/dist\/esm\/utils\/port\.js$/, patch: refuseTakenPort },
 ];
 
 registerHooks({

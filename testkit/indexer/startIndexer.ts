@@ -52,6 +52,8 @@ export type StartIndexerOptions = {
   nodeArgs?: string[];
   /** Preload indexer/ponder/patches.ts (default true); false for the bench's comparison with Ponder as installed. */
   patched?: boolean;
+  /** The port Ponder is told to listen on (default: a free one). */
+  port?: number;
 };
 
 /** A running indexer: its base URL, the `/sql` URL for `@ponder/client`, and `stop`. */
@@ -74,7 +76,7 @@ export type Indexer = {
 export async function startIndexer(chain: LocalChain, options: StartIndexerOptions = {}): Promise<Indexer> {
   const work = mkdtempSync(join(options.dataRoot ?? tmpdir(), "indexer-"));
   const deployment = writeDeployment(chain, work);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const schema = `idx_${process.pid}_${port}`;
   const database = options.postgres ? await testDatabase("ponder") : undefined;
   const databaseUrl = database?.url;
