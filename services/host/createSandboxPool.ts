@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Handler, HandlerCall, HandlerResult } from "../gate/handler.ts";
 import type { SandboxMemory } from "./configureWorkerd.ts";
 import type { Shard, ShardEndpoint, ShardRestart } from "./createShard.ts";
-import { createShard, SandboxInterruptedError } from "./createShard.ts";
+import { createShard, SandboxInterruptedError, SandboxRestartedError } from "./createShard.ts";
 import { createSoloRunner } from "./createSoloRunner.ts";
 import type { SandboxWatchdogLimits } from "./watchSandboxProcess.ts";
 
@@ -45,7 +45,10 @@ export type PoolShardStatus = {
 
 /** The host's workerd processes, and the handlers placed in them. */
 export type SandboxPool = {
-  /** Loads a handler in the staging shard and unloads it again. @throws {SandboxStartError} */
+  /**
+   * Loads a handler in the staging shard and unloads it again; a load cut short by the shard's restart is tried once
+   * more in the fresh process, so a module is refused for a stall only when it stalls twice. @throws {SandboxStartError}
+   */
   verify(handler: PooledHandler): Promise<void>;
   /** Loads a handler now, where its calls will run. @throws {SandboxStartError} */
   warm(handler: PooledHandler): Promise<void>;
@@ -79,6 +82,13 @@ type Slot = {
 };
 
 const NO_NETWORK = "";
+
+/**
+ * How often `verify` loads a module whose loads its shard's restarts cut short. A stall may be the machine's (a probe
+ * answered late on a starved machine restarts the shard too), so one stall is not enough to refuse a module; a module
+ * whose top level never finishes stalls every time and is refused at the second.
+ */
+const VERIFY_ATTEMPTS = 2;
 
 function networkKey(allow: readonly string[] | undefined): string {
   return [...new Set(allow ?? [])].sort().join(",");
@@ -282,11 +292,17 @@ export function createSandboxPool(p: SandboxPoolParameters): SandboxPool {
       if (closed) throw new Error("the sandbox pool is closed");
       staging ??= open("staging", "staging", [], 8);
       const shard = await staging.shard;
-      const endpoint = { key: `verify.${++serial}`, source: handler.source };
-      try {
-        await shard.load(endpoint);
-      } finally {
-        await shard.unload(endpoint.key);
+      for (let attempt = 1; ; attempt++) {
+        const endpoint = { key: `verify.${++serial}`, source: handler.source };
+        try {
+          await shard.load(endpoint);
+          return;
+        } catch (error) {
+          if (!(error instanceof SandboxRestartedError) || attempt === VERIFY_ATTEMPTS) throw error;
+          log?.warn({ handler: handler.name, err: error.message }, "verifying a handler again in a fresh process");
+        } finally {
+          await shard.unload(endpoint.key);
+        }
       }
     },
     warm: (handler) => run(handler, (shard) => shard.load(handler)),

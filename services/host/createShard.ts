@@ -17,6 +17,14 @@ export class SandboxStartError extends BaseError {
 }
 
 /**
+ * A load cut short by its shard's restart (a stall, a crash): the module may be to blame (a top level that never
+ * finishes), or the process stalled for another reason (a machine too busy to answer the probe in time).
+ */
+export class SandboxRestartedError extends SandboxStartError {
+  override name = "SandboxRestartedError";
+}
+
+/**
  * A call that was in flight on a process that was killed or died (a stall, a crash, memory exhausted), not at its own
  * time limit: whatever the handler did in it died with the process. `suspects` are the restart's (see
  * `ShardRestart`): when they name other handlers too, the call may have been the victim of one of them.
@@ -295,10 +303,10 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
       const answer = await running.watchdog.call(() => send(running, SHARD_PATHS.load, endpoint, startTimeoutMs));
       if (answer?.status === 200) return;
       if (answer === undefined) {
-        // The process was restarted under the load (its watchdog, or it exited): say why, not that time ran out.
-        if (running.ended)
-          throw new SandboxStartError(`the sandbox was restarted while the module loaded (${running.ended.why})`);
-        void checkAfterFailure(running, "a handler's load left the process unresponsive");
+        // The process was restarted under the load (its watchdog), or it died or stalls (the connection drops before
+        // the exit is seen): say so, not that time ran out.
+        const ended = await checkAfterFailure(running, "a handler's load left the process unresponsive");
+        if (ended) throw new SandboxRestartedError(`the sandbox was restarted while the module loaded (${ended.why})`);
         throw new SandboxStartError(`the module did not finish loading within ${startTimeoutMs} ms`);
       }
       throw new SandboxStartError(`the module could not be loaded: ${messageOf(answer)}`);
