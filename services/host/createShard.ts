@@ -300,14 +300,19 @@ export async function createShard(p: CreateShardParameters): Promise<Shard> {
     const existing = running.loads.get(endpoint.key);
     if (existing !== undefined) return existing;
     const loading = track(endpoint.key, async () => {
+      const sent = performance.now();
       const answer = await running.watchdog.call(() => send(running, SHARD_PATHS.load, endpoint, startTimeoutMs));
       if (answer?.status === 200) return;
       if (answer === undefined) {
-        // The process was restarted under the load (its watchdog), or it died or stalls (the connection drops before
-        // the exit is seen): say so, not that time ran out.
-        const ended = await checkAfterFailure(running, "a handler's load left the process unresponsive");
+        const timedOut = !running.ended && performance.now() - sent >= startTimeoutMs;
+        // Out of time: the module's own top level (the process is probed, and restarted if it stalls).
+        const check = checkAfterFailure(running, "a handler's load left the process unresponsive");
+        if (timedOut) throw new SandboxStartError(`the module did not finish loading within ${startTimeoutMs} ms`);
+        // The process was restarted under the load (its watchdog), or its connection dropped (it died: the exit may
+        // not be seen yet, so it is probed): say so, not that time ran out.
+        const ended = await check;
         if (ended) throw new SandboxRestartedError(`the sandbox was restarted while the module loaded (${ended.why})`);
-        throw new SandboxStartError(`the module did not finish loading within ${startTimeoutMs} ms`);
+        throw new SandboxStartError("the module could not be loaded: the sandbox process dropped the connection");
       }
       throw new SandboxStartError(`the module could not be loaded: ${messageOf(answer)}`);
     });
