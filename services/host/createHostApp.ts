@@ -1,4 +1,3 @@
-import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { z } from "zod";
@@ -6,6 +5,7 @@ import { requireBearerToken } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseWith as parse } from "../http/parseWith.ts";
+import { jsonBody } from "../http/readJsonBody.ts";
 import type { ErrorCode } from "../protocol/reasons.ts";
 import type { Deployment } from "./createDeploymentStore.ts";
 import type { PooledHandlerStatus, PoolShardStatus } from "./createSandboxPool.ts";
@@ -58,7 +58,7 @@ export function createHostApp(ctx: HostContext, operations: HostOperations): Koa
     disabled: "deploys are disabled: the host has no HOST_TOKEN",
     refused: "a valid bearer token is required",
   });
-  const json = bodyParser({ enableTypes: ["json"], jsonLimit: "3mb", encoding: "utf-8" });
+  const json = jsonBody({ maxBytes: 3_145_728 });
 
   router.get("/health", (koa) => {
     koa.body = { ok: true, service: "host" };

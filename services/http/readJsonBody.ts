@@ -2,6 +2,13 @@ import type { IncomingMessage } from "node:http";
 import type Koa from "koa";
 import { HttpError } from "./httpError.ts";
 
+declare module "koa" {
+  interface Request {
+    /** The JSON body `jsonBody` read, untrusted until a schema has parsed it. */
+    body?: unknown;
+  }
+}
+
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**

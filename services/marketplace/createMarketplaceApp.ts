@@ -1,10 +1,10 @@
-import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import { requireBearerToken } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseWith } from "../http/parseWith.ts";
+import { jsonBody } from "../http/readJsonBody.ts";
 import { isChainUnavailable } from "../protocol/chain.ts";
 import { PriceFloorUnreachableError } from "../protocol/priceFloor.ts";
 import { parseResourcesQuery, withPriceFloor } from "./catalog/resourcesQuery.ts";
@@ -99,7 +99,7 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
       disabled: "publishing is disabled: no publish token is configured",
       refused: "a valid Authorization: Bearer token is required to publish",
     }),
-    bodyParser({ enableTypes: ["json"], jsonLimit: "256kb", encoding: "utf-8" }),
+    jsonBody({ maxBytes: 262_144 }),
     async (koa) => {
       const request = parseWith(publishRequestSchema, koa.request.body);
       try {

@@ -1,8 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { bodyParser } from "@koa/bodyparser";
 import Koa from "koa";
 import { listen } from "../../services/http/listen.ts";
+import { jsonBody } from "../../services/http/readJsonBody.ts";
 import { encodeBase64Json } from "../../services/protocol/base64.ts";
 
 /** A facilitator stand-in that accepts every payment: its URL and `close`. */
@@ -17,7 +17,7 @@ export type StubFacilitator = { url: string; server: Server; close(): Promise<vo
  */
 export async function startStubFacilitator(): Promise<StubFacilitator> {
   const app = new Koa();
-  app.use(bodyParser({ enableTypes: ["json"], jsonLimit: "5mb" }));
+  app.use(jsonBody({ maxBytes: 5_242_880 }));
   const answer = (route: string, body: unknown): unknown => {
     if (route === "verify") {
       const { authorization } = (body as { paymentPayload: { authorization: Record<string, string> } }).paymentPayload;

@@ -112,6 +112,18 @@ describe("host", function () {
       });
     }
 
+    it("names what is wrong with a body that is not JSON: its content type (415) or its text (400)", async function () {
+      const plain = await deploy(JSON.stringify(sample("echo")), { ...bearer, "content-type": "text/plain" });
+      expect(plain.status).to.equal(415);
+      expect(plain.body.error).to.deep.equal({
+        code: "unsupported_media_type",
+        message: "a request body is JSON (content-type application/json)",
+      });
+      const broken = await deploy("{not json");
+      expect(broken.status).to.equal(400);
+      expect(broken.body.error.message).to.match(/^a request body is not JSON: /);
+    });
+
     const mismatched: [string, (body: ReturnType<typeof sample>) => unknown, RegExp][] = [
       [
         "a card naming another asset",

@@ -381,6 +381,18 @@ describe("marketplace: POST /resources (the publish pipeline)", function () {
       }
     });
 
+    it("names what is wrong with a body that is not JSON: its content type (415) or its text (400)", async function () {
+      const prepared = await stack.prepare({ slug: "plain-text" });
+      const plain = await stack.post(JSON.stringify(prepared.request), undefined, "text/plain");
+      expect(plain.status).to.equal(415);
+      expect(plain.body.error).to.deep.equal({
+        code: "unsupported_media_type",
+        message: "a request body is JSON (content-type application/json)",
+      });
+      const broken = await stack.post("{not json");
+      expect(broken.body.error.message).to.match(/^a request body is not JSON: /);
+    });
+
     it("answers 400, not 500, to a price that is not a number (its uint128 check threw on it)", async function () {
       const prepared = await stack.prepare({ slug: "malformed-price" });
       for (const base of ["abc", "1.5", "1e3"]) {

@@ -43,11 +43,18 @@ describe("the studio's HTTP service: auth, input and availability", function () 
     const server = await listen(app, 0, "127.0.0.1");
     servers.push(server);
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    return async (method: string, path: string, body?: unknown, token: string | undefined = TOKEN) => {
+    /** A request to the app: `body` as JSON, or a string as it is, sent as `contentType`. */
+    return async (
+      method: string,
+      path: string,
+      body?: unknown,
+      token: string | undefined = TOKEN,
+      contentType = "application/json",
+    ) => {
       const response = await fetch(`${base}${path}`, {
         method,
-        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { "content-type": contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
       return {
         status: response.status,
@@ -81,6 +88,20 @@ describe("the studio's HTTP service: auth, input and availability", function () 
     const call = await start();
     expect((await call("GET", "/drafts/x", undefined, "")).status).to.equal(401);
     expect((await call("GET", "/drafts/x", undefined, `${TOKEN}x`)).status).to.equal(401);
+  });
+
+  it("names what is wrong with a body that is not JSON: its content type (415) or its text (400)", async function () {
+    const call = await start();
+    const request = JSON.stringify({ sentence: "Reverse a text", creator });
+    const plain = await call("POST", "/drafts", request, TOKEN, "text/plain");
+    expect(plain.status).to.equal(415);
+    expect(plain.body.error).to.deep.equal({
+      code: "unsupported_media_type",
+      message: "a request body is JSON (content-type application/json)",
+    });
+    const broken = await call("POST", "/drafts", "{not json");
+    expect(broken.status).to.equal(400);
+    expect(broken.body.error?.message).to.match(/^a request body is not JSON: /);
   });
 
   it("answers 400 for a body it cannot take, 404 for an unknown draft", async function () {

@@ -1,5 +1,4 @@
 import { PassThrough } from "node:stream";
-import { bodyParser } from "@koa/bodyparser";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { Logger } from "pino";
@@ -10,6 +9,7 @@ import { requireBearerToken } from "../../http/bearerToken.ts";
 import { errorBodies } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { parseWith } from "../../http/parseWith.ts";
+import { jsonBody } from "../../http/readJsonBody.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import { addressSchema, signatureSchema } from "../../protocol/schemas/primitives.ts";
 import type { CodeWriter } from "../contract.ts";
@@ -122,7 +122,7 @@ export function createStudioApp(p: StudioAppParameters): Koa {
     disabled: "the studio has no STUDIO_TOKEN: every request is refused",
     refused: "a valid bearer token is required",
   });
-  const json = bodyParser({ enableTypes: ["json"], jsonLimit: "64kb", encoding: "utf-8" });
+  const json = jsonBody({ maxBytes: 65_536 });
   const draftOf = (id: string) => {
     const draft = drafts.get(id);
     if (draft) return draft;
