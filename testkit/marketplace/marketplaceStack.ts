@@ -75,11 +75,11 @@ export async function startMarketplaceStack(
     return { resource, request: built.request, resourceId: built.resourceId, creator, template };
   }
 
-  /** POSTs a publish request with the test token (or `token`), answering status and body. */
-  async function post(body: unknown, token: string | null = PUBLISH_TOKEN) {
+  /** POSTs a publish request (a string as it is) with the test token (or `token`), answering status and body. */
+  async function post(body: unknown, token: string | null = PUBLISH_TOKEN, contentType = "application/json") {
     const response = await fetch(`${marketplace.url}/resources`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
+      headers: { "content-type": contentType, ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
       body: typeof body === "string" ? body : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as any };
@@ -109,9 +109,11 @@ export async function startMarketplaceStack(
    */
   async function settle(): Promise<void> {
     const head = Number(await chain.publicClient.getBlockNumber());
-    const deadline = Date.now() + 20_000;
+    // Seconds on a quiet machine; a test run's other suites can slow the indexer and the catalog many times over.
+    const deadline = Date.now() + 90_000;
+    let progress: Awaited<ReturnType<typeof marketplace.ctx.indexer.progress>> | undefined;
     while (Date.now() < deadline) {
-      const progress = await marketplace.ctx.indexer.progress();
+      progress = await marketplace.ctx.indexer.progress();
       if (progress.block !== null && progress.block >= head) {
         await marketplace.ctx.sync.syncNow().catch(() => undefined);
         const synced = marketplace.ctx.sync.state.indexedBlock;
@@ -122,7 +124,10 @@ export async function startMarketplaceStack(
       }
       await sleep(50);
     }
-    throw new Error(`the catalog did not reach block ${head}`);
+    const { indexedBlock } = marketplace.ctx.sync.state;
+    throw new Error(
+      `the catalog did not reach block ${head} (indexer at ${progress?.block}, catalog at ${indexedBlock})`,
+    );
   }
 
   /** Mints an identity for `owner` directly on the identity registry (outside the marketplace). */
