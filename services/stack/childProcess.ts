@@ -3,7 +3,13 @@ import { spawn } from "node:child_process";
 import { assertPortFree } from "./ports.ts";
 
 /** A started part of the stack. */
-export type Part = { name: string; child: ChildProcess; stop(): Promise<void> };
+export type Part = {
+  name: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+  /** Resolves when the part has ended, however (a stop too), saying how: "exited with code 1", "was killed (SIGKILL)". */
+  ended: Promise<string>;
+};
 
 export type StartPartParameters = {
   name: string;
@@ -86,7 +92,12 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   let exited: number | null | undefined;
-  child.once("exit", (code) => (exited = code));
+  const ended = new Promise<string>((resolve) =>
+    child.once("exit", (code, signal) => {
+      exited = code;
+      resolve(signal ? `was killed (${signal})` : `exited with code ${code}`);
+    }),
+  );
   // A command that cannot be run (not installed: `nice` where BACKGROUND_NICENESS asks for it) fails the start by name.
   let unstarted: Error | undefined;
   child.once("error", (error) => (unstarted = error));
@@ -137,6 +148,7 @@ export async function startPart(p: StartPartParameters): Promise<Part> {
     name: p.name,
     child,
     stop: () => stopChild(child),
+    ended,
   };
 }
 

@@ -38,7 +38,7 @@ export type StackRun = {
   urls: { rpc: string; indexer: string; facilitator: string; host: string; marketplace: string; studio: string };
   tokens: { host: string; publish: string; studio: string };
   /** Every part started so far, in order. */
-  parts: Pick<Part, "name" | "stop">[];
+  parts: Pick<Part, "name" | "stop" | "ended">[];
   /**
    * Aborted, with the failure, when the start gives up (a part failed, or a stop during the start): every part still
    * starting is killed and fails at once, rather than being waited for.

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { StackConfig } from "./loadStackConfig.ts";
 import { loadStackConfig } from "./loadStackConfig.ts";
 import type { StackRun } from "./stackRun.ts";
@@ -51,8 +51,9 @@ const steps: Record<(typeof STACK_STEPS)[number], (run: StackRun) => Promise<voi
 };
 
 /**
- * Runs `npm start`'s steps in order (services/stack/steps/), then keeps the stack up until SIGINT or SIGTERM, or until
- * whatever started it goes away, and stops every part, last started first.
+ * Runs `npm start`'s steps in order (services/stack/steps/), then keeps the stack up until SIGINT or SIGTERM, until
+ * whatever started it goes away (exit 0), or until a part ends on its own (exit 1, naming it), and stops every part,
+ * last started first.
  * @example await startStack({ postgres: false })
  */
 export async function startStack(options: { postgres: boolean }): Promise<void> {
@@ -95,4 +96,13 @@ export async function startStack(options: { postgres: boolean }): Promise<void> 
     process.stderr.write(`[stack] failed: ${(error as Error).message}\n`);
     await stop(1);
   }
+  // A part that ends while the stack runs leaves the others answering for it (a marketplace without its indexer, a
+  // gate without its facilitator): the stack stops whole and says which, as a supervisor would see it.
+  for (const part of run.parts)
+    void part.ended.then((how) => {
+      if (stopping !== undefined) return;
+      const log = join(run.stackDir, "logs", `${part.name}.log`);
+      process.stderr.write(`[stack] failed: the ${part.name} ${how} while the stack ran (its output: ${log})\n`);
+      void stop(1);
+    });
 }

@@ -11,6 +11,8 @@ export type PostgresServer = {
   port: number;
   dataDir: string;
   stop(): Promise<void>;
+  /** Resolves when the server has ended, however (a stop too), saying how: "exited with code 1". */
+  ended: Promise<string>;
 };
 
 export type StartPostgresServerParameters = {
@@ -128,7 +130,13 @@ export async function startPostgresServer({
     log += chunk;
     for (const line of chunk.toString().split("\n")) if (line) onLog(line);
   });
-  const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+  let how = "";
+  const exited = new Promise<number | null>((resolve) =>
+    server.once("exit", (code, signal) => {
+      how = signal ? `was killed (${signal})` : `exited with code ${code}`;
+      resolve(code);
+    }),
+  );
   // The server does not keep this process alive; it is killed with it (below) unless stopped first.
   server.unref();
   (server.stderr as unknown as { unref(): void }).unref();
@@ -157,6 +165,7 @@ export async function startPostgresServer({
     url,
     port,
     dataDir,
+    ended: exited.then(() => how),
     async stop() {
       process.off("exit", killOnExit);
       if (server.exitCode !== null || server.signalCode !== null) return;

@@ -1,9 +1,10 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import pg from "pg";
 import type { Hex } from "viem";
+import { readProcessTree } from "../../services/host/readProcessTree.ts";
 import { sleep } from "../../testkit/sleep.ts";
 import { runStack, STACK_START_TIMEOUT_MS, stackPorts } from "../../testkit/stack/runStack.ts";
 
@@ -81,7 +82,19 @@ describe("npm start -- --postgres with CHAIN_MINING=interval", function () {
     expect(existsSync(join(stackDir, "data", "facilitator")), "no PGlite store").to.equal(false);
   });
 
-  it("stops its PostgreSQL with the rest of the stack", async function () {
+  it("stops whole when a part ends on its own, naming it (exit 1), and its PostgreSQL with the rest", async function () {
+    const stack = running.child.pid!;
+    const marketplace = readProcessTree(stack).find((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("services/marketplace/main.ts"),
+    );
+    expect(marketplace, "the marketplace's process").to.be.a("number");
+    const exited = new Promise((resolve) => running.child.once("exit", resolve));
+    process.kill(marketplace!, "SIGKILL");
+    expect(await Promise.race([exited, sleep(120_000).then(() => "still running")])).to.equal(1);
+    const log = join(stackDir, "logs", "marketplace.log");
+    expect(running.output()).to.include(
+      `[stack] failed: the marketplace was killed (SIGKILL) while the stack ran (its output: ${log})`,
+    );
     expect(await running.stop(ports), "every process of the stack gone, every port free").to.equal(true);
   });
 });

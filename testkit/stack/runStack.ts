@@ -107,13 +107,13 @@ export async function runStack(
     stack,
     output: () => output,
     /**
-     * SIGTERM to the stack, then waits until no process of its group is left and every `*_PORT` of `settings` is
+     * SIGTERM to the stack (unless it has ended already), then waits until no process of its group is left and every `*_PORT` of `settings` is
      * free. Returns whether the group was gone in time.
      */
     async stop(settings: Record<string, string> = {}): Promise<boolean> {
-      const exited =
-        child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
-      process.kill(child.pid!, "SIGTERM");
+      const ended = child.exitCode !== null || child.signalCode !== null;
+      const exited = ended ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
+      if (!ended) process.kill(child.pid!, "SIGTERM");
       await exited;
       const gone = Date.now() + 20_000;
       let alive = true;

