@@ -21,11 +21,24 @@ function chainUnavailable(error: unknown): HttpError | undefined {
   return new HttpError(503, "chain_unavailable", "the chain cannot be reached; retry shortly", { "Retry-After": "2" });
 }
 
-/** Reads (GET and HEAD) are public: any origin may read them, and see the total count. */
+/**
+ * Reads (GET and HEAD) are public: any origin may read them, and see the total count, with any request headers (a
+ * CORS preflight is answered 204, for GET and HEAD only: no credentials are involved). Publishing is not offered to
+ * other origins: it takes the operator's token, from a server.
+ */
 const publicReads: Koa.Middleware = async (koa, next) => {
   if (koa.method === "GET" || koa.method === "HEAD") {
     koa.set("Access-Control-Allow-Origin", "*");
     koa.set("Access-Control-Expose-Headers", "X-Total-Count, X-Price-Floor");
+  }
+  if (koa.method === "OPTIONS" && koa.get("Access-Control-Request-Method")) {
+    koa.set("Access-Control-Allow-Origin", "*");
+    koa.set("Access-Control-Allow-Methods", "GET, HEAD");
+    const asked = koa.get("Access-Control-Request-Headers");
+    if (asked) koa.set("Access-Control-Allow-Headers", asked);
+    koa.set("Access-Control-Max-Age", "600");
+    koa.status = 204;
+    return;
   }
   await next();
 };

@@ -145,6 +145,25 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
       expect(head.headers.get("access-control-allow-origin"), "HEAD, a read too").to.equal("*");
     });
 
+    it("answers a browser's CORS preflight for a read (204, GET and HEAD, the headers it asked), and offers no publish", async function () {
+      const preflight = (method: string) =>
+        fetch(`${stack.marketplace.url}/resources?q=echo`, {
+          method: "OPTIONS",
+          headers: {
+            origin: "https://agent.example",
+            "access-control-request-method": method,
+            "access-control-request-headers": "if-none-match, x-trace",
+          },
+        });
+      const read = await preflight("GET");
+      expect(read.status).to.equal(204);
+      expect(read.headers.get("access-control-allow-origin")).to.equal("*");
+      expect(read.headers.get("access-control-allow-methods")).to.equal("GET, HEAD");
+      expect(read.headers.get("access-control-allow-headers")).to.equal("if-none-match, x-trace");
+      const publish = await preflight("POST");
+      expect(publish.headers.get("access-control-allow-methods")?.split(", ")).to.not.include("POST");
+    });
+
     it("answers a method no read route takes with a JSON 405 naming the methods it takes (it was text/plain)", async function () {
       const answer = await fetch(`${stack.marketplace.url}/resources`, { method: "DELETE" });
       expect(answer.status).to.equal(405);
