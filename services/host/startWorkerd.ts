@@ -33,8 +33,20 @@ export type StartWorkerdParameters = {
 
 const binary = (): string => (createRequire(import.meta.url)("workerd") as { default: string }).default;
 
-/** Runs workerd with its private memory capped and nothing of the host's environment; `exec` keeps the pid. */
-const WRAPPER = 'ulimit -d "$1" || exit 70; shift; exec /usr/bin/env -i TZ=UTC "$@"';
+/**
+ * Runs workerd with its private memory capped and nothing of the host's environment; `exec` keeps the pid. Beside it a
+ * watcher reads the pipe this process holds as the wrapper's stdin and kills workerd when it reads the end: when this
+ * process ends, however (SIGKILL, a crash), or closes the pipe. Without it an ended host left its workerd processes
+ * running, orphaned, with their memory.
+ */
+const WRAPPER = [
+  'ulimit -d "$1" || exit 70',
+  "shift",
+  "exec 4<&0",
+  "(while read -r _; do :; done; kill -9 $$) <&4 4<&- 3>&- >/dev/null 2>&1 &",
+  "exec 4<&- </dev/null",
+  'exec /usr/bin/env -i TZ=UTC "$@"',
+].join("\n");
 
 function lines(stream: Readable | null, onLine: (line: string) => void) {
   if (stream) createInterface({ input: stream }).on("line", onLine);
@@ -74,12 +86,13 @@ export async function startWorkerd(p: StartWorkerdParameters): Promise<WorkerdPr
       p.configFile,
       "config",
     ],
-    { stdio: ["ignore", "pipe", "pipe", "pipe"], env: {} },
+    { stdio: ["pipe", "pipe", "pipe", "pipe"], env: {} },
   );
+  // The watcher's pipe (WRAPPER): closed once workerd has exited, so that the watcher ends too.
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once("exit", () => resolve());
-  });
+  }).then(() => void child.stdin?.destroy());
   const stderr: string[] = [];
   lines(child.stdout, (line) => p.onLine?.(line, "stdout"));
   lines(child.stderr, (line) => {
