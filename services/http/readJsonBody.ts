@@ -12,6 +12,16 @@ declare module "koa" {
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
+ * Whether a request's body is content-encoded (gzip, br, …): no route decodes one, so each refuses it with 415 (RFC
+ * 9110, 15.5.16) rather than reading compressed bytes as JSON. `identity`, in any case, is no encoding.
+ * @example if (isContentEncoded(req.headers)) return reply(415)
+ */
+export function isContentEncoded(headers: IncomingMessage["headers"]): boolean {
+  const coding = headers["content-encoding"]?.trim().toLowerCase();
+  return coding !== undefined && coding !== "" && coding !== "identity";
+}
+
+/**
  * A request's JSON body of at most `maxBytes`, refused as every route refuses one: 415 when it is not JSON by its
  * content type or is content-encoded, 413 over `maxBytes` (declared or sent; the caller closes the connection when the
  * body was not read whole), 400 when it is not JSON or did not arrive whole. Parsed with JSON.parse, so a key named
@@ -23,7 +33,7 @@ export function readJsonBody(req: IncomingMessage, p: { maxBytes: number; what: 
   return new Promise((resolve, reject) => {
     if (!JSON_TYPE.test(req.headers["content-type"] ?? ""))
       return reject(new HttpError(415, "unsupported_media_type", `${p.what} is JSON (content-type application/json)`));
-    if ((req.headers["content-encoding"] ?? "identity") !== "identity")
+    if (isContentEncoded(req.headers))
       return reject(new HttpError(415, "unsupported_media_type", `${p.what} is sent without content-encoding`));
     const tooBig = () => new HttpError(413, "payload_too_large", `${p.what} is at most ${p.maxBytes} bytes of JSON`);
     if (Number(req.headers["content-length"] ?? 0) > p.maxBytes) return reject(tooBig());

@@ -119,6 +119,19 @@ describe("gate", function () {
       });
     }
 
+    for (const coding of ["gzip", "br", "GZIP"]) {
+      it(`answers 415 to a body sent with Content-Encoding ${coding} (read as bytes, it was 400 "not UTF-8 JSON")`, async function () {
+        const answer = await call(echo.callUrl, "{}", { "content-encoding": coding });
+        expect(answer.status).to.equal(415);
+        expectErrorBody(answer.body, "unsupported_media_type");
+        expect(answer.body.error.message).to.match(/Content-Encoding/);
+      });
+    }
+
+    it("accepts Content-Encoding identity, in any case", async function () {
+      expect((await call(echo.callUrl, "{}", { "content-encoding": "Identity" })).status).to.equal(402);
+    });
+
     for (const type of [
       "application/json; charset=utf-8",
       "application/json; charset=UTF-8",
