@@ -10,7 +10,7 @@ import { readBaseFeeWei } from "../protocol/readBaseFeeWei.ts";
 import { strikeKeyOf } from "../protocol/strikeKey.ts";
 import { cachedRead } from "./cachedRead.ts";
 import type { RpcErrorObserver } from "./observedTransport.ts";
-import { rpcTransport } from "./observedTransport.ts";
+import { DEFAULT_RPC_TIMEOUT_MS, rpcTransport } from "./observedTransport.ts";
 
 /** What the facilitator reads from the chain about a buyer before reserving, and the block it reflects. */
 export type BuyerState = {
@@ -56,6 +56,8 @@ export type ChainReaderParameters = {
   policyTtlMs?: number;
   /** Most blocks one `eth_getLogs` request spans (public RPCs cap the range); longer searches are paged. */
   logRangeBlocks?: number;
+  /** How long one request waits for its answer (ms; `RPC_TIMEOUT_MS`, default DEFAULT_RPC_TIMEOUT_MS). */
+  rpcTimeoutMs?: number;
   /** Told of every failed request (metrics). */
   onRpcError?: RpcErrorObserver;
 };
@@ -75,11 +77,12 @@ export function createChainReader({
   resourceTtlMs = 2_000,
   policyTtlMs = POLICY_TTL_MS,
   logRangeBlocks = 1_000,
+  rpcTimeoutMs = DEFAULT_RPC_TIMEOUT_MS,
   onRpcError,
 }: ChainReaderParameters) {
   const publicClient = createPublicClient({
     chain: serviceChain(rpcUrlsOf(rpcUrl)[0] ?? rpcUrl),
-    transport: rpcTransport(rpcUrl, { retryCount: 0, timeout: 5_000, batch: { wait: 0 } }, onRpcError),
+    transport: rpcTransport(rpcUrl, { retryCount: 0, timeout: rpcTimeoutMs, batch: { wait: 0 } }, onRpcError),
   }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");

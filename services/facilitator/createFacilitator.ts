@@ -54,6 +54,7 @@ export async function createFacilitator(
     registry: config.REGISTRY_ADDRESS,
     token: config.TOKEN_ADDRESS,
     logRangeBlocks: config.LOG_RANGE_BLOCKS,
+    rpcTimeoutMs: config.RPC_TIMEOUT_MS,
     onRpcError,
   });
   const clock = options.clock ?? systemClock;
@@ -89,6 +90,7 @@ export async function createFacilitator(
       metrics.forcedDebits.inc({ reason: cut.reason }, cut.items);
     },
     logger,
+    rpcTimeoutMs: config.RPC_TIMEOUT_MS,
     onRpcError,
     leases: {
       leaseMs: config.SIGNER_LEASE_SECONDS * 1000,

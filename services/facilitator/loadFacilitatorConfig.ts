@@ -5,6 +5,7 @@ import { parseSettings } from "../keys/parseSettings.ts";
 import { MAX_AUTHORIZATION_SECONDS } from "../protocol/constants.ts";
 import { BaseError } from "../protocol/errors.ts";
 import { addressSchema } from "../protocol/schemas/primitives.ts";
+import { DEFAULT_RPC_TIMEOUT_MS } from "./observedTransport.ts";
 
 /**
  * Default longest hold of a committed debit (seconds): 50 minutes, below the one-hour window the gates ask for less the
@@ -122,6 +123,12 @@ export const facilitatorEnvSchema = z.object({
   MAX_FEE_PER_GAS: z.coerce.bigint().positive().optional(),
   /** Most blocks one `eth_getLogs` request spans; public RPCs cap the range, so longer searches are paged. */
   LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(1_000),
+  /**
+   * How long one JSON-RPC request waits for its answer (ms) before it counts as the endpoint's failure (and, with
+   * several endpoints in RPC_URL, goes to the next); the relayer's requests wait twice as long. Raise it for a slow
+   * provider whose large `eth_getLogs` ranges take seconds; lower it to fail over sooner.
+   */
+  RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(DEFAULT_RPC_TIMEOUT_MS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

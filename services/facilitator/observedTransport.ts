@@ -36,6 +36,13 @@ export function observedTransport(
   };
 }
 
+/**
+ * How long the facilitator waits for one JSON-RPC answer by default (`RPC_TIMEOUT_MS`): past it the request counts as
+ * the endpoint's failure to answer (`kind="transport"`) and, with several endpoints, goes to the next one. The
+ * relayer's requests (sends, receipts, gas estimates) wait twice as long.
+ */
+export const DEFAULT_RPC_TIMEOUT_MS = 5_000;
+
 /** How often several endpoints are ranked (a block-number request to each; latency and failures decide). */
 const RANK_INTERVAL_MS = 10_000;
 

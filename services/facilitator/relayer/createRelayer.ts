@@ -8,7 +8,7 @@ import { readBaseFeeWei } from "../../protocol/readBaseFeeWei.ts";
 import { cachedRead } from "../cachedRead.ts";
 import { isChainUnavailable } from "../chain.ts";
 import type { RpcErrorObserver } from "../observedTransport.ts";
-import { rpcTransport } from "../observedTransport.ts";
+import { DEFAULT_RPC_TIMEOUT_MS, rpcTransport } from "../observedTransport.ts";
 import type { BatchBook } from "./batchBook.ts";
 import { BATCH_BASE_GAS, EXACT_GAS, fullBatchGas, itemGas, STRIKE_GAS } from "./batchGas.ts";
 import { rpcErrorReason } from "./classifyRpcError.ts";
@@ -64,6 +64,11 @@ export type RelayerParameters = {
    * bytes.
    */
   logger?: Pick<Logger, "warn">;
+  /**
+   * How long the facilitator's reads wait for an answer (ms; `RPC_TIMEOUT_MS`, default DEFAULT_RPC_TIMEOUT_MS): the
+   * relayer's requests wait twice as long, as a send or a gas estimate takes a node longer than a read.
+   */
+  rpcTimeoutMs?: number;
   /** Told of every failed RPC request (metrics). */
   onRpcError?: RpcErrorObserver;
   /** Called with every fee-bumped replacement of a transaction not mined in time. */
@@ -122,7 +127,11 @@ const MAX_REQUEUES = 2;
  */
 export function createRelayer(p: RelayerParameters) {
   const chain = serviceChain(rpcUrlsOf(p.rpcUrl)[0] ?? p.rpcUrl);
-  const transport = rpcTransport(p.rpcUrl, { retryCount: 0, timeout: 10_000 }, p.onRpcError);
+  const transport = rpcTransport(
+    p.rpcUrl,
+    { retryCount: 0, timeout: 2 * (p.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS) },
+    p.onRpcError,
+  );
   const publicClient = createPublicClient({ chain, transport }) as PublicClient;
   const escrowAbi = abiOf("PaymentEscrow");
   const registryAbi = abiOf("ResourceRegistry");

@@ -4,13 +4,34 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../../testkit/chain/localChain.ts";
 import { serveRpcProxy } from "../../../../testkit/chain/rpcProxy.ts";
+import type { RequestProvider } from "../../../../testkit/chain/rpcServer.ts";
 import { committedHarness } from "../../../../testkit/facilitator/committedHarness.ts";
 import { facilitatorEnv } from "../../../../testkit/facilitator/startFacilitator.ts";
+import { sleep } from "../../../../testkit/sleep.ts";
 import { endpointLabel } from "../../../http/rpcUrls.ts";
+import { createChainReader } from "../../chain.ts";
 import { createFacilitator } from "../../createFacilitator.ts";
 import { FacilitatorConfigError, loadFacilitatorConfig } from "../../loadFacilitatorConfig.ts";
+import type { RpcErrorObserver } from "../../observedTransport.ts";
 
 const CAP = 50_000n;
+
+/** The chain's provider answering every call `ms` late: an endpoint that is up, and slow. */
+const slowProvider = (upstream: RequestProvider, ms: number): RequestProvider => ({
+  request: async (call) => {
+    await sleep(ms);
+    return upstream.request(call);
+  },
+});
+
+/** The `facilitator_rpc_errors_total` series of one endpoint: its labels and count. */
+async function rpcFailuresOf(facilitatorUrl: string, endpointUrl: string) {
+  const metrics = await (await fetch(`${facilitatorUrl}/metrics`)).text();
+  const failures = [...metrics.matchAll(/^facilitator_rpc_errors_total\{([^}]*)\} (\d+)$/gm)]
+    .filter(([, labels]) => labels?.includes(`endpoint="${endpointLabel(endpointUrl)}"`))
+    .map(([, labels, count]) => ({ labels: labels ?? "", count: Number(count) }));
+  return { metrics, failures };
+}
 
 /**
  * Several RPC endpoints in `RPC_URL`: with the first one down, every read and send goes to the next, and the failures
@@ -39,14 +60,43 @@ describe("facilitator with several RPC endpoints", function () {
       .that.matches(/RPC_URL: a URL, or several separated by commas/);
   });
 
-  it("settles through the second endpoint while the first is down, counting the first one's failures", async function () {
-    const down = await serveRpcProxy(chain.connection.provider);
+  it("refuses an RPC_TIMEOUT_MS under 100 ms or not a whole number, naming the setting", function () {
+    for (const value of ["50", "1.5", "soon"])
+      expect(() => loadFacilitatorConfig({ ...facilitatorEnv(chain), RPC_TIMEOUT_MS: value }), value)
+        .to.throw(FacilitatorConfigError)
+        .with.property("message")
+        .that.matches(/RPC_TIMEOUT_MS/);
+    expect(loadFacilitatorConfig(facilitatorEnv(chain)).RPC_TIMEOUT_MS).to.equal(5_000);
+  });
+
+  it("waits RPC_TIMEOUT_MS for an answer: a slow endpoint's read succeeds within it, and past it fails as that endpoint's", async function () {
+    const slow = await serveRpcProxy(slowProvider(chain.connection.provider, 1_000));
+    const failures: Parameters<RpcErrorObserver>[0][] = [];
+    const reader = (rpcTimeoutMs: number) =>
+      createChainReader({ rpcUrl: slow.url, ...chain.addresses, rpcTimeoutMs, onRpcError: (e) => failures.push(e) });
+    try {
+      expect(await reader(5_000).publicClient.getBlockNumber()).to.be.a("bigint");
+      expect(failures).to.deep.equal([]);
+      const late = await reader(200)
+        .publicClient.getBlockNumber()
+        .catch((error: unknown) => error);
+      expect(late).to.be.instanceOf(Error);
+      expect(failures).to.deep.equal([
+        { kind: "transport", endpoint: endpointLabel(slow.url), method: "eth_blockNumber" },
+      ]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("gives up on an endpoint slower than RPC_TIMEOUT_MS and settles through the next one", async function () {
+    const slow = await serveRpcProxy(slowProvider(chain.connection.provider, 1_500));
     const up = await serveRpcProxy(chain.connection.provider);
-    await down.stop();
     const facilitator = await createFacilitator(
       loadFacilitatorConfig({
         ...facilitatorEnv(chain),
-        RPC_URL: `${down.url}/v2/secret-key,${up.url}`,
+        RPC_URL: `${slow.url},${up.url}`,
+        RPC_TIMEOUT_MS: "400",
         DATA_DIR: "memory://",
         LOG_LEVEL: "silent",
         RECEIPT_TIMEOUT_MS: "10000",
@@ -60,10 +110,40 @@ describe("facilitator with several RPC endpoints", function () {
       expect(settled.status, JSON.stringify(settled.body)).to.equal(200);
       expect(await h.debitsOf(payload.authorization.nonce)).to.have.length(1);
       expect(up.calls("eth_sendRawTransaction")).to.be.at.least(1);
-      const metrics = await (await fetch(`${facilitator.url}/metrics`)).text();
-      const failures = [...metrics.matchAll(/^facilitator_rpc_errors_total\{([^}]*)\} (\d+)$/gm)]
-        .filter(([, labels]) => labels?.includes(`endpoint="${endpointLabel(down.url)}"`))
-        .map(([, labels, count]) => ({ labels, count: Number(count) }));
+      const { metrics, failures } = await rpcFailuresOf(facilitator.url, slow.url);
+      expect(failures.length, metrics).to.be.greaterThan(0);
+      for (const failure of failures) expect(failure.labels).to.include('kind="transport"');
+    } finally {
+      await facilitator.stop();
+      await Promise.all([slow.close(), up.close()]);
+    }
+  });
+
+  it("settles through the second endpoint while the first is down, counting the first one's failures", async function () {
+    const down = await serveRpcProxy(chain.connection.provider);
+    const up = await serveRpcProxy(chain.connection.provider);
+    await down.stop();
+    const facilitator = await createFacilitator(
+      loadFacilitatorConfig({
+        ...facilitatorEnv(chain),
+        RPC_URL: `${down.url}/v2/secret-key,${up.url}`,
+        // The endpoint that answers is never to fail for want of time, however busy the machine: at the default 5 s,
+        // a test process starved of CPU counted a slow answer as its failure.
+        RPC_TIMEOUT_MS: "60000",
+        DATA_DIR: "memory://",
+        LOG_LEVEL: "silent",
+        RECEIPT_TIMEOUT_MS: "10000",
+        SETTLE_WAIT_MS: "20000",
+        BATCH_WINDOW_MS: "20",
+      }),
+      { backgroundIntervalMs: 100 },
+    );
+    try {
+      const { payload, settled } = await h.pay(facilitator.url, 1_000n);
+      expect(settled.status, JSON.stringify(settled.body)).to.equal(200);
+      expect(await h.debitsOf(payload.authorization.nonce)).to.have.length(1);
+      expect(up.calls("eth_sendRawTransaction")).to.be.at.least(1);
+      const { metrics, failures } = await rpcFailuresOf(facilitator.url, down.url);
       expect(failures.length, metrics).to.be.greaterThan(0);
       for (const failure of failures) expect(failure.labels).to.include('kind="transport"');
       expect(metrics).not.to.include("secret-key");
