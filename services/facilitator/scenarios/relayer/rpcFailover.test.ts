@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
 import { devKey, ROLE, startLocalChain } from "../../../../testkit/chain/localChain.ts";
+import type { RpcProxy } from "../../../../testkit/chain/rpcProxy.ts";
 import { serveRpcProxy } from "../../../../testkit/chain/rpcProxy.ts";
 import type { RequestProvider } from "../../../../testkit/chain/rpcServer.ts";
 import { committedHarness } from "../../../../testkit/facilitator/committedHarness.ts";
@@ -89,14 +90,16 @@ describe("facilitator with several RPC endpoints", function () {
     }
   });
 
-  it("gives up on an endpoint slower than RPC_TIMEOUT_MS and settles through the next one", async function () {
-    const slow = await serveRpcProxy(slowProvider(chain.connection.provider, 1_500));
-    const up = await serveRpcProxy(chain.connection.provider);
+  /**
+   * Pays and settles once through a facilitator on `endpoints` (RPC_URL) with `timeoutMs` (RPC_TIMEOUT_MS): the debit is
+   * mined, sent through `up`, and every failure counted against `failing` is a failure to answer. Answers the metrics.
+   */
+  async function settleDespite(p: { endpoints: string; timeoutMs: number; failing: string; up: RpcProxy }) {
     const facilitator = await createFacilitator(
       loadFacilitatorConfig({
         ...facilitatorEnv(chain),
-        RPC_URL: `${slow.url},${up.url}`,
-        RPC_TIMEOUT_MS: "400",
+        RPC_URL: p.endpoints,
+        RPC_TIMEOUT_MS: String(p.timeoutMs),
         DATA_DIR: "memory://",
         LOG_LEVEL: "silent",
         RECEIPT_TIMEOUT_MS: "10000",
@@ -109,12 +112,22 @@ describe("facilitator with several RPC endpoints", function () {
       const { payload, settled } = await h.pay(facilitator.url, 1_000n);
       expect(settled.status, JSON.stringify(settled.body)).to.equal(200);
       expect(await h.debitsOf(payload.authorization.nonce)).to.have.length(1);
-      expect(up.calls("eth_sendRawTransaction")).to.be.at.least(1);
-      const { metrics, failures } = await rpcFailuresOf(facilitator.url, slow.url);
+      expect(p.up.calls("eth_sendRawTransaction")).to.be.at.least(1);
+      const { metrics, failures } = await rpcFailuresOf(facilitator.url, p.failing);
       expect(failures.length, metrics).to.be.greaterThan(0);
       for (const failure of failures) expect(failure.labels).to.include('kind="transport"');
+      return metrics;
     } finally {
       await facilitator.stop();
+    }
+  }
+
+  it("gives up on an endpoint slower than RPC_TIMEOUT_MS and settles through the next one", async function () {
+    const slow = await serveRpcProxy(slowProvider(chain.connection.provider, 1_500));
+    const up = await serveRpcProxy(chain.connection.provider);
+    try {
+      await settleDespite({ endpoints: `${slow.url},${up.url}`, timeoutMs: 400, failing: slow.url, up });
+    } finally {
       await Promise.all([slow.close(), up.close()]);
     }
   });
@@ -123,34 +136,19 @@ describe("facilitator with several RPC endpoints", function () {
     const down = await serveRpcProxy(chain.connection.provider);
     const up = await serveRpcProxy(chain.connection.provider);
     await down.stop();
-    const facilitator = await createFacilitator(
-      loadFacilitatorConfig({
-        ...facilitatorEnv(chain),
-        RPC_URL: `${down.url}/v2/secret-key,${up.url}`,
+    try {
+      const metrics = await settleDespite({
+        endpoints: `${down.url}/v2/secret-key,${up.url}`,
         // The endpoint that answers is never to fail for want of time, however busy the machine: at the default 5 s,
         // a test process starved of CPU counted a slow answer as its failure.
-        RPC_TIMEOUT_MS: "60000",
-        DATA_DIR: "memory://",
-        LOG_LEVEL: "silent",
-        RECEIPT_TIMEOUT_MS: "10000",
-        SETTLE_WAIT_MS: "20000",
-        BATCH_WINDOW_MS: "20",
-      }),
-      { backgroundIntervalMs: 100 },
-    );
-    try {
-      const { payload, settled } = await h.pay(facilitator.url, 1_000n);
-      expect(settled.status, JSON.stringify(settled.body)).to.equal(200);
-      expect(await h.debitsOf(payload.authorization.nonce)).to.have.length(1);
-      expect(up.calls("eth_sendRawTransaction")).to.be.at.least(1);
-      const { metrics, failures } = await rpcFailuresOf(facilitator.url, down.url);
-      expect(failures.length, metrics).to.be.greaterThan(0);
-      for (const failure of failures) expect(failure.labels).to.include('kind="transport"');
+        timeoutMs: 60_000,
+        failing: down.url,
+        up,
+      });
       expect(metrics).not.to.include("secret-key");
       // The endpoint that answers may count answered errors (a simulation's revert), never a failure to answer.
       expect(metrics).not.to.match(new RegExp(`kind="transport",endpoint="${endpointLabel(up.url)}"`));
     } finally {
-      await facilitator.stop();
       await Promise.all([down.close(), up.close()]);
     }
   });
