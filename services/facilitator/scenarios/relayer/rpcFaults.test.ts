@@ -40,8 +40,8 @@ describe("relayer behind a faulting RPC", function () {
     await chain?.close();
   });
 
-  /** A facilitator on `rpc` whose log lines are kept, and every raw transaction the relayer sent. */
-  async function facilitatorBehind(rpc: RpcProxy) {
+  /** A facilitator on `rpc` (and `settings`) whose log lines are kept, and every raw transaction the relayer sent. */
+  async function facilitatorBehind(rpc: RpcProxy, settings: Record<string, string> = {}) {
     const lines: string[] = [];
     const rawTransactions: string[] = [];
     rpc.intercept("eth_sendRawTransaction", async (call, next) => {
@@ -57,6 +57,7 @@ describe("relayer behind a faulting RPC", function () {
       SETTLE_WAIT_MS: "20000",
       BATCH_WINDOW_MS: "1000",
       BATCH_MAX_ITEMS: "64",
+      ...settings,
     });
     const logger = createLogger("facilitator", "debug", { write: (line: string) => void lines.push(line) });
     const facilitator = await createFacilitator(config, { logger, backgroundIntervalMs: 100 });
@@ -107,6 +108,38 @@ describe("relayer behind a faulting RPC", function () {
     const run = await settleFortyAfter(httpRateLimit());
     expect(run.transactions, "transactions for 40 debits").to.be.at.most(3);
     expectNoSecrets(run.lines.join(""), run.rawTransactions, run.signatures);
+  });
+
+  it("a send the node took, whose answer came after RPC_TIMEOUT_MS: each debit mined once, a settle answered 503 settles on its retry", async function () {
+    const rpc = await serveRpcProxy(chain.connection.provider);
+    // Twice RPC_TIMEOUT_MS is the relayer's wait for an answer; the answer to the first send comes after it.
+    const { facilitator } = await facilitatorBehind(rpc, { RPC_TIMEOUT_MS: "2000", SETTLE_WAIT_MS: "60000" });
+    let late = 1;
+    rpc.intercept("eth_sendRawTransaction", async (call, next) => {
+      const hash = await next(call);
+      if (late-- > 0) await sleep(6_000);
+      return hash;
+    });
+    try {
+      const payloads = await Promise.all(Array.from({ length: 3 }, () => h.sign()));
+      for (const payload of payloads) expect((await h.verify(facilitator.url, payload)).body.isValid).to.equal(true);
+      const first = await Promise.all(payloads.map((payload) => h.settle(facilitator.url, payload, 1_000n)));
+      expect(late, "the first send's answer was late").to.be.at.most(0);
+      for (const s of first)
+        if (s.status !== 200) expect(s.body.error?.code, JSON.stringify(s.body)).to.equal("settlement_pending");
+      // Step 11: the same settle again gets the result once the background pass has found the debit on chain.
+      for (const payload of payloads) {
+        const settled = await until(async () => {
+          const again = await h.settle(facilitator.url, payload, 1_000n);
+          return again.status === 200 ? again : undefined;
+        }, 60_000);
+        expect(settled.body.success).to.equal(true);
+        expect(await h.debitsOf(payload.authorization.nonce)).to.have.length(1);
+      }
+    } finally {
+      await facilitator.stop();
+      await rpc.close();
+    }
   });
 
   it("a send refused for insufficient funds pauses the relayer, named on /ready, until it is funded; then the debit is sent", async function () {
