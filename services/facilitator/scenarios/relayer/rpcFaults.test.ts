@@ -112,12 +112,13 @@ describe("relayer behind a faulting RPC", function () {
 
   it("a send the node took, whose answer came after RPC_TIMEOUT_MS: each debit mined once, a settle answered 503 settles on its retry", async function () {
     const rpc = await serveRpcProxy(chain.connection.provider);
-    // Twice RPC_TIMEOUT_MS is the relayer's wait for an answer; the answer to the first send comes after it.
-    const { facilitator } = await facilitatorBehind(rpc, { RPC_TIMEOUT_MS: "2000", SETTLE_WAIT_MS: "60000" });
+    // Twice RPC_TIMEOUT_MS (5 s, the default: reads as slow as a busy test machine's never time out) is the relayer's
+    // wait for an answer; the answer to the first send comes after it.
+    const { facilitator } = await facilitatorBehind(rpc, { RPC_TIMEOUT_MS: "5000", SETTLE_WAIT_MS: "60000" });
     let late = 1;
     rpc.intercept("eth_sendRawTransaction", async (call, next) => {
       const hash = await next(call);
-      if (late-- > 0) await sleep(6_000);
+      if (late-- > 0) await sleep(12_000);
       return hash;
     });
     try {
