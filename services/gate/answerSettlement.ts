@@ -40,9 +40,7 @@ export async function answerSettlement(
       `the payment could not be settled (${outcome.code}); nothing was charged`,
     );
   }
-  const now = Math.floor(Date.now() / 1000);
-  for (const [key, entry] of runtime.pending) if (entry.expiresAt <= now) runtime.pending.delete(key);
-  runtime.pending.set(keyOfPayment(key), settlement);
+  runtime.pending.keep(keyOfPayment(key), settlement, Math.floor(Date.now() / 1000));
   const retryAfter = outcome.kind === "pending" ? outcome.retryAfter : "2";
   sendError(
     koa,

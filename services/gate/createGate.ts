@@ -15,6 +15,7 @@ import { sharedExactFloorReader } from "./exactFloorReader.ts";
 import { freePaths } from "./freePaths.ts";
 import type { GateMiddleware, GateRuntime, GateState } from "./gateRuntime.ts";
 import { parseBody } from "./parseBody.ts";
+import { createPendingSettlements } from "./pendingSettlements.ts";
 import { priceResponse } from "./priceResponse.ts";
 import { readBody } from "./readBody.ts";
 import { releaseOnFailure } from "./releaseOnFailure.ts";
@@ -97,7 +98,7 @@ export function createGate(input: GateConfig): Gate {
       ready: config.ready ?? (() => true),
     }),
     inFlight: new Map(),
-    pending: new Map(),
+    pending: createPendingSettlements(),
   };
   const steps: Record<(typeof GATE_STEPS)[number], GateMiddleware> = {
     errorBodies: errorBodies({ logger }),

@@ -8,6 +8,7 @@ import type { FacilitatorClient, StoredCallResponse } from "./createFacilitatorC
 import type { HandlerLoad } from "./createHandlerLoad.ts";
 import type { ExactFloorReader } from "./exactFloorReader.ts";
 import type { HandlerResult } from "./handler.ts";
+import type { PendingSettlements } from "./pendingSettlements.ts";
 import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
@@ -81,6 +82,6 @@ export type GateRuntime = {
   load: HandlerLoad;
   /** Runs the resource's sample request alone on an idle, ready handler to tell a creator's fault from a buyer's. */
   reproduce(): Promise<HandlerFailure | "passed" | "no_quiet_moment">;
-  /** Settlements answered 503 here, by payment (keyOfPayment), until their authorization expires. */
-  pending: Map<string, PendingSettlement>;
+  /** Settlements answered 503 here, by payment (keyOfPayment), until their authorization expires (bounded). */
+  pending: PendingSettlements;
 };
