@@ -98,7 +98,7 @@ export function createGate(input: GateConfig): Gate {
       ready: config.ready ?? (() => true),
     }),
     inFlight: new Map(),
-    pending: createPendingSettlements(),
+    pending: createPendingSettlements(config.pendingMaxBytes),
   };
   const steps: Record<(typeof GATE_STEPS)[number], GateMiddleware> = {
     errorBodies: errorBodies({ logger }),

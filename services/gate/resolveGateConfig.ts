@@ -21,6 +21,7 @@ import type { JsonSchema } from "./compileSchema.ts";
 import { compileSchema } from "./compileSchema.ts";
 import { GateConfigError } from "./gateConfigError.ts";
 import type { Handler } from "./handler.ts";
+import { PENDING_MAX_BYTES } from "./pendingSettlements.ts";
 import { schemaMessage } from "./schemaMessage.ts";
 
 /** Seconds of latency and clock skew the gate tolerates between a buyer signing `now + maxTimeoutSeconds` and verify. */
@@ -65,6 +66,8 @@ export type GateConfig = {
   maxConcurrentCalls?: number | undefined;
   /** Offer the flat `exact` entry besides `service-escrow` (default true). */
   acceptExact?: boolean | undefined;
+  /** Most bytes of settlements answered 503 the gate keeps for their retries (pendingSettlements.ts; default 16 MiB). */
+  pendingMaxBytes?: number | undefined;
   handler: Handler;
   /**
    * A request body the creator declares its handler answers (default `{}`); it must pass the request schema. A failed
@@ -94,6 +97,7 @@ export type ResolvedGateConfig = Omit<
   | "maxBodyBytes"
   | "acceptExact"
   | "sampleRequest"
+  | "pendingMaxBytes"
 > & {
   sampleRequest: Record<string, unknown>;
   cap: bigint;
@@ -104,6 +108,7 @@ export type ResolvedGateConfig = Omit<
   handlerTimeoutMs: number;
   maxBodyBytes: number;
   acceptExact: boolean;
+  pendingMaxBytes: number;
 };
 
 const configSchema = z.object({
@@ -131,6 +136,7 @@ const configSchema = z.object({
   maxBodyBytes: z.int().positive().default(DEFAULT_MAX_BODY_BYTES),
   maxConcurrentCalls: z.int().positive().optional(),
   acceptExact: z.boolean().default(true),
+  pendingMaxBytes: z.int().positive().default(PENDING_MAX_BYTES),
   sampleRequest: z.record(z.string(), z.unknown()).default({}),
   handler: z.custom<Handler>((value) => typeof value === "function", "must be a function"),
 });

@@ -594,6 +594,48 @@ describe("gate", function () {
       expect(await stack.escrowBalance()).to.equal(before - BigInt(receipt.amount));
     });
 
+    it("a settlement let go past the gate's bound is never run or debited twice: its retry gets the result once settled", async function () {
+      // A bound of one byte keeps only the newest settlement answered 503: the second lets the first go.
+      const tight = await startTestResource(stack, {
+        slug: "slow-echo-tight",
+        source: slowEcho,
+        gate: { pendingMaxBytes: 1 },
+      });
+      try {
+        const before = await stack.escrowBalance();
+        const headers = [paymentHeader(await payEscrow(stack, tight)), paymentHeader(await payEscrow(stack, tight))];
+        const bodies = [
+          { delayMs: 1_000, n: 0 },
+          { delayMs: 1_000, n: 1 },
+        ];
+        const calls = headers.map((header, i) => call(tight.callUrl, bodies[i], { "X-PAYMENT": header }));
+        await sleep(400);
+        await stack.chain.rpc.stop();
+        try {
+          for (const answer of await Promise.all(calls)) expect(answer.status, answer.text).to.equal(503);
+        } finally {
+          await stack.chain.rpc.resume();
+        }
+        expect(tight.runs()).to.equal(2);
+        let amount = 0n;
+        for (const [i, header] of headers.entries()) {
+          const settled = await until(async () => {
+            const again = await call(tight.callUrl, bodies[i], { "X-PAYMENT": header });
+            if (again.status === 200) return again;
+            // Let go and not settled yet: refused as a used nonce, with nothing run.
+            expect([402, 503], again.text).to.include(again.status);
+            return undefined;
+          }, 60_000);
+          expect(settled.body).to.deep.equal({ echo: bodies[i] });
+          amount += BigInt(receiptSchema.parse(decodeBase64Json(settled.headers.get("payment-response")!)).amount);
+        }
+        expect(tight.runs(), "no retry ran the handler again").to.equal(2);
+        expect(await stack.escrowBalance()).to.equal(before - amount);
+      } finally {
+        await tight.close();
+      }
+    });
+
     it("answers 503 when the facilitator cannot verify (chain unreachable), reserving nothing and running nothing", async function () {
       const runs = echo.runs();
       await stack.chain.rpc.stop();
