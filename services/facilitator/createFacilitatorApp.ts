@@ -18,7 +18,10 @@ import { batchListener } from "./routes/batchListener.ts";
 import type { CallerAuth } from "./routes/paymentOperations.ts";
 import { authorize, PAYMENT_OPERATIONS, payerOf } from "./routes/paymentOperations.ts";
 import { bytes32ParamSchema, resultQuerySchema } from "./routes/schemas.ts";
+import { SETTLEMENT_RETRY_AFTER_SECONDS } from "./settlePayment.ts";
 import { payersOf } from "./store/payersOf.ts";
+import type { StoredPayload } from "./store/reservations.ts";
+import { findReservation } from "./store/reservations.ts";
 import { findResult } from "./store/results.ts";
 import { EscrowBookBehindError } from "./verifyPayment.ts";
 
@@ -43,6 +46,11 @@ function chainUnavailable(error: unknown): HttpError | undefined {
 /** The caller's token: `Authorization: Bearer`, else the X-Resource-Auth header. */
 function tokenOf(koa: Koa.Context): string | undefined {
   return bearerTokenOf(koa.get("authorization")) ?? (koa.get(HEADER_RESOURCE_AUTH) || undefined);
+}
+
+/** The payment as reserved, as a gate compares it with the one it holds (`samePayment`). */
+function paymentOf(payload: StoredPayload) {
+  return { scheme: payload.scheme, authorization: payload.authorization, signature: payload.signature };
 }
 
 /** Where a stored result's settlement stands, from its settle answer (one without `status` was answered mined). */
@@ -117,18 +125,30 @@ export function createFacilitatorApp(
     const now = ctx.clock.now();
     const buyer = await payerOf(payer, () => payersOf(ctx.store, { table: "result", idemKey, now }));
     const result = buyer ? await findResult(ctx.store, { idemKey, buyer }, now) : null;
-    if (auth.enabled) authorize(auth, tokenOf(koa), result?.resourceId ?? "unknown", now);
+    // No result yet: a settle accepted and not mined (SETTLEMENT=confirmed, or `exact`) is answered 202, so that a gate
+    // that no longer holds the response (restarted, another instance) tells the buyer to retry, not that its nonce is
+    // spent.
+    const settling = !result && buyer ? await findReservation(ctx.store, { idemKey, buyer }) : null;
+    const pending = settling?.status === "settling" ? settling : null;
+    if (auth.enabled) authorize(auth, tokenOf(koa), result?.resourceId ?? pending?.resourceId ?? "unknown", now);
+    if (pending) {
+      koa.status = 202;
+      koa.set("Retry-After", String(SETTLEMENT_RETRY_AFTER_SECONDS));
+      koa.body = {
+        idemKey: pending.idemKey,
+        resourceId: pending.resourceId,
+        payment: paymentOf(pending.payload),
+        ...(pending.requestHash ? { requestHash: pending.requestHash } : {}),
+        settlement: "pending",
+      };
+      return;
+    }
     if (!result)
       throw new HttpError(404, "not_found", "no result for this idemKey (never settled, or past its 24 h retention)");
-    const payment = result.payment ?? undefined;
     koa.body = {
       idemKey: result.idemKey,
       resourceId: result.resourceId,
-      payment: payment && {
-        scheme: payment.scheme,
-        authorization: payment.authorization,
-        signature: payment.signature,
-      },
+      payment: result.payment ? paymentOf(result.payment) : undefined,
       // The request the payment was reserved for (absent when its gate sent none): a gate replays the result only to
       // that same request.
       ...(result.requestHash ? { requestHash: result.requestHash } : {}),

@@ -34,6 +34,9 @@ export type SettlePaymentReturnType =
   | { kind: "settlement_failed"; message: string }
   | { kind: "pending"; retryAfterSeconds: number };
 
+/** The `Retry-After` (seconds) of a settlement not mined yet: `POST /settle`'s 503 and `GET /results`' 202. */
+export const SETTLEMENT_RETRY_AFTER_SECONDS = 2;
+
 /** Blocks searched back for the debit of a reservation that predates `from_block` (about a day at 2 s blocks). */
 const LEGACY_SEARCH_BLOCKS = 50_000n;
 
@@ -104,7 +107,7 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
     );
     ctx.metrics.settle.inc({ outcome: "pending" });
     await backOffSettlement(ctx.store, r, ctx.clock.now());
-    return { kind: "pending", retryAfterSeconds: 2 };
+    return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
   }
   if (outcome.kind === "skipped") return giveUp(ctx, r, `skipped in the batch: ${outcome.reason.slice(0, 10)}`);
   return finalize(ctx, r, outcome);
@@ -125,7 +128,7 @@ async function giveUp(ctx: FacilitatorContext, r: Reservation, reason: string): 
     );
     ctx.metrics.settle.inc({ outcome: "committed_refused" });
     await backOffSettlement(ctx.store, r, ctx.clock.now());
-    return { kind: "pending", retryAfterSeconds: 2 };
+    return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
   }
   await ctx.store.transaction((tx) =>
     updateReservation(tx, r, { status: "released", failure: reason }, ctx.clock.now()),
@@ -256,7 +259,7 @@ async function awaitResult(ctx: FacilitatorContext, key: ReservationKey): Promis
     const r = await findReservation(ctx.store, key);
     if (r && (r.status === "released" || r.status === "expired"))
       return { kind: "no_reservation", message: `the reservation was ${r.status}` };
-    if (Date.now() >= deadline) return { kind: "pending", retryAfterSeconds: 2 };
+    if (Date.now() >= deadline) return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

@@ -41,7 +41,14 @@ export async function answerSettlement(
     );
   }
   runtime.pending.keep(keyOfPayment(key), settlement, Math.floor(Date.now() / 1000));
-  const retryAfter = outcome.kind === "pending" ? outcome.retryAfter : "2";
+  sendSettlementPending(koa, outcome.kind === "pending" ? outcome.retryAfter : "2");
+}
+
+/**
+ * 503 `settlement_pending` with `Retry-After`: the debit of this payment is not confirmed yet, and a retry of the same
+ * payment gets the result once it is.
+ */
+export function sendSettlementPending(koa: Context, retryAfter: string): void {
   sendError(
     koa,
     503,

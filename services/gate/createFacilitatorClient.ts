@@ -38,6 +38,14 @@ export type ResultOutcome =
       /** The hash of the request it was reserved for; undefined when its gate sent none. */
       requestHash: string | undefined;
     }
+  | {
+      /** Settled by the facilitator and not mined yet (202): no result so far; ask again after `retryAfter` seconds. */
+      kind: "pending";
+      resourceId: string;
+      payment: unknown;
+      requestHash: string | undefined;
+      retryAfter: string;
+    }
   | { kind: "missing" }
   | { kind: "unavailable"; message: string };
 
@@ -177,8 +185,14 @@ export function createFacilitatorClient({
             receipt?: unknown;
             payment?: unknown;
             requestHash?: unknown;
+            settlement?: unknown;
           }
         | undefined;
+      const requestHash = typeof body?.requestHash === "string" ? body.requestHash : undefined;
+      if (answer.status === 202 && body?.settlement === "pending" && typeof body.resourceId === "string") {
+        const retryAfter = header(answer, "retry-after") ?? "2";
+        return { kind: "pending", resourceId: body.resourceId, payment: body.payment, requestHash, retryAfter };
+      }
       if (
         answer.status !== 200 ||
         typeof body?.receipt !== "string" ||
@@ -193,7 +207,7 @@ export function createFacilitatorClient({
         response: body.response,
         receipt: body.receipt,
         payment: body.payment,
-        requestHash: typeof body.requestHash === "string" ? body.requestHash : undefined,
+        requestHash,
       };
     },
 

@@ -23,9 +23,9 @@ export type PendingSettlements = {
 /**
  * The settlements a gate answered 503, kept so that a retry of the same payment settles the same response again, at
  * most `maxBytes` of them. Past the limit the oldest goes first: a retry of it is answered as after the gate's
- * restart, from the facilitator's result once the debit is settled, and until then with 402 `nonce_used`, which the
- * buyer SDK reports as payment_unknown and never pays again. Keeping one costs O(1) amortised: expired ones are let go
- * from the oldest on, and none is looked at twice.
+ * restart, from the facilitator, which holds the response too: 503 `settlement_pending` until the debit is settled,
+ * then the result. Keeping one costs O(1) amortised: expired ones are let go from the oldest on, and none is looked at
+ * twice.
  * @example const pending = createPendingSettlements(); pending.keep(keyOfPayment(key), settlement, now)
  */
 export function createPendingSettlements(maxBytes = PENDING_MAX_BYTES): PendingSettlements {

@@ -3,7 +3,7 @@ import { decodeBase64Json } from "../protocol/base64.ts";
 import { requestHash } from "../protocol/requestHash.ts";
 import { samePayment } from "../protocol/samePayment.ts";
 import { receiptSchema } from "../protocol/schemas/receipt.ts";
-import { answerSettlement } from "./answerSettlement.ts";
+import { answerSettlement, sendSettlementPending } from "./answerSettlement.ts";
 import { type GateMiddleware, type GateRuntime, type GateState, keyOfPayment, stepValue } from "./gateRuntime.ts";
 import { recoverPayer } from "./recoverPayer.ts";
 import { VERIFY_GRACE_SECONDS } from "./resolveGateConfig.ts";
@@ -11,27 +11,31 @@ import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
 
 /**
- * The stored result of an already settled payment, when it is this very payment: same resource, the same
- * authorization and signature byte for byte as the one settled (a second authorization that reuses the nonce, even
- * by the same buyer, is not the same payment), same payer, and a signature by that payer (proven by the
- * facilitator's `nonce_used`, which it answers only after the signature check, or recovered here for `expired`).
+ * The stored result of an already settled payment, or the facilitator's word that its settlement is not mined yet
+ * (`pending`), when it is this very payment: same resource, the same authorization and signature byte for byte as the
+ * one reserved (a second authorization that reuses the nonce, even by the same buyer, is not the same payment), same
+ * payer (a result's receipt names it), and a signature by that payer (proven by the facilitator's `nonce_used`, which
+ * it answers only after the signature check, or recovered here for `expired`).
  */
 async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
   const { idemKey, payment, payer } = state;
   if (!idemKey || !payment || !payer) return undefined;
   const found = await runtime.facilitator.result(idemKey, payer);
-  if (found.kind !== "found" || found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
+  if (found.kind !== "found" && found.kind !== "pending") return undefined;
+  if (found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
   if (!samePayment(payment, found.payment)) return undefined;
-  const receipt = receiptSchema.safeParse(
-    (() => {
-      try {
-        return decodeBase64Json(found.receipt);
-      } catch {
-        return undefined;
-      }
-    })(),
-  );
-  if (!receipt.success || receipt.data.payer !== state.payer) return undefined;
+  if (found.kind === "found") {
+    const receipt = receiptSchema.safeParse(
+      (() => {
+        try {
+          return decodeBase64Json(found.receipt);
+        } catch {
+          return undefined;
+        }
+      })(),
+    );
+    if (!receipt.success || receipt.data.payer !== state.payer) return undefined;
+  }
   if (reason === "expired" && (await recoverPayer(payment, runtime.config)) !== state.payer) return undefined;
   return found;
 }
@@ -55,7 +59,8 @@ const otherRequest = (stored: string | undefined, state: GateState) =>
  * runs. A refusal is the 402 quote with the reason, except for the same payment again: for another request (method,
  * path or body) → 422 `request_mismatch`; settled already → 200 with the stored response and the same receipt (no
  * second run, no second debit); still in flight here → 409 `in_progress`; its settlement answered 503 here → settle it
- * again. An unreachable facilitator is 503 (nothing was reserved).
+ * again; its settlement not mined yet and not held here (a restart, another instance) → 503 `settlement_pending`. An
+ * unreachable facilitator is 503 (nothing was reserved).
  * @example app.use(reservePayment(runtime))
  */
 export function reservePayment(runtime: GateRuntime): GateMiddleware {
@@ -91,8 +96,11 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
       if (verdict.reason === "nonce_used" || verdict.reason === "expired") {
         const settled = await settledResult(runtime, state, verdict.reason);
         if (settled && otherRequest(settled.requestHash, state)) return refuseOtherRequest(koa as Context);
-        if (settled)
+        if (settled?.kind === "found")
           return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt);
+        // Settled by a gate that no longer holds the response (restarted, or another instance): the facilitator does.
+        if (settled?.kind === "pending" && owner && !runtime.pending.get(key))
+          return sendSettlementPending(koa as Context, settled.retryAfter);
       }
       if (verdict.reason === "nonce_used") {
         if (!owner) {

@@ -5,6 +5,7 @@ import { pino } from "pino";
 import type { Hex, LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signEscrowPayment, type signExactPayment } from "../../services/buyer/src/sdk/signPayment.ts";
+import type { Clock } from "../../services/facilitator/facilitatorContext.ts";
 import type { JsonSchema } from "../../services/gate/compileSchema.ts";
 import type { Gate } from "../../services/gate/createGate.ts";
 import { createGate } from "../../services/gate/createGate.ts";
@@ -32,9 +33,12 @@ export async function startGateStack({
   deposit = 10_000_000n,
   facilitatorEnv = {},
   strikeThreshold,
+  clock,
 }: {
   deposit?: bigint;
   facilitatorEnv?: Record<string, string>;
+  /** The facilitator's clock (a `manualClock` holds its background retries back until it is moved). */
+  clock?: Clock;
   /** Strikes before a resource is deactivated (the deployed default is 3). */
   strikeThreshold?: number;
 } = {}) {
@@ -48,7 +52,7 @@ export async function startGateStack({
     ]);
   }
   await chain.fundBuyer(ROLE.buyer, deposit);
-  const facilitator = await startFacilitator(chain, { env: facilitatorEnv });
+  const facilitator = await startFacilitator(chain, { env: facilitatorEnv, clock });
   const buyer = privateKeyToAccount(devKey(ROLE.buyer));
   return {
     chain,

@@ -44,6 +44,13 @@ export async function recoverResult(p: {
   const { response, json } = await fetchJson(url.toString(), {}, "facilitator", { allowPrivate: true });
   if (response.status === 404)
     throw new BuyerError("not_found", `no result for ${p.idemKey}: never settled, or older than 24 h (nothing paid)`);
+  if (response.status === 202) {
+    const retryAfter = response.headers.get("retry-after") ?? "2";
+    throw new BuyerError(
+      "settlement_pending",
+      `the debit of ${p.idemKey} is not confirmed yet; its result is kept once it is (ask again in ${retryAfter} s)`,
+    );
+  }
   if (response.status !== 200) {
     const error = errorOf(json, response.status);
     throw new BuyerError(error.code, `GET /results/${p.idemKey}: ${error.message}`);

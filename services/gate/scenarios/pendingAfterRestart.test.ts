@@ -1,0 +1,107 @@
+import { expect } from "chai";
+import { manualClock } from "../../../testkit/facilitator/startFacilitator.ts";
+import type { GateStack } from "../../../testkit/gate/gateStack.ts";
+import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../../../testkit/gate/gateStack.ts";
+import { until } from "../../../testkit/until.ts";
+import { BuyerError } from "../../buyer/src/sdk/buyerError.ts";
+import { recoverResult } from "../../buyer/src/sdk/recoverResult.ts";
+import { decodeBase64Json } from "../../protocol/base64.ts";
+import { receiptSchema } from "../../protocol/schemas/receipt.ts";
+import type { Handler } from "../handler.ts";
+
+/**
+ * A settlement answered 503 lives on in the facilitator, not in the gate that answered it. Before the fix a retry that
+ * reached a gate without it (the gate restarted, or another instance of the resource) got 402 `nonce_used` until the
+ * facilitator's retrier had mined the debit, and the buyer SDK gave up on it as payment_unknown: the buyer was charged
+ * for a response it never received unless it went to recover it. Now `GET /results` answers such a payment 202
+ * `pending`, and the gate tells the buyer 503 `settlement_pending`, as the first gate did, until the result is there.
+ * The facilitator's clock stands still, so its retrier waits until the test moves it.
+ */
+describe("a retry that reaches a gate without the pending settlement (restarted, another instance) is told to wait, then gets the result", function () {
+  const clock = manualClock();
+  let stack: GateStack;
+
+  before(async function () {
+    stack = await startGateStack({ clock });
+  });
+
+  after(async function () {
+    await stack?.close();
+  });
+
+  it("answers 503 settlement_pending, never 402 nonce_used, and replays the one debited response once mined", async function () {
+    // The chain goes away while the handler runs: its settle cannot complete.
+    const answering: Handler = async (handlerCall) => {
+      await stack.chain.rpc.stop();
+      return { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(handlerCall.body)) };
+    };
+    const first = await startTestResource(stack, { slug: "restart-echo", handler: answering });
+    const payload = await payEscrow(stack, first);
+    const header = paymentHeader(payload);
+    const nonce = payload.authorization.nonce;
+    const before = await stack.escrowBalance();
+    try {
+      const pending = await call(first.callUrl, { n: 1 }, { "X-PAYMENT": header });
+      expect(pending.status, pending.text).to.equal(503);
+      expect(pending.body.error.code).to.equal("settlement_pending");
+    } finally {
+      await first.close();
+      await stack.chain.rpc.resume();
+    }
+
+    // The resource's gate anew, without the first one's memory of the settlement.
+    let runs = 0;
+    const again = await startTestResource(stack, {
+      slug: "restart-echo",
+      resourceId: first.resourceId,
+      handler: async () => {
+        runs++;
+        return { status: 200, contentType: "application/json", body: Buffer.from("{}") };
+      },
+    });
+    try {
+      const retry = await call(again.callUrl, { n: 1 }, { "X-PAYMENT": header });
+      expect(retry.status, retry.text).to.equal(503);
+      expect(retry.body.error.code).to.equal("settlement_pending");
+      expect(retry.headers.get("retry-after")).to.match(/^\d+$/);
+      // The same payment for another request, and another authorization of the nonce, are refused as before.
+      expect((await call(again.callUrl, { n: 2 }, { "X-PAYMENT": header })).status).to.equal(422);
+      const reuse = await payEscrow(stack, first, { nonce, maxAmount: first.cap + 1n });
+      const refused = await call(again.callUrl, { n: 1 }, { "X-PAYMENT": paymentHeader(reuse) });
+      expect(refused.status, refused.text).to.equal(402);
+      expect(refused.body.error).to.equal("nonce_used");
+
+      // What the facilitator says of it, to the gate and to the buyer's recovery.
+      const payer = stack.buyer.address;
+      const asked = await fetch(`${stack.facilitator.url}/results/${nonce}?payer=${payer}`);
+      expect(asked.status).to.equal(202);
+      expect(asked.headers.get("retry-after")).to.match(/^\d+$/);
+      const told = (await asked.json()) as Record<string, unknown>;
+      expect(told).to.include({ idemKey: nonce.toLowerCase(), settlement: "pending" });
+      const { scheme, authorization, signature } = payload;
+      expect(told.payment).to.deep.equal({ scheme, authorization, signature });
+      expect((await fetch(`${stack.facilitator.url}/results/${nonce}`)).status, "the only payer of it").to.equal(202);
+      const recovery = await recoverResult({ facilitatorUrl: stack.facilitator.url, idemKey: nonce, payer }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(recovery).to.be.instanceOf(BuyerError);
+      expect((recovery as BuyerError).code).to.equal("settlement_pending");
+
+      // The facilitator's retrier mines the debit once its backoff has passed; the retry then gets the first response.
+      clock.advance(60);
+      const settled = await until(async () => {
+        const answer = await call(again.callUrl, { n: 1 }, { "X-PAYMENT": header });
+        if (answer.status === 200) return answer;
+        expect(answer.status, answer.text).to.equal(503);
+        return undefined;
+      }, 60_000);
+      expect(settled.body).to.deep.equal({ n: 1 });
+      const receipt = receiptSchema.parse(decodeBase64Json(settled.headers.get("payment-response")!));
+      expect(await stack.escrowBalance(), "debited once").to.equal(before - BigInt(receipt.amount));
+      expect(runs, "no retry ran the handler").to.equal(0);
+    } finally {
+      await again.close();
+    }
+  });
+});
