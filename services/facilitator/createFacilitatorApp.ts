@@ -20,8 +20,8 @@ import { authorize, PAYMENT_OPERATIONS, payerOf } from "./routes/paymentOperatio
 import { bytes32ParamSchema, resultQuerySchema } from "./routes/schemas.ts";
 import { SETTLEMENT_RETRY_AFTER_SECONDS } from "./settlePayment.ts";
 import { payersOf } from "./store/payersOf.ts";
-import type { StoredPayload } from "./store/reservations.ts";
-import { findReservation } from "./store/reservations.ts";
+import type { Reservation, StoredPayload } from "./store/reservations.ts";
+import { findReservation, reservationEnd } from "./store/reservations.ts";
 import { findResult } from "./store/results.ts";
 import { EscrowBookBehindError } from "./verifyPayment.ts";
 
@@ -51,6 +51,16 @@ function tokenOf(koa: Koa.Context): string | undefined {
 /** The payment as reserved, as a gate compares it with the one it holds (`samePayment`). */
 function paymentOf(payload: StoredPayload) {
   return { scheme: payload.scheme, authorization: payload.authorization, signature: payload.signature };
+}
+
+/**
+ * Where a payment with no result yet stands: `reserved` while its call may still be served (until the reservation
+ * ends), `pending` once a settle was accepted and its debit is not mined; closed (released, expired) otherwise.
+ */
+function openStateOf(r: Reservation, now: number): "reserved" | "pending" | undefined {
+  if (r.status === "settling") return "pending";
+  if (r.status === "reserved" && reservationEnd(r) > now) return "reserved";
+  return undefined;
 }
 
 /** Where a stored result's settlement stands, from its settle answer (one without `status` was answered mined). */
@@ -125,21 +135,21 @@ export function createFacilitatorApp(
     const now = ctx.clock.now();
     const buyer = await payerOf(payer, () => payersOf(ctx.store, { table: "result", idemKey, now }));
     const result = buyer ? await findResult(ctx.store, { idemKey, buyer }, now) : null;
-    // No result yet: a settle accepted and not mined (SETTLEMENT=confirmed, or `exact`) is answered 202, so that a gate
-    // that no longer holds the response (restarted, another instance) tells the buyer to retry, not that its nonce is
-    // spent.
-    const settling = !result && buyer ? await findReservation(ctx.store, { idemKey, buyer }) : null;
-    const pending = settling?.status === "settling" ? settling : null;
-    if (auth.enabled) authorize(auth, tokenOf(koa), result?.resourceId ?? pending?.resourceId ?? "unknown", now);
-    if (pending) {
+    // No result yet, and the payment still open: a call being served (`reserved`), or a settle accepted and not mined
+    // (`pending`: SETTLEMENT=confirmed, or `exact`). Answered 202, so that a gate that does not hold the call (another
+    // instance, or restarted) tells the buyer to retry, not that its nonce is spent.
+    const reservation = !result && buyer ? await findReservation(ctx.store, { idemKey, buyer }) : null;
+    const open = reservation ? openStateOf(reservation, now) : undefined;
+    if (auth.enabled) authorize(auth, tokenOf(koa), (result ?? reservation)?.resourceId ?? "unknown", now);
+    if (reservation && open) {
       koa.status = 202;
       koa.set("Retry-After", String(SETTLEMENT_RETRY_AFTER_SECONDS));
       koa.body = {
-        idemKey: pending.idemKey,
-        resourceId: pending.resourceId,
-        payment: paymentOf(pending.payload),
-        ...(pending.requestHash ? { requestHash: pending.requestHash } : {}),
-        settlement: "pending",
+        idemKey: reservation.idemKey,
+        resourceId: reservation.resourceId,
+        payment: paymentOf(reservation.payload),
+        ...(reservation.requestHash ? { requestHash: reservation.requestHash } : {}),
+        settlement: open,
       };
       return;
     }

@@ -39,8 +39,12 @@ export type ResultOutcome =
       requestHash: string | undefined;
     }
   | {
-      /** Settled by the facilitator and not mined yet (202): no result so far; ask again after `retryAfter` seconds. */
-      kind: "pending";
+      /**
+       * No result yet (202): the call is being served (`reserved`), or its settle was accepted and its debit is not
+       * mined (`pending`); ask again after `retryAfter` seconds.
+       */
+      kind: "open";
+      settlement: "reserved" | "pending";
       resourceId: string;
       payment: unknown;
       requestHash: string | undefined;
@@ -189,9 +193,18 @@ export function createFacilitatorClient({
           }
         | undefined;
       const requestHash = typeof body?.requestHash === "string" ? body.requestHash : undefined;
-      if (answer.status === 202 && body?.settlement === "pending" && typeof body.resourceId === "string") {
+      const settlement = body?.settlement;
+      if (answer.status === 202 && (settlement === "reserved" || settlement === "pending")) {
+        if (typeof body?.resourceId !== "string") return { kind: "unavailable", message: "a 202 names no resource" };
         const retryAfter = header(answer, "retry-after") ?? "2";
-        return { kind: "pending", resourceId: body.resourceId, payment: body.payment, requestHash, retryAfter };
+        return {
+          kind: "open",
+          settlement,
+          resourceId: body.resourceId,
+          payment: body.payment,
+          requestHash,
+          retryAfter,
+        };
       }
       if (
         answer.status !== 200 ||

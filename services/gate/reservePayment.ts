@@ -11,8 +11,8 @@ import { sendError } from "./sendError.ts";
 import { sendPaid } from "./sendPaid.ts";
 
 /**
- * The stored result of an already settled payment, or the facilitator's word that its settlement is not mined yet
- * (`pending`), when it is this very payment: same resource, the same authorization and signature byte for byte as the
+ * The stored result of an already settled payment, or the facilitator's word that it is still open (its call being
+ * served elsewhere, or its settlement not mined yet), when it is this very payment: same resource, the same authorization and signature byte for byte as the
  * one reserved (a second authorization that reuses the nonce, even by the same buyer, is not the same payment), same
  * payer (a result's receipt names it), and a signature by that payer (proven by the facilitator's `nonce_used`, which
  * it answers only after the signature check, or recovered here for `expired`).
@@ -21,7 +21,7 @@ async function settledResult(runtime: GateRuntime, state: GateState, reason: "no
   const { idemKey, payment, payer } = state;
   if (!idemKey || !payment || !payer) return undefined;
   const found = await runtime.facilitator.result(idemKey, payer);
-  if (found.kind !== "found" && found.kind !== "pending") return undefined;
+  if (found.kind !== "found" && found.kind !== "open") return undefined;
   if (found.resourceId.toLowerCase() !== runtime.config.resourceId) return undefined;
   if (!samePayment(payment, found.payment)) return undefined;
   if (found.kind === "found") {
@@ -50,6 +50,13 @@ function refuseOtherRequest(koa: Context): void {
   );
 }
 
+/** 409 `in_progress`: this payment's call is being served (here, or by another instance of the resource). */
+function sendInProgress(koa: Context, retryAfter = "1"): void {
+  sendError(koa, 409, "in_progress", "this payment is being processed; retry it shortly for the result", {
+    "Retry-After": retryAfter,
+  });
+}
+
 /** Whether a stored request hash names another request than this one's (none stored: an older gate, replayed). */
 const otherRequest = (stored: string | undefined, state: GateState) =>
   stored !== undefined && stored.toLowerCase() !== state.requestHash;
@@ -59,8 +66,9 @@ const otherRequest = (stored: string | undefined, state: GateState) =>
  * runs. A refusal is the 402 quote with the reason, except for the same payment again: for another request (method,
  * path or body) → 422 `request_mismatch`; settled already → 200 with the stored response and the same receipt (no
  * second run, no second debit); still in flight here → 409 `in_progress`; its settlement answered 503 here → settle it
- * again; its settlement not mined yet and not held here (a restart, another instance) → 503 `settlement_pending`. An
- * unreachable facilitator is 503 (nothing was reserved).
+ * again; open at the facilitator and not held here (another instance, or a restart): its call being served → 409
+ * `in_progress`, its settlement not mined yet → 503 `settlement_pending`. An unreachable facilitator is 503 (nothing
+ * was reserved).
  * @example app.use(reservePayment(runtime))
  */
 export function reservePayment(runtime: GateRuntime): GateMiddleware {
@@ -98,14 +106,16 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
         if (settled && otherRequest(settled.requestHash, state)) return refuseOtherRequest(koa as Context);
         if (settled?.kind === "found")
           return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt);
-        // Settled by a gate that no longer holds the response (restarted, or another instance): the facilitator does.
-        if (settled?.kind === "pending" && owner && !runtime.pending.get(key))
-          return sendSettlementPending(koa as Context, settled.retryAfter);
+        // Served or settled by a gate that does not hold it here (another instance, or this one before a restart).
+        if (settled?.kind === "open" && owner && !runtime.pending.get(key)) {
+          if (settled.settlement === "pending") return sendSettlementPending(koa as Context, settled.retryAfter);
+          return sendInProgress(koa as Context, settled.retryAfter);
+        }
       }
       if (verdict.reason === "nonce_used") {
         if (!owner) {
           if (otherRequest(inFlight, state)) return refuseOtherRequest(koa as Context);
-          return sendError(koa, 409, "in_progress", "this payment is being processed; retry it shortly for the result");
+          return sendInProgress(koa as Context);
         }
         const pending = runtime.pending.get(key);
         if (pending && state.payment && samePayment(state.payment, pending.payment)) {

@@ -2,8 +2,8 @@ import type { Sql } from "./createStore.ts";
 
 /**
  * The payers (lowercase) holding `idemKey`: as a reservation for `resourceId` (a row with a payload: see
- * findReservation), or as a result while retained at `now` or a settlement not mined yet (no result so far). At most
- * two are read: a route that names no payer acts only when exactly one holds the nonce.
+ * findReservation), or as a result while retained at `now`, or a payment still open (reserved, or settling with no
+ * result yet). At most two are read: a route that names no payer acts only when exactly one holds the nonce.
  * @example const payers = await payersOf(store, { table: "reservation", idemKey, resourceId })
  */
 export async function payersOf(
@@ -18,7 +18,7 @@ export async function payersOf(
         )
       : await sql.query<{ buyer: string }>(
           `SELECT buyer FROM reservation
-            WHERE idem_key = $1 AND (expires_at > $2 OR (status = 'settling' AND payload IS NOT NULL)) LIMIT 2`,
+            WHERE idem_key = $1 AND (expires_at > $2 OR (status IN ('reserved', 'settling') AND payload IS NOT NULL)) LIMIT 2`,
           [p.idemKey, p.now],
         );
   return rows.map((row) => row.buyer);

@@ -45,10 +45,15 @@ export async function recoverResult(p: {
   if (response.status === 404)
     throw new BuyerError("not_found", `no result for ${p.idemKey}: never settled, or older than 24 h (nothing paid)`);
   if (response.status === 202) {
-    const retryAfter = response.headers.get("retry-after") ?? "2";
+    const again = `ask again in ${response.headers.get("retry-after") ?? "2"} s`;
+    if ((json as { settlement?: unknown } | undefined)?.settlement === "reserved")
+      throw new BuyerError(
+        "in_progress",
+        `the call of ${p.idemKey} is still being served; nothing is settled (${again})`,
+      );
     throw new BuyerError(
       "settlement_pending",
-      `the debit of ${p.idemKey} is not confirmed yet; its result is kept once it is (ask again in ${retryAfter} s)`,
+      `the debit of ${p.idemKey} is not confirmed yet; its result is kept once it is (${again})`,
     );
   }
   if (response.status !== 200) {

@@ -9,15 +9,25 @@ import { decodeBase64Json } from "../../protocol/base64.ts";
 import { receiptSchema } from "../../protocol/schemas/receipt.ts";
 import type { Handler } from "../handler.ts";
 
+/** A handler answering the request's body as its own, counting its runs; `during` runs before it answers. */
+function counted(runs: { count: number }, during?: () => Promise<void>): Handler {
+  return async (handlerCall) => {
+    runs.count++;
+    await during?.();
+    return { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(handlerCall.body)) };
+  };
+}
+
 /**
- * A settlement answered 503 lives on in the facilitator, not in the gate that answered it. Before the fix a retry that
- * reached a gate without it (the gate restarted, or another instance of the resource) got 402 `nonce_used` until the
- * facilitator's retrier had mined the debit, and the buyer SDK gave up on it as payment_unknown: the buyer was charged
- * for a response it never received unless it went to recover it. Now `GET /results` answers such a payment 202
- * `pending`, and the gate tells the buyer 503 `settlement_pending`, as the first gate did, until the result is there.
- * The facilitator's clock stands still, so its retrier waits until the test moves it.
+ * A payment in progress lives on in the facilitator, not only in the gate that took it. Before the fix a retry that
+ * reached a gate without it (another instance of the resource, or the same gate restarted) got 402 `nonce_used`
+ * while the first gate still served the call or while its settlement waited for the chain, and the buyer SDK gave the
+ * payment up as payment_unknown: charged, in the second case, for a response it never received unless it went to
+ * recover it. Now `GET /results` answers such a payment 202 (`reserved` or `pending`), and the gate tells the buyer
+ * 409 `in_progress` or 503 `settlement_pending`, as the first gate would, until the result is there. The facilitator's
+ * clock stands still, so its retrier waits until the test moves it.
  */
-describe("a retry that reaches a gate without the pending settlement (restarted, another instance) is told to wait, then gets the result", function () {
+describe("a retry that reaches a gate not holding its payment (another instance, or restarted) is told to wait, then gets the result", function () {
   const clock = manualClock();
   let stack: GateStack;
 
@@ -29,13 +39,51 @@ describe("a retry that reaches a gate without the pending settlement (restarted,
     await stack?.close();
   });
 
-  it("answers 503 settlement_pending, never 402 nonce_used, and replays the one debited response once mined", async function () {
+  it("a copy sent to another instance while the first serves the call is 409 in_progress, then gets the replay", async function () {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runs = { count: 0 };
+    const first = await startTestResource(stack, { slug: "twin-echo", handler: counted(runs, () => held) });
+    const second = await startTestResource(stack, {
+      slug: "twin-echo",
+      resourceId: first.resourceId,
+      handler: counted(runs),
+    });
+    try {
+      const header = paymentHeader(await payEscrow(stack, first));
+      const before = await stack.escrowBalance();
+      const served = call(first.callUrl, { n: 1 }, { "X-PAYMENT": header });
+      await until(() => (runs.count === 1 ? true : undefined));
+      const copy = await call(second.callUrl, { n: 1 }, { "X-PAYMENT": header });
+      expect(copy.status, copy.text).to.equal(409);
+      expect(copy.body.error.code).to.equal("in_progress");
+      expect(copy.headers.get("retry-after")).to.match(/^\d+$/);
+      expect((await call(second.callUrl, { n: 2 }, { "X-PAYMENT": header })).status, "another body").to.equal(422);
+      release();
+      const answer = await served;
+      expect(answer.status, answer.text).to.equal(200);
+      const replay = await call(second.callUrl, { n: 1 }, { "X-PAYMENT": header });
+      expect(replay.status, replay.text).to.equal(200);
+      expect(replay.headers.get("payment-response")).to.equal(answer.headers.get("payment-response"));
+      const receipt = receiptSchema.parse(decodeBase64Json(answer.headers.get("payment-response")!));
+      expect(await stack.escrowBalance(), "debited once").to.equal(before - BigInt(receipt.amount));
+      expect(runs.count, "run once").to.equal(1);
+    } finally {
+      release();
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("after a restart, a retry while the settlement waits for the chain is 503 settlement_pending, then gets the replay once mined", async function () {
     // The chain goes away while the handler runs: its settle cannot complete.
-    const answering: Handler = async (handlerCall) => {
-      await stack.chain.rpc.stop();
-      return { status: 200, contentType: "application/json", body: Buffer.from(JSON.stringify(handlerCall.body)) };
-    };
-    const first = await startTestResource(stack, { slug: "restart-echo", handler: answering });
+    const runs = { count: 0 };
+    const first = await startTestResource(stack, {
+      slug: "restart-echo",
+      handler: counted(runs, () => stack.chain.rpc.stop()),
+    });
     const payload = await payEscrow(stack, first);
     const header = paymentHeader(payload);
     const nonce = payload.authorization.nonce;
@@ -50,14 +98,10 @@ describe("a retry that reaches a gate without the pending settlement (restarted,
     }
 
     // The resource's gate anew, without the first one's memory of the settlement.
-    let runs = 0;
     const again = await startTestResource(stack, {
       slug: "restart-echo",
       resourceId: first.resourceId,
-      handler: async () => {
-        runs++;
-        return { status: 200, contentType: "application/json", body: Buffer.from("{}") };
-      },
+      handler: counted(runs),
     });
     try {
       const retry = await call(again.callUrl, { n: 1 }, { "X-PAYMENT": header });
@@ -99,7 +143,7 @@ describe("a retry that reaches a gate without the pending settlement (restarted,
       expect(settled.body).to.deep.equal({ n: 1 });
       const receipt = receiptSchema.parse(decodeBase64Json(settled.headers.get("payment-response")!));
       expect(await stack.escrowBalance(), "debited once").to.equal(before - BigInt(receipt.amount));
-      expect(runs, "no retry ran the handler").to.equal(0);
+      expect(runs.count, "no retry ran the handler").to.equal(1);
     } finally {
       await again.close();
     }
