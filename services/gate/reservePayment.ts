@@ -12,10 +12,11 @@ import { sendPaid } from "./sendPaid.ts";
 
 /**
  * The stored result of an already settled payment, or the facilitator's word that it is still open (its call being
- * served elsewhere, or its settlement not mined yet), when it is this very payment: same resource, the same authorization and signature byte for byte as the
- * one reserved (a second authorization that reuses the nonce, even by the same buyer, is not the same payment), same
- * payer (a result's receipt names it), and a signature by that payer (proven by the facilitator's `nonce_used`, which
- * it answers only after the signature check, or recovered here for `expired`).
+ * served elsewhere, or its settlement not mined yet), when it is this very payment: same resource, the same
+ * authorization and signature byte for byte as the one reserved (a second authorization that reuses the nonce, even
+ * by the same buyer, is not the same payment), same payer (a result's receipt names it), and a signature by that payer
+ * (proven by the facilitator's `nonce_used`, which it answers only after the signature check, or recovered here for
+ * `expired`).
  */
 async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
   const { idemKey, payment, payer } = state;
@@ -106,8 +107,10 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
         if (settled && otherRequest(settled.requestHash, state)) return refuseOtherRequest(koa as Context);
         if (settled?.kind === "found")
           return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt);
-        // Served or settled by a gate that does not hold it here (another instance, or this one before a restart).
-        if (settled?.kind === "open" && owner && !runtime.pending.get(key)) {
+        // Served or settled by a gate that does not hold it here (another instance, or this one before a restart); a
+        // settlement kept here is settled again below while the nonce is all that refuses it.
+        const keptHere = verdict.reason === "nonce_used" && runtime.pending.get(key);
+        if (settled?.kind === "open" && owner && !keptHere) {
           if (settled.settlement === "pending") return sendSettlementPending(koa as Context, settled.retryAfter);
           return sendInProgress(koa as Context, settled.retryAfter);
         }
