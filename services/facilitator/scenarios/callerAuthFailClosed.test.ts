@@ -81,6 +81,14 @@ describe("caller auth is fail-closed: nobody without a caller token can settle, 
         gate,
       );
       expect(verified.body.isValid).to.equal(true);
+      // The open payment (its signed authorization) is read only with a token for its resource.
+      const other = `0x${"ee".repeat(32)}`;
+      const elsewhere = { authorization: `Bearer ${signCallerToken({ resourceId: other, secret, ttlSeconds: 60 })}` };
+      expect((await getJson(`${facilitator.url}/results/${idemKey}`)).status, "open, no token").to.equal(401);
+      expect((await getJson(`${facilitator.url}/results/${idemKey}`, elsewhere)).status, "another's").to.equal(401);
+      const open = await getJson(`${facilitator.url}/results/${idemKey}`, gate);
+      expect(open.status).to.equal(202);
+      expect(open.body.settlement).to.equal("reserved");
 
       const response = { status: 200, contentType: "application/json", body: { stolen: true } };
       const settle = await postJson(`${facilitator.url}/settle`, { idemKey, resourceId, amount: "1", response });
