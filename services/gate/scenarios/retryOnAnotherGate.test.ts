@@ -1,11 +1,12 @@
 import { expect } from "chai";
 import type { Hex } from "viem";
-import { manualClock } from "../../../testkit/facilitator/startFacilitator.ts";
+import { manualClock, postJson } from "../../../testkit/facilitator/startFacilitator.ts";
 import type { GateStack } from "../../../testkit/gate/gateStack.ts";
 import { call, payEscrow, paymentHeader, startGateStack, startTestResource } from "../../../testkit/gate/gateStack.ts";
 import { until } from "../../../testkit/until.ts";
 import { BuyerError } from "../../buyer/src/sdk/buyerError.ts";
 import { recoverResult } from "../../buyer/src/sdk/recoverResult.ts";
+import { RESERVATION_MARGIN_SECONDS } from "../../facilitator/verifyPayment.ts";
 import { decodeBase64Json } from "../../protocol/base64.ts";
 import { receiptSchema } from "../../protocol/schemas/receipt.ts";
 import type { Handler } from "../handler.ts";
@@ -159,6 +160,29 @@ describe("a retry that reaches a gate not holding its payment (another instance,
       expect(runs.count, "no retry ran the handler").to.equal(1);
     } finally {
       await again.close();
+    }
+  });
+  it("a reservation past its end is open no longer: GET /results is 404, and the gate does not answer in_progress", async function () {
+    const runs = { count: 0 };
+    const resource = await startTestResource(stack, { slug: "stale-echo", handler: counted(runs) });
+    try {
+      const payload = await payEscrow(stack, resource);
+      const nonce = payload.authorization.nonce;
+      const results = `${stack.facilitator.url}/results/${nonce}?payer=${stack.buyer.address}`;
+      // Reserved by a gate that then went away without settling or releasing it.
+      const verified = await postJson(`${stack.facilitator.url}/verify`, {
+        paymentPayload: payload,
+        resourceId: resource.resourceId,
+        maxTimeoutSeconds: 60,
+      });
+      expect(verified.body.isValid, JSON.stringify(verified.body)).to.equal(true);
+      expect((await fetch(results)).status).to.equal(202);
+      clock.advance(60 + RESERVATION_MARGIN_SECONDS + 1);
+      expect((await fetch(results)).status, "past the reservation's end").to.equal(404);
+      const retry = await call(resource.callUrl, { n: 1 }, { "X-PAYMENT": paymentHeader(payload) });
+      expect(retry.status, retry.text).not.to.equal(409);
+    } finally {
+      await resource.close();
     }
   });
 });
