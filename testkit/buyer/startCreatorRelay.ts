@@ -68,6 +68,8 @@ export async function startCreatorRelay(
             ? (decodeBase64Json(payment) as { authorization: { nonce: string } }).authorization.nonce.toLowerCase()
             : undefined;
         if (nonce && state.mode === "swallow") {
+          // Kept, never sent to the gate: `payments` has it with no gate status.
+          if (typeof payment === "string") payments.set(nonce, { header: payment, gateStatuses: [] });
           res.writeHead(502, { "content-type": "application/json" });
           res.end(JSON.stringify({ error: { code: "upstream_failed", message: "the handler failed" } }));
           return;

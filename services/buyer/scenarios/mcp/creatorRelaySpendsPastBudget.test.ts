@@ -8,6 +8,8 @@ import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import type { ToolOutcome } from "../../../../testkit/buyer/connectBuyer.ts";
 import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
+import { postJson } from "../../../../testkit/facilitator/startFacilitator.ts";
+import { decodeBase64Json } from "../../../protocol/base64.ts";
 import { formatAmount } from "../../src/sdk/formatAmount.ts";
 import { payForCall } from "../../src/sdk/payForCall.ts";
 import { readPinnedCard } from "../../src/sdk/readPinnedCard.ts";
@@ -128,7 +130,7 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
 
   // Last: it moves the chain's clock past the authorization's window.
   it("a payment the relay keeps is held until the chain passes its validBefore with the nonce unspent", async function () {
-    const { resourceId } = await s.resource("swallow");
+    const { resourceId, relay } = await s.resource("swallow");
     const buyer = await s.buyer();
     const { client, close } = await connectInMemory(
       s.settings(buyer.key, dataDir, { SPEND_HOURLY_BUDGET: CALL_PRICE.toString() }),
@@ -141,6 +143,27 @@ describe("attack: a creator's relay lies about paid calls to spend past the buye
       expect(next.error).to.include({ code: "spend_refused", remaining: "0" });
       const pending = await callTool(client, "recover_result", { idemKey });
       expect(pending.data).to.include({ outcome: "pending", validBefore: kept.error?.validBefore });
+      expect(pending.data).not.to.have.property("facilitator");
+
+      // The relay takes the payment to the facilitator after all, as a gate serving it would: while it is reserved
+      // the facilitator says so, and once released (nothing charged) it says nothing again.
+      const header = relay.payments.get(String(idemKey))?.header;
+      expect(header, "the relay kept the payment").to.be.a("string");
+      const facilitator = s.stack.facilitator.url;
+      const verified = await postJson(`${facilitator}/verify`, {
+        paymentPayload: decodeBase64Json(header!),
+        resourceId,
+        maxTimeoutSeconds: 60,
+      });
+      expect(verified.body.isValid, JSON.stringify(verified.body)).to.equal(true);
+      const served = await callTool(client, "recover_result", { idemKey });
+      expect(served.data).to.include({ outcome: "pending", facilitator: "in_progress" });
+      expect(served.data.message).to.match(/facilitator holds it open/);
+      const payer = buyer.address;
+      expect((await postJson(`${facilitator}/release`, { idemKey, payer, resourceId })).status).to.equal(200);
+      const released = await callTool(client, "recover_result", { idemKey });
+      expect(released.data).to.include({ outcome: "pending", validBefore: kept.error?.validBefore });
+      expect(released.data).not.to.have.property("facilitator");
 
       // Past the signed window (the hour the gate asks for, less the SDK's clock margin) on the chain's clock.
       const provider = s.chain.connection.provider;

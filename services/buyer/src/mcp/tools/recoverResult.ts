@@ -19,7 +19,7 @@ export function registerRecoverResult(tool: ToolContext): void {
     "recover_result",
     {
       title: "Find out what became of a payment",
-      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"; with settlement "committed" when the facilitator recorded its debit, which is final and lands on chain by validBefore). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
+      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"; with settlement "committed" when the facilitator recorded its debit, which is final and lands on chain by validBefore, or facilitator "in_progress" / "settlement_pending" when the facilitator holds it open: its call being served, or its debit waiting for the chain; ask again in a few seconds). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
       inputSchema: z.strictObject({
         idemKey: z
           .string()
@@ -31,6 +31,11 @@ export function registerRecoverResult(tool: ToolContext): void {
         outcome: z.enum(["paid", "not_paid", "pending"]),
         /** A pending payment whose debit the facilitator recorded (committed): final, on chain by validBefore. */
         settlement: z.literal("committed").optional(),
+        /**
+         * A pending payment the facilitator holds open: its call is being served (`in_progress`), or its debit waits
+         * for the chain (`settlement_pending`); ask again in a few seconds.
+         */
+        facilitator: z.enum(["in_progress", "settlement_pending"]).optional(),
         message: z.string(),
         resourceId: z.string(),
         amount: amountView.optional(),
@@ -50,6 +55,8 @@ export function registerRecoverResult(tool: ToolContext): void {
         if (!env.account || !env.ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
         const idemKey = input.idemKey.toLowerCase() as Hex;
         const { hold, debit, released } = (await env.ledger.read()).payment(idemKey);
+        // The facilitator's word on a payment it holds open, with no result yet (its 202).
+        let open: { code: "in_progress" | "settlement_pending"; message: string } | undefined;
         const stored = env.facilitatorUrl
           ? await recoverResult({
               facilitatorUrl: env.facilitatorUrl,
@@ -58,6 +65,8 @@ export function registerRecoverResult(tool: ToolContext): void {
               cap: hold && BigInt(hold.cap),
             }).catch((error: Error) => {
               if (error instanceof BuyerError && error.code === "not_found") return undefined;
+              if (error instanceof BuyerError && (error.code === "in_progress" || error.code === "settlement_pending"))
+                open = { code: error.code, message: error.message };
               if (debit || hold) return undefined;
               throw error;
             })
@@ -105,9 +114,12 @@ export function registerRecoverResult(tool: ToolContext): void {
           outcome: "pending",
           message: committed
             ? `committed: the facilitator recorded its debit, which is final and lands on chain${validBefore ? ` by ${validBefore}` : " by its validBefore"} (it may be held until its batch pays for its gas); do not pay again`
-            : `not debited yet, and it still may be${validBefore ? ` until ${validBefore}` : ""}: ask again later, and do not pay again meanwhile`,
+            : open
+              ? `not debited yet, and the facilitator holds it open: ${open.message}; do not pay again meanwhile`
+              : `not debited yet, and it still may be${validBefore ? ` until ${validBefore}` : ""}: ask again later, and do not pay again meanwhile`,
           resourceId,
           ...(committed ? { settlement: "committed" as const } : {}),
+          ...(!committed && open ? { facilitator: open.code } : {}),
           validBefore,
           ...answer,
         });
