@@ -18,7 +18,7 @@ import { sendPaid } from "./sendPaid.ts";
  * (proven by the facilitator's `nonce_used`, which it answers only after the signature check, or recovered here for
  * `expired`).
  */
-async function settledResult(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
+async function recordOfPayment(runtime: GateRuntime, state: GateState, reason: "nonce_used" | "expired") {
   const { idemKey, payment, payer } = state;
   if (!idemKey || !payment || !payer) return undefined;
   const found = await runtime.facilitator.result(idemKey, payer);
@@ -103,16 +103,16 @@ export function reservePayment(runtime: GateRuntime): GateMiddleware {
         );
       }
       if (verdict.reason === "nonce_used" || verdict.reason === "expired") {
-        const settled = await settledResult(runtime, state, verdict.reason);
-        if (settled && otherRequest(settled.requestHash, state)) return refuseOtherRequest(koa as Context);
-        if (settled?.kind === "found")
-          return sendPaid(koa, settled.response.status, JSON.stringify(settled.response.body), settled.receipt);
+        const known = await recordOfPayment(runtime, state, verdict.reason);
+        if (known && otherRequest(known.requestHash, state)) return refuseOtherRequest(koa as Context);
+        if (known?.kind === "found")
+          return sendPaid(koa, known.response.status, JSON.stringify(known.response.body), known.receipt);
         // Served or settled by a gate that does not hold it here (another instance, or this one before a restart); a
         // settlement kept here is settled again below while the nonce is all that refuses it.
         const keptHere = verdict.reason === "nonce_used" && runtime.pending.get(key);
-        if (settled?.kind === "open" && owner && !keptHere) {
-          if (settled.settlement === "pending") return sendSettlementPending(koa as Context, settled.retryAfter);
-          return sendInProgress(koa as Context, settled.retryAfter);
+        if (known?.kind === "open" && owner && !keptHere) {
+          if (known.settlement === "pending") return sendSettlementPending(koa as Context, known.retryAfter);
+          return sendInProgress(koa as Context, known.retryAfter);
         }
       }
       if (verdict.reason === "nonce_used") {
