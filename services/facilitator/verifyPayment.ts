@@ -12,7 +12,7 @@ import { debitShortfall } from "./debitShortfall.ts";
 import { exactShortfall } from "./exactShortfall.ts";
 import type { FacilitatorContext } from "./facilitatorContext.ts";
 import type { ReserveOutcome } from "./store/reservations.ts";
-import { reserve } from "./store/reservations.ts";
+import { findReservation, reserve } from "./store/reservations.ts";
 
 export type VerifyPaymentParameters = {
   payload: PaymentPayload;
@@ -78,7 +78,9 @@ export type VerifyPaymentOptions = { waitForBook?: boolean };
  * per-buyer lock that holds across instances — the nonce, the buyer's un-reserved balance and spend limit, from the
  * escrow book the store keeps (escrowBook/; an `exact` payment's token state is read on chain), and reserves the
  * resource's cap until the authorization expires or, sooner, `maxTimeoutSeconds` + RESERVATION_MARGIN_SECONDS from now
- * (`expiresAt`; a reservation not settled by then expires). A handler may run only after this returns `isValid: true`.
+ * (`expiresAt`; a reservation not settled by then expires). A payment this store already holds is `nonce_used` even
+ * where the resource's standing or the fee refuses new ones now (a settled call's retry is answered with its stored
+ * response). A handler may run only after this returns `isValid: true`.
  * @example const result = await verifyPayment(ctx, { payload, resourceId, maxTimeoutSeconds: 60 })
  */
 export async function verifyPayment(
@@ -103,11 +105,7 @@ export async function verifyPayment(
     return refuse("invalid_payload", `validBefore must be at most ${MAX_AUTHORIZATION_SECONDS}s in the future`);
   }
 
-  const terms = await ctx.chain.resourceTerms(p.resourceId);
-  if (!terms?.active) return refuse("invalid_payload", "the resource is unknown or inactive");
-  if (a.maxAmount < terms.cap) {
-    return refuse("over_cap", `the signed cap ${a.maxAmount} is below the resource's cap ${terms.cap}`);
-  }
+  const standing = resourceStanding(await ctx.chain.resourceTerms(p.resourceId), a.maxAmount);
   const digest =
     p.payload.scheme === "service-escrow"
       ? debitDigest(p.payload.authorization, ctx.escrow)
@@ -122,6 +120,11 @@ export async function verifyPayment(
     rule,
   });
   if (!signedBy) return refuse("bad_signature", "the signature is not the payer's over this authorization");
+  // The resource's standing and the chain's fee may have changed since this store took this very payment: it is then
+  // `nonce_used`, so that a gate answers the retry of a settled call with its stored response (heldAlready).
+  const held = () => heldAlready(ctx, a);
+  if ("refusal" in standing) return (await held()) ? NONCE_USED : standing.refusal;
+  const { terms } = standing;
 
   const scheme = p.payload.scheme;
   const reserved = scheme === "exact" ? a.maxAmount : terms.cap;
@@ -146,10 +149,17 @@ export async function verifyPayment(
   let outcome: ReserveOutcome;
   if (scheme === "service-escrow") {
     // Committed at settle and mined later by the relayer: not taken at all when the relayer cannot pay for it now.
-    await ctx.relayer.ensureCanPay();
+    const cannotPay = await ctx.relayer.ensureCanPay().then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    if (cannotPay) {
+      if (await held()) return NONCE_USED;
+      throw cannotPay.error;
+    }
     // Nor when its price does not pay for its debit at the current fee: the price floor, with the gas of this nonce.
     const shortfall = await debitShortfall(ctx.chain, terms.base, a.nonce);
-    if (shortfall) return refuse("invalid_payload", shortfall);
+    if (shortfall) return (await held()) ? NONCE_USED : refuse("invalid_payload", shortfall);
     // Against the escrow book (escrowBook/): one statement, no chain read. A refusal the book may owe to being a
     // block or two behind (a deposit just mined) is tried once more after the book has caught up with the head, in a
     // catch-up that starts after the refusal and is shared with every other caller (at most one per catchUpGapMs).
@@ -176,7 +186,7 @@ export async function verifyPayment(
   } else {
     // It is settled alone, at the relayer's cost: refused first, without a token read, if it cannot pay for that.
     const shortfall = ctx.exactCoversSettlement ? await exactShortfall(ctx.chain, a.maxAmount) : null;
-    if (shortfall) return refuse("invalid_payload", shortfall);
+    if (shortfall) return (await held()) ? NONCE_USED : refuse("invalid_payload", shortfall);
     // The token's state is not in the book: read on chain at a block it names, outside any lock; reserving then
     // counts as held every debit mined at or after that block, so one landing in between is counted twice (safe).
     const state = await ctx.chain.exactPayerState(a.payer, a.nonce);
@@ -191,7 +201,7 @@ export async function verifyPayment(
   }
   switch (outcome.outcome) {
     case "nonce_used":
-      return refuse("nonce_used", "this nonce was already used");
+      return NONCE_USED;
     case "book_behind":
       throw new EscrowBookBehindError();
     case "insufficient_balance": {
@@ -219,6 +229,30 @@ export async function verifyPayment(
         expiresAt: new Date(expiresAt * 1000).toISOString(),
       };
   }
+}
+
+const NONCE_USED = refuse("nonce_used", "this nonce was already used");
+
+type ResourceTerms = NonNullable<Awaited<ReturnType<FacilitatorContext["chain"]["resourceTerms"]>>>;
+
+/** The resource's terms when it takes a payment signed for at most `maxAmount`, or why it does not now. */
+function resourceStanding(
+  terms: ResourceTerms | null | undefined,
+  maxAmount: bigint,
+): { terms: ResourceTerms } | { refusal: VerifyPaymentReturnType } {
+  if (!terms?.active) return { refusal: refuse("invalid_payload", "the resource is unknown or inactive") };
+  if (maxAmount < terms.cap)
+    return { refusal: refuse("over_cap", `the signed cap ${maxAmount} is below the resource's cap ${terms.cap}`) };
+  return { terms };
+}
+
+/**
+ * Whether this store holds a payment of the payer's with this nonce, in any state (reserved, settling, settled,
+ * released or expired): read only where verify refuses for the resource's standing or the chain's fee, which may have
+ * changed since it was taken; the reservation itself refuses a held nonce in its statement.
+ */
+async function heldAlready(ctx: FacilitatorContext, a: Pick<Terms, "payer" | "nonce">): Promise<boolean> {
+  return (await findReservation(ctx.store, { idemKey: a.nonce, buyer: a.payer })) !== null;
 }
 
 type Terms = {
