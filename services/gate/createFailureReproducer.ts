@@ -1,10 +1,10 @@
-import type { ValidateFunction } from "ajv";
 import type { HandlerLoad } from "./createHandlerLoad.ts";
 import type { HandlerFailure } from "./gateRuntime.ts";
 import type { Handler } from "./handler.ts";
 import type { AloneRunner } from "./resolveGateConfig.ts";
 import type { HandlerLimits } from "./runHandler.ts";
 import { callHandler } from "./runHandler.ts";
+import type { SchemaCheck } from "./schemaCheck.ts";
 import { checkResponse } from "./validateResponse.ts";
 
 /** The least time a reproduction waits for a quiet moment (a wedged sandbox takes about 2 s to be restarted). */
@@ -22,7 +22,7 @@ export type FailureReproducerParameters = {
   alone?: AloneRunner | undefined;
   load: HandlerLoad;
   limits: HandlerLimits;
-  validateResponse: ValidateFunction;
+  checkResponse: SchemaCheck;
   sampleRequest: Record<string, unknown>;
   ready: () => boolean | Promise<boolean>;
 };
@@ -34,7 +34,7 @@ export type FailureReproducerParameters = {
  * or memory use can fail it); without, on a handler with no other run under way that answers its health check, no
  * buyer's run starting until it is done. Only a failing sample is a strike; a sample that passes, or no turn or quiet
  * moment in time, strikes nothing. Failures arriving while a reproduction is under way share it.
- * @example const reproduce = createFailureReproducer({ handler, load, limits, validateResponse, sampleRequest, ready })
+ * @example const reproduce = createFailureReproducer({ handler, load, limits, checkResponse, sampleRequest, ready })
  */
 export function createFailureReproducer(p: FailureReproducerParameters): () => Promise<Reproduction> {
   const rawBody = Buffer.from(JSON.stringify(p.sampleRequest));
@@ -43,7 +43,7 @@ export function createFailureReproducer(p: FailureReproducerParameters): () => P
   const sample = async (handler: Handler): Promise<Reproduction> => {
     const called = await callHandler(handler, { body: p.sampleRequest, rawBody }, p.limits);
     if (!called.ok) return called.failure;
-    const checked = checkResponse(called.result, p.validateResponse, p.limits.maxResponseBytes);
+    const checked = await checkResponse(called.result, p.checkResponse, p.limits.maxResponseBytes);
     return checked.ok ? "passed" : { strikeReason: checked.strikeReason, message: checked.message };
   };
   async function reproduceOnce(): Promise<Reproduction> {

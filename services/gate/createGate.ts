@@ -25,6 +25,7 @@ import { reservePayment } from "./reservePayment.ts";
 import type { GateConfig } from "./resolveGateConfig.ts";
 import { resolveGateConfig } from "./resolveGateConfig.ts";
 import { runHandler } from "./runHandler.ts";
+import { createSchemaCheck } from "./schemaCheck.ts";
 import { settleCall } from "./settleCall.ts";
 import { validateResponse } from "./validateResponse.ts";
 
@@ -73,13 +74,15 @@ export function createGate(input: GateConfig): Gate {
   const limits = { timeoutMs: config.handlerTimeoutMs, maxResponseBytes: config.pricing.maxResponseBytes };
   const validateRequest = compileSchema(config.requestSchema, "requestSchema");
   const validateResponseSchema = compileSchema(config.responseSchema, "responseSchema");
+  const checkRequest = createSchemaCheck(config.requestSchema, validateRequest);
+  const checkResponse = createSchemaCheck(config.responseSchema, validateResponseSchema);
   const exactFloor = sharedExactFloorReader(config.facilitatorUrl);
   const runtime: GateRuntime = {
     config,
     facilitator: createFacilitatorClient({ url: config.facilitatorUrl, token: config.facilitatorToken }),
     logger,
-    validateRequest,
-    validateResponse: validateResponseSchema,
+    checkRequest,
+    checkResponse,
     sendQuote: createQuoteSender(config, {
       validateRequest,
       validateResponse: validateResponseSchema,
@@ -93,7 +96,7 @@ export function createGate(input: GateConfig): Gate {
       alone: config.alone,
       load,
       limits,
-      validateResponse: validateResponseSchema,
+      checkResponse,
       sampleRequest: config.sampleRequest,
       ready: config.ready ?? (() => true),
     }),
@@ -107,14 +110,14 @@ export function createGate(input: GateConfig): Gate {
     callRoute: callRoute(),
     requireJsonContentType: requireJsonContentType(),
     readBody: readBody(config.maxBodyBytes),
-    parseBody: parseBody(runtime.validateRequest),
+    parseBody: parseBody(runtime.checkRequest),
     requirePayment: requirePayment(runtime),
     decodePayment: decodePayment(runtime),
     admitCall: admitCall(config.maxConcurrentCalls),
     reservePayment: reservePayment(runtime),
     releaseOnFailure: releaseOnFailure(runtime),
     runHandler: runHandler(config.handler, load, limits),
-    validateResponse: validateResponse(runtime.validateResponse, config.pricing.maxResponseBytes),
+    validateResponse: validateResponse(runtime.checkResponse, config.pricing.maxResponseBytes),
     priceResponse: priceResponse(config),
     settleCall: settleCall(runtime),
   };

@@ -1,4 +1,3 @@
-import type { ValidateFunction } from "ajv";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import type { Address, Hex } from "viem";
@@ -10,6 +9,7 @@ import type { ExactFloorReader } from "./exactFloorReader.ts";
 import type { HandlerResult } from "./handler.ts";
 import type { PendingSettlements } from "./pendingSettlements.ts";
 import type { ResolvedGateConfig } from "./resolveGateConfig.ts";
+import type { SchemaCheck } from "./schemaCheck.ts";
 
 /** A validated response whose settlement the chain has not confirmed yet; a retry of the same payment settles it again. */
 export type PendingSettlement = {
@@ -71,8 +71,9 @@ export type GateRuntime = {
   config: ResolvedGateConfig;
   facilitator: FacilitatorClient;
   logger: Logger;
-  validateRequest: ValidateFunction;
-  validateResponse: ValidateFunction;
+  /** The request and response schemas' checks (schemaCheck.ts: off the event loop where a value can make one slow). */
+  checkRequest: SchemaCheck;
+  checkResponse: SchemaCheck;
   sendQuote(koa: Context, error: QuoteError): Promise<void>;
   /** The facilitator's least `exact` amount (the flat price when above the cap), shared by the process's gates. */
   exactFloor: ExactFloorReader;

@@ -1,15 +1,15 @@
-import type { ValidateFunction } from "ajv";
 import type { GateMiddleware } from "./gateRuntime.ts";
-import { schemaMessage } from "./schemaMessage.ts";
+import type { SchemaCheck } from "./schemaCheck.ts";
 import { sendError } from "./sendError.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
- * Step 3: the body must be UTF-8 JSON, a JSON object, and valid under the resource's request schema; else 400.
- * @example app.use(parseBody(validateRequest))
+ * Step 3: the body must be UTF-8 JSON, a JSON object, and valid under the resource's request schema; else 400 (and 503
+ * `endpoint_busy` when too many checks of a slow schema wait, schemaCheck.ts). Nothing is reserved before it.
+ * @example app.use(parseBody(checkRequest))
  */
-export function parseBody(validateRequest: ValidateFunction): GateMiddleware {
+export function parseBody(checkRequest: SchemaCheck): GateMiddleware {
   return async (koa, next) => {
     let value: unknown;
     try {
@@ -20,19 +20,17 @@ export function parseBody(validateRequest: ValidateFunction): GateMiddleware {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       return sendError(koa, 400, "invalid_request", "the body must be a JSON object");
     }
-    let valid: boolean;
-    try {
-      valid = validateRequest(value) === true;
-    } catch {
+    const checked = await checkRequest(value);
+    if (checked.kind === "busy")
+      return sendError(koa, 503, "endpoint_busy", `the body could not be checked now (${checked.message})`, {
+        "Retry-After": "1",
+      });
+    if (checked.kind === "too_deep")
       return sendError(koa, 400, "invalid_request", "the body could not be validated (too deeply nested)");
-    }
-    if (!valid)
-      return sendError(
-        koa,
-        400,
-        "invalid_request",
-        `the body does not match the request schema: ${schemaMessage(validateRequest)}`,
-      );
+    if (checked.kind === "timeout")
+      return sendError(koa, 400, "invalid_request", `the body could not be validated: ${checked.message}`);
+    if (checked.kind === "invalid")
+      return sendError(koa, 400, "invalid_request", `the body does not match the request schema: ${checked.message}`);
     koa.state.body = value as Record<string, unknown>;
     await next();
   };

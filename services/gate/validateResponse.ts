@@ -1,19 +1,18 @@
-import type { ValidateFunction } from "ajv";
 import { type GateMiddleware, stepValue } from "./gateRuntime.ts";
-import { schemaMessage } from "./schemaMessage.ts";
+import type { SchemaCheck } from "./schemaCheck.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * What is wrong with a handler's answer, or its JSON (re-serialised compactly: the exact bytes the buyer gets and
  * pays for). The checks: a 2xx status, JSON content, the size cap and the schema.
- * @example const checked = checkResponse(result, validate, 65_536)
+ * @example const checked = await checkResponse(result, check, 65_536)
  */
-export function checkResponse(
+export async function checkResponse(
   result: { status: number; contentType: string | undefined; body: Buffer; truncated?: boolean },
-  validate: ValidateFunction,
+  check: SchemaCheck,
   maxResponseBytes: number,
-): { ok: true; json: unknown; text: string } | { ok: false; strikeReason: string; message: string } {
+): Promise<{ ok: true; json: unknown; text: string } | { ok: false; strikeReason: string; message: string }> {
   if (!Number.isInteger(result.status) || result.status < 200 || result.status > 299) {
     return { ok: false, strikeReason: "handler_error", message: `the handler answered ${result.status}` };
   }
@@ -33,17 +32,13 @@ export function checkResponse(
   } catch {
     return { ok: false, strikeReason: "invalid_response", message: "the response is not UTF-8 JSON" };
   }
-  let valid: boolean;
-  try {
-    valid = validate(json) === true;
-  } catch {
-    valid = false;
-  }
-  if (!valid)
+  // A paid call's response is always checked, never refused for the checks waiting.
+  const checked = await check(json, { queue: "always" });
+  if (checked.kind !== "valid")
     return {
       ok: false,
       strikeReason: "response_schema",
-      message: `the response does not match the response schema: ${schemaMessage(validate)}`,
+      message: `the response does not match the response schema: ${checked.message}`,
     };
   let text: string;
   try {
@@ -64,12 +59,12 @@ export function checkResponse(
 /**
  * Validates the handler's answer: status 2xx, `application/json`, at most `maxResponseBytes`, valid under the
  * resource's response schema. A failure is recorded for `releaseOnFailure` (release with a strike, 502).
- * @example app.use(validateResponse(validate, 65_536))
+ * @example app.use(validateResponse(check, 65_536))
  */
-export function validateResponse(validate: ValidateFunction, maxResponseBytes: number): GateMiddleware {
+export function validateResponse(check: SchemaCheck, maxResponseBytes: number): GateMiddleware {
   return async (koa, next) => {
     const handlerResult = stepValue(koa.state, "handlerResult");
-    const checked = checkResponse(handlerResult, validate, maxResponseBytes);
+    const checked = await checkResponse(handlerResult, check, maxResponseBytes);
     if (!checked.ok) {
       koa.state.failure = { strikeReason: checked.strikeReason, message: checked.message };
       return;
