@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { processCpuSeconds } from "./readProcessStat.ts";
 
 /** When a sandbox process counts as stuck. */
@@ -52,7 +53,8 @@ const procfs = existsSync("/proc/self/stat");
  * account for goes into an account that drains by 1% of a core, and an account past `idleCpuMs` (a handler that
  * spins after answering, or between calls) makes the process stuck. Every `healthIntervalMs` it sends a health probe
  * that the shard's dispatcher answers, no creator code involved; no answer within `probeTimeoutMs` (a handler holding
- * the process's one thread, or a process wedged while idle) makes it stuck too, as does a process that has exited.
+ * the process's one thread, or a process wedged while idle) makes it stuck too, unless this process's own event loop
+ * was held for half that time meanwhile (then the next probe decides), as does a process that has exited.
  * The watch is per process, not per handler: `call` wraps every call, load and unload sent to it.
  * @example const watchdog = watchSandboxProcess({ pid, probe, onStuck: (why) => restart(why) }); await watchdog.call(() => send())
  */
@@ -103,12 +105,22 @@ export function watchSandboxProcess(p: WatchSandboxProcessParameters): SandboxWa
     return false;
   };
 
+  // A probe whose wait this process could not run for half its time (its own event loop held: a long synchronous
+  // task of any part of the host) says nothing of the sandbox: its answer may sit unread while its timeout fires. The
+  // next probe decides. Held: the loop's delay sampled during the wait, or a timeout that fired a quarter late (a
+  // hold from the probe's very start, before the first sample).
   const probe = () => {
     probing = true;
+    const began = performance.now();
+    const hostDelay = monitorEventLoopDelay({ resolution: 20 });
+    hostDelay.enable();
     void p.probe(limits.probeTimeoutMs).then((answered) => {
+      hostDelay.disable();
       probing = false;
       lastProbe = performance.now();
-      if (!answered) stuck(`it did not answer its health check within ${limits.probeTimeoutMs} ms`);
+      const hostHeld =
+        hostDelay.max / 1e6 > limits.probeTimeoutMs / 2 || lastProbe - began > limits.probeTimeoutMs * 1.25;
+      if (!answered && !hostHeld) stuck(`it did not answer its health check within ${limits.probeTimeoutMs} ms`);
     });
   };
 
