@@ -1,11 +1,13 @@
 import type { GateMiddleware } from "./gateRuntime.ts";
+import { MAX_BODY_DEPTH, nestedDeeperThan } from "./jsonDepth.ts";
 import type { SchemaCheck } from "./schemaCheck.ts";
 import { sendError } from "./sendError.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
- * Step 3: the body must be UTF-8 JSON, a JSON object, and valid under the resource's request schema; else 400 (and 503
+ * Step 3: the body must be UTF-8 JSON nested at most MAX_BODY_DEPTH deep, a JSON object, and valid under the
+ * resource's request schema; else 400 (and 503
  * `endpoint_busy` when too many checks of a slow schema wait, schemaCheck.ts). Nothing is reserved before it.
  * @example app.use(parseBody(checkRequest))
  */
@@ -13,10 +15,13 @@ export function parseBody(checkRequest: SchemaCheck): GateMiddleware {
   return async (koa, next) => {
     let value: unknown;
     try {
-      value = JSON.parse(utf8.decode(koa.state.rawBody));
+      const text = utf8.decode(koa.state.rawBody);
+      value = nestedDeeperThan(text, MAX_BODY_DEPTH) ? undefined : JSON.parse(text);
     } catch {
       return sendError(koa, 400, "invalid_request", "the body is not UTF-8 JSON");
     }
+    if (value === undefined)
+      return sendError(koa, 400, "invalid_request", `the body nests arrays and objects deeper than ${MAX_BODY_DEPTH}`);
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       return sendError(koa, 400, "invalid_request", "the body must be a JSON object");
     }

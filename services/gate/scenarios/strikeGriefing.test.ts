@@ -16,6 +16,15 @@ const spinner = `export default {
   },
 }`;
 
+/** A handler that recurses as deep as the caller asks: a RangeError (stack overflow) on an input of the buyer's. */
+const recurser = `export default {
+  async fetch(request) {
+    const { depth = 1 } = await request.json()
+    const down = (n) => (n <= 0 ? 0 : 1 + down(n - 1))
+    return Response.json({ depth: down(depth) })
+  },
+}`;
+
 /**
  * The griefing attack of issue 14: a buyer picks inputs that make an honest creator's handler fail. Before the fix
  * each such call was a strike against the creator, cost the buyer nothing (a failed call is never charged) and had
@@ -84,10 +93,27 @@ describe("a buyer cannot slash a creator's bond or delist a resource with inputs
     expect(fine.status).to.equal(200);
   });
 
-  it("three echo calls with deeply nested JSON (a RangeError in the handler) strike nothing", async function () {
+  it("three calls whose input makes the handler throw a RangeError strike nothing", async function () {
+    const recursing = await bondedResource({ slug: "grief-recurse", source: recurser, sampleRequest: { depth: 3 } });
+    await attack(recursing, JSON.stringify({ depth: 1e9 }), "handler_error");
+  });
+
+  it("deeply nested JSON is refused before anything is reserved, and never reaches the handler", async function () {
     const echo = await bondedResource({ slug: "grief-echo-nested" });
     const depth = 200_000;
-    await attack(echo, `{"a":${"[".repeat(depth)}${"]".repeat(depth)}}`, "handler_error");
+    const payload = await payEscrow(stack, echo);
+    const before = await stack.escrowBalance();
+    const answer = await call(echo.callUrl, `{"a":${"[".repeat(depth)}${"]".repeat(depth)}}`, {
+      "X-PAYMENT": paymentHeader(payload),
+    });
+    expect(answer.status, answer.text.slice(0, 300)).to.equal(400);
+    expect(answer.body.error.code).to.equal("invalid_request");
+    expect(answer.body.error.message).to.equal("the body nests arrays and objects deeper than 512");
+    expect(echo.runs(), "the handler never ran").to.equal(0);
+    // Nothing was reserved: the same payment pays for a call afterwards.
+    const fine = await call(echo.callUrl, { hi: 1 }, { "X-PAYMENT": paymentHeader(payload) });
+    expect(fine.status, fine.text).to.equal(200);
+    expect(await stack.escrowBalance()).to.be.lessThan(before);
   });
 
   it("three calls that make the handler spin past its wall-time limit (handler_timeout) strike nothing", async function () {
