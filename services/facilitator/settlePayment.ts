@@ -1,4 +1,6 @@
 import type { Address, Hex } from "viem";
+import { decodeErrorResult } from "viem";
+import { abiOf } from "../protocol/artifacts.ts";
 import { encodeBase64Json } from "../protocol/base64.ts";
 import { NETWORK, RESULT_TTL_SECONDS } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
@@ -109,18 +111,51 @@ export async function driveSettlement(ctx: FacilitatorContext, r: Reservation): 
     await backOffSettlement(ctx.store, r, ctx.clock.now());
     return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
   }
-  if (outcome.kind === "skipped") return giveUp(ctx, r, `skipped in the batch: ${outcome.reason.slice(0, 10)}`);
+  if (outcome.kind === "skipped")
+    return giveUp(ctx, r, `skipped in the batch: ${outcome.reason.slice(0, 10)}`, spentOnChain(r, outcome.reason));
   return finalize(ctx, r, outcome);
+}
+
+const escrowAbi = abiOf("PaymentEscrow");
+
+/**
+ * Whether a skip proves that this escrow payment was debited: its nonce is spent (the escrow's `NonceAlreadyUsed`, a
+ * batch's skip reason), and only this operator's relayers can spend an escrow nonce, which the store reserves once
+ * per buyer. (An `exact` authorization can be spent by the buyer's own cancellation at the token: no proof.)
+ */
+function spentOnChain(r: Reservation, reason: Hex): boolean {
+  if (r.scheme !== "service-escrow") return false;
+  try {
+    return decodeErrorResult({ abi: escrowAbi, data: reason }).errorName === "NonceAlreadyUsed";
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Releases a settlement the chain refuses for good (nothing is resent), recording why, unless an earlier attempt's
  * debit landed after all: then that debit is the result. A committed debit is never given up while its window is
- * open: it was answered, so a refusal (an admin's pause, say) is retried with a backoff until the window closes.
+ * open: it was answered, so a refusal (an admin's pause, say) is retried with a backoff until the window closes. Nor
+ * is one the chain says was debited (`spent`: its nonce skipped as spent) whose debit the logs do not show yet (a
+ * provider whose logs lag its head): the retrier looks for it again, and releases it only once its window closed.
  */
-async function giveUp(ctx: FacilitatorContext, r: Reservation, reason: string): Promise<SettlePaymentReturnType> {
+async function giveUp(
+  ctx: FacilitatorContext,
+  r: Reservation,
+  reason: string,
+  spent = false,
+): Promise<SettlePaymentReturnType> {
   const found = await findDebit(ctx, r);
   if (found) return finalize(ctx, r, found);
+  if (spent) {
+    ctx.logger.warn(
+      { idemKey: r.idemKey, reason },
+      "the chain says this payment's nonce is spent, and its debit is not in the logs yet; looking again with a backoff",
+    );
+    ctx.metrics.settle.inc({ outcome: "pending" });
+    await backOffSettlement(ctx.store, r, ctx.clock.now());
+    return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
+  }
   if (r.committedAt !== null) {
     ctx.logger.error(
       { idemKey: r.idemKey, reason },

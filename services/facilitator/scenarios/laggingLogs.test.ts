@@ -9,7 +9,9 @@ import { committedHarness } from "../../../testkit/facilitator/committedHarness.
 import { startFacilitator } from "../../../testkit/facilitator/startFacilitator.ts";
 import { sleep } from "../../../testkit/sleep.ts";
 import { until } from "../../../testkit/until.ts";
+import { driveSettlement } from "../settlePayment.ts";
 import { readBookCursor } from "../store/escrowBook.ts";
+import { findReservation } from "../store/reservations.ts";
 
 const CAP = 50_000n;
 
@@ -127,6 +129,37 @@ describe("an escrow book behind a lagging RPC", function () {
         rpc.lag.logs = 1;
       }
     } finally {
+      await facilitator.stop();
+    }
+  });
+
+  it("spentNonceReleased: a debit sent again and skipped as already spent is not released while the logs hide the first", async function () {
+    const facilitator = await startFacilitator(chain, { env: { RPC_URL: rpc.url, SETTLEMENT: "confirmed" } });
+    rpc.lag.logs = 0;
+    try {
+      const h = await threeCaps(13, facilitator);
+      const { payload, settled } = await h.pay(facilitator.url, 1_000n);
+      expect(settled.body, "debited, with its transaction").to.include({ success: true, amount: "1000" });
+      const balance = await h.balance();
+      const key = { idemKey: payload.authorization.nonce, buyer: payload.authorization.buyer };
+      const store = facilitator.ctx.store;
+      // As after a send whose answer was lost: the debit landed, and the reservation is still settling.
+      await store.query(
+        "UPDATE reservation SET status = 'settling', tx_hash = NULL, mined_block = NULL WHERE idem_key = $1 AND buyer = $2",
+        [key.idemKey, key.buyer.toLowerCase()],
+      );
+      // The retrier sends it again; the escrow skips it (its nonce is spent), and the logs do not show the debit yet.
+      rpc.lag.logs = 1_000_000;
+      const hidden = await driveSettlement(facilitator.ctx, (await findReservation(store, key))!);
+      expect(hidden.kind, "waits for the debit the chain says was made").to.equal("pending");
+      expect((await findReservation(store, key))?.status, "not released as nothing debited").to.equal("settling");
+      rpc.lag.logs = 0;
+      const shown = await driveSettlement(facilitator.ctx, (await findReservation(store, key))!);
+      expect(shown.kind).to.equal("settled");
+      expect((await findReservation(store, key))?.status).to.equal("settled");
+      expect(await h.balance(), "debited once").to.equal(balance);
+    } finally {
+      rpc.lag.logs = 1;
       await facilitator.stop();
     }
   });
