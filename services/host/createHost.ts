@@ -1,12 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { pino } from "pino";
 import type { Hex } from "viem";
-import { answerClientErrors } from "../http/answerClientErrors.ts";
-import { keepIdleConnections } from "../http/keepIdleConnections.ts";
+import { createJsonServer } from "../http/createJsonServer.ts";
 import { sendJson } from "../http/sendJson.ts";
 import { signCallerToken } from "../protocol/callerToken.ts";
 import type { Deployment, DeploymentStore, StoredDeployment } from "./createDeploymentStore.ts";
@@ -280,25 +278,21 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
 
   const app = createHostApp(ctx, operations);
   const hostCallback = app.callback();
-  const server = answerClientErrors(
-    keepIdleConnections(
-      createServer((req: IncomingMessage, res: ServerResponse) => {
-        const match = RESOURCE_PATH.exec(req.url ?? "");
-        if (!match) return hostCallback(req, res);
-        const endpoint = endpoints.get(match[1] ?? "");
-        if (!endpoint) return answer(res, 404, "not_found", "no resource with this slug");
-        let gate: ReturnType<Endpoint["gate"]>;
-        try {
-          gate = endpoint.gate();
-        } catch (error) {
-          logger.error({ slug: match[1], err: (error as Error).message }, "the endpoint's gate could not be built");
-          return answer(res, 500, "internal_error", "the resource is misconfigured");
-        }
-        req.url = `${match[2] || "/"}${match[3] ?? ""}`;
-        gate.callback(req, res);
-      }),
-    ),
-  );
+  const server = createJsonServer((req: IncomingMessage, res: ServerResponse) => {
+    const match = RESOURCE_PATH.exec(req.url ?? "");
+    if (!match) return hostCallback(req, res);
+    const endpoint = endpoints.get(match[1] ?? "");
+    if (!endpoint) return answer(res, 404, "not_found", "no resource with this slug");
+    let gate: ReturnType<Endpoint["gate"]>;
+    try {
+      gate = endpoint.gate();
+    } catch (error) {
+      logger.error({ slug: match[1], err: (error as Error).message }, "the endpoint's gate could not be built");
+      return answer(res, 500, "internal_error", "the resource is misconfigured");
+    }
+    req.url = `${match[2] || "/"}${match[3] ?? ""}`;
+    gate.callback(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.PORT, config.HOST, () => resolve());

@@ -51,6 +51,26 @@ describe("answerClientErrors (every server made by listen)", function () {
     });
   }
 
+  for (const [name, raw, status] of [
+    ["an HTTP/1.1 request without Host", "GET / HTTP/1.1\r\nConnection: close\r\n\r\n", 400],
+    [
+      "an Expect it does not do",
+      "POST / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+      417,
+    ],
+  ] as const) {
+    it(`answers ${name} with ${status} and an error body (Node's own answer has none)`, async function () {
+      const answer = await exchange(port, raw);
+      const [head = "", body = ""] = answer.split("\r\n\r\n");
+      expect(head).to.match(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(errorBodySchema.parse(JSON.parse(body)).error.code).to.equal("invalid_request");
+    });
+  }
+
+  it("serves an HTTP/1.0 request without Host, which needs none", async function () {
+    expect(await exchange(port, "GET / HTTP/1.0\r\n\r\n")).to.match(/^HTTP\/1\.1 200 /);
+  });
+
   it("still serves a well-formed request", async function () {
     expect(await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).to.match(/^HTTP\/1\.1 200 /);
   });
