@@ -147,21 +147,22 @@ async function giveUp(
 ): Promise<SettlePaymentReturnType> {
   const found = await findDebit(ctx, r);
   if (found) return finalize(ctx, r, found);
-  if (spent) {
-    ctx.logger.warn(
-      { idemKey: r.idemKey, reason },
-      "the chain says this payment's nonce is spent, and its debit is not in the logs yet; looking again with a backoff",
-    );
-    ctx.metrics.settle.inc({ outcome: "pending" });
-    await backOffSettlement(ctx.store, r, ctx.clock.now());
-    return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
-  }
-  if (r.committedAt !== null) {
-    ctx.logger.error(
-      { idemKey: r.idemKey, reason },
-      "the chain refused a committed debit; retrying with a backoff until its window closes",
-    );
-    ctx.metrics.settle.inc({ outcome: "committed_refused" });
+  const kept = spent
+    ? {
+        level: "warn" as const,
+        outcome: "pending",
+        why: "the chain says this payment's nonce is spent, and its debit is not in the logs yet; looking again with a backoff",
+      }
+    : r.committedAt !== null
+      ? {
+          level: "error" as const,
+          outcome: "committed_refused",
+          why: "the chain refused a committed debit; retrying with a backoff until its window closes",
+        }
+      : undefined;
+  if (kept) {
+    ctx.logger[kept.level]({ idemKey: r.idemKey, reason }, kept.why);
+    ctx.metrics.settle.inc({ outcome: kept.outcome });
     await backOffSettlement(ctx.store, r, ctx.clock.now());
     return { kind: "pending", retryAfterSeconds: SETTLEMENT_RETRY_AFTER_SECONDS };
   }
