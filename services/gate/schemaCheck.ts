@@ -1,7 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import type { JsonSchema } from "./compileSchema.ts";
 import { schemaMessage } from "./schemaMessage.ts";
-import { checkOffThread } from "./slowSchemaChecks.ts";
+import { checkOffThread, startSlowSchemaChecks } from "./slowSchemaChecks.ts";
 
 /**
  * What a schema says of a value: valid; or invalid with its first error; or not known, because the value is nested too
@@ -58,6 +58,7 @@ export function checkWith(validate: ValidateFunction, value: unknown): SchemaOut
  */
 export function createSchemaCheck(schema: JsonSchema, validate: ValidateFunction): SchemaCheck {
   if (!mayCheckSlowly(schema)) return (value) => checkWith(validate, value);
+  startSlowSchemaChecks();
   const key = JSON.stringify(schema);
   return (value, options) => checkOffThread(key, value, options?.queue ?? "bounded");
 }

@@ -5,7 +5,8 @@ import { checkWith } from "./schemaCheck.ts";
 
 /**
  * The worker thread of slowSchemaChecks.ts: checks one value at a time against a schema (sent as its JSON text,
- * compiled once and kept), answering each message `{ id, outcome }` in order.
+ * compiled once and kept), saying `{ id }` when it begins the check itself (its deadline starts there) and answering
+ * `{ id, outcome }`, in order.
  */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 1_000;
@@ -17,5 +18,6 @@ parentPort?.on("message", ({ id, key, value }: { id: number; key: string; value:
     validate = compileSchema(JSON.parse(key), "schema");
     compiled.set(key, validate);
   }
+  parentPort?.postMessage({ id });
   parentPort?.postMessage({ id, outcome: checkWith(validate, value) });
 });

@@ -4,6 +4,12 @@ import type { SchemaOutcome } from "./schemaCheck.ts";
 /** Longest one value's check may run in the worker before it is stopped and answered `timeout` (ms). */
 export const SCHEMA_CHECK_TIMEOUT_MS = 1_000;
 
+/**
+ * Longest the worker may take to start and compile a schema before a check begins (ms): neither depends on the value,
+ * and a thread starting on a loaded machine takes seconds, which must not count against a check's own deadline.
+ */
+const SCHEMA_CHECK_START_MS = 60_000;
+
 /** Request checks that may wait for the worker at once; one more is answered `busy` (the gate's 503). */
 export const SLOW_CHECK_QUEUE_MAX = 64;
 
@@ -15,12 +21,15 @@ const sent: Job[] = [];
 let deadline: NodeJS.Timeout | undefined;
 let nextId = 0;
 
-/** Starts the deadline of the job the worker runs now, if any. */
-function watchHead(): void {
+/**
+ * Starts the deadline of the job at the head: SCHEMA_CHECK_START_MS until the worker says it checks its value
+ * (`checking`), then SCHEMA_CHECK_TIMEOUT_MS.
+ */
+function watchHead(checking = false): void {
   clearTimeout(deadline);
   deadline = undefined;
   if (sent.length === 0) return;
-  deadline = setTimeout(stopHead, SCHEMA_CHECK_TIMEOUT_MS);
+  deadline = setTimeout(stopHead, checking ? SCHEMA_CHECK_TIMEOUT_MS : SCHEMA_CHECK_START_MS);
   deadline.unref();
 }
 
@@ -38,12 +47,21 @@ function stopHead(): void {
   for (const job of rest) send(job);
 }
 
+/**
+ * Starts the process's worker thread now, if it is not running, so that the first check does not wait for it to load.
+ * @example startSlowSchemaChecks() // when a gate with a slow schema is built
+ */
+export function startSlowSchemaChecks(): void {
+  started();
+}
+
 function started(): Worker {
   if (worker) return worker;
   const thread = new Worker(new URL("./slowSchemaCheckThread.ts", import.meta.url));
   thread.unref();
-  thread.on("message", ({ id, outcome }: { id: number; outcome: SchemaOutcome }) => {
+  thread.on("message", ({ id, outcome }: { id: number; outcome?: SchemaOutcome }) => {
     if (thread !== worker || sent[0]?.id !== id) return;
+    if (!outcome) return watchHead(true);
     sent.shift()?.resolve(outcome);
     watchHead();
   });
@@ -68,7 +86,8 @@ function send(job: Job): void {
 
 /**
  * Checks `value` against the schema whose JSON text is `key` in a worker thread shared by the process, one value at a
- * time, each under SCHEMA_CHECK_TIMEOUT_MS from when it starts: past it the thread is stopped (which stops the check
+ * time, each under SCHEMA_CHECK_TIMEOUT_MS from when the thread, started and the schema compiled, begins checking it:
+ * past it the thread is stopped (which stops the check
  * wherever it is) and started again for the checks behind it. `bounded`: answered `busy` at once when
  * SLOW_CHECK_QUEUE_MAX checks wait; `always`: queued regardless (a paid call's response).
  * @example await checkOffThread(JSON.stringify(schema), body, "bounded")
