@@ -351,6 +351,44 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       }
     });
 
+    it("attack: a debit the scans missed is not released as not paid when its window passes, and the daily budget counts it", async function () {
+      // Before, a hold was released on chain time alone once its validBefore passed, and each scan marked the blocks up
+      // to the head it read as scanned, whatever logs came back: a debit mined while the provider's logs lagged was
+      // never read again, the hold was released an hour later, the call listed not_paid and recovered "nothing was
+      // paid", and the daily budget let the next call through.
+      const lagging = await serveLaggingLogsRpc(s.chain.connection.provider, { logs: 0 });
+      try {
+        const { resourceId } = await s.resource();
+        const buyer = await s.buyer();
+        const client = await connect(buyer.key, { RPC_URL: lagging.url, SPEND_DAILY_BUDGET: CALL_PRICE.toString() });
+        await callTool(client, "list_payments");
+        lagging.lag.logs = 1_000_000;
+        const paid = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
+        expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
+        await passTime(2 * 3_600);
+        // Past its window with its debit still out of the logs, and once the logs show it: paid (the first time from
+        // the receipt the chain confirms), and the day's budget spent.
+        for (const logs of [1_000_000, 0]) {
+          lagging.lag.logs = logs;
+          const listed = await callTool(client, "list_payments");
+          expect((listed.data.payments as Record<string, unknown>[])[0], `logs ${logs} blocks behind`).to.include({
+            idemKey: paid.data.idemKey,
+            status: "paid",
+            transaction: paid.data.transaction,
+          });
+          expect(listed.data.totalPaid).to.deep.equal({ base: "1200", usdc: "0.0012 USDC" });
+          const recovered = await callTool(client, "recover_result", { idemKey: paid.data.idemKey });
+          expect(recovered.data.outcome).to.equal("paid");
+          const refused = await callTool(client, "call_resource", { resourceId, body: { n: 2 } });
+          expect(refused.isError, "the day's budget is spent").to.equal(true);
+          expect(refused.data.error).to.include({ code: "spend_refused", rule: "SPEND_DAILY_BUDGET" });
+        }
+        expect(await s.debits(buyer.address)).to.deep.equal([CALL_PRICE]);
+      } finally {
+        await lagging.close();
+      }
+    });
+
     it("deposit without gas signs a ReceiveWithAuthorization that anyone can submit, crediting only the buyer", async function () {
       const buyer = await walletBuyer(2_000_000n);
       const client = await connect(buyer.key);

@@ -6,6 +6,7 @@ import { bitmapNonce, bitmapNonceIndex, LEDGER_NONCE_INDEXES } from "../../../pr
 import { CHAIN_ID } from "../../../protocol/constants.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
+import { nonceSpent } from "./nonceSpent.ts";
 import type { DebitRecord, HoldRecord, LedgerRecord, LedgerState } from "./parseLedger.ts";
 import { applyRecord, LedgerUnreadableError, lineHash, parseLedger } from "./parseLedger.ts";
 import type { ChainDebit } from "./readDebits.ts";
@@ -73,7 +74,25 @@ export type OpenSpendLedgerParameters = {
 /** A scan of more blocks than this that would reach back past the lookback starts at the lookback instead. */
 const LONG_SCAN_BLOCKS = 20_000n;
 
-type Facts = { from: bigint; toBlock: bigint; time: number; debits: ChainDebit[]; rebuild: boolean; gapOk: boolean };
+/**
+ * Blocks each scan reads again before the last one it marked: a provider whose logs lag its head answered those
+ * without their newest debits, and a debit read twice is recorded once.
+ */
+const SCAN_OVERLAP_BLOCKS = 64n;
+
+/** How far before a hold's own `signedAt` (the buyer's clock) its debit is looked for when the scans missed it (ms). */
+const SIGNED_AT_SKEW_MS = 10 * 60_000;
+
+type Facts = {
+  from: bigint;
+  toBlock: bigint;
+  time: number;
+  debits: ChainDebit[];
+  rebuild: boolean;
+  gapOk: boolean;
+  /** Holds past their validBefore whose nonce the chain showed unspent at `toBlock`: the only ones released. */
+  unspent: Set<Hex>;
+};
 
 const RETRY = Symbol("retry");
 
@@ -118,7 +137,9 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
   const chainFacts = async (before: LedgerState | undefined): Promise<Facts> => {
     const latest = await p.chain.publicClient.getBlock({ blockTag: "latest" });
     const time = Number(latest.timestamp) * 1000;
-    let from = before ? before.scannedTo + 1n : await firstBlockSince(p.chain, latest.number, time - lookbackMs);
+    let from = before
+      ? max(before.scannedTo + 1n - SCAN_OVERLAP_BLOCKS, 0n)
+      : await firstBlockSince(p.chain, latest.number, time - lookbackMs);
     let gapOk = !before;
     if (before && latest.number - from > LONG_SCAN_BLOCKS) {
       const since = await firstBlockSince(p.chain, latest.number, time - lookbackMs);
@@ -128,7 +149,21 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
       from <= latest.number
         ? await readDebits(p.chain, { buyer: owner.buyer, fromBlock: from, toBlock: latest.number })
         : [];
-    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk };
+    // A hold past its window is released only on the chain's word that its nonce is unspent. A spent one was debited
+    // where no scan read it (a provider's logs lagging past the overlap, a day skipped by a long gap): its debit is
+    // looked for from when it was signed, and the hold stays until it is found. A nonce that cannot be read waits.
+    const unspent = new Set<Hex>();
+    for (const hold of before ? dueHolds(before, time) : []) {
+      const key = hold.idemKey as Hex;
+      if (debits.some((d) => d.idemKey === key)) continue;
+      const spent = await nonceSpent(p.chain, owner.buyer, key).catch(() => undefined);
+      if (spent === false) unspent.add(key);
+      if (spent !== true) continue;
+      const since = await firstBlockSince(p.chain, latest.number, hold.signedAt - SIGNED_AT_SKEW_MS);
+      const found = await readDebits(p.chain, { buyer: owner.buyer, fromBlock: since, toBlock: latest.number });
+      debits.push(...found.filter((d) => d.idemKey === key));
+    }
+    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk, unspent };
   };
 
   const sync = async <T>(
@@ -174,10 +209,9 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
         }
         if (facts.toBlock > current.scannedTo)
           record({ kind: "scanned", toBlock: facts.toBlock.toString(), at: facts.time });
-        for (const [key, hold] of current.holds) {
-          if (current.debits.has(key) || current.released.has(key)) continue;
-          if (facts.time >= Number(hold.validBefore) * 1000) record({ kind: "release", idemKey: key, at: facts.time });
-        }
+        for (const hold of dueHolds(current, facts.time))
+          if (facts.unspent.has(hold.idemKey as Hex))
+            record({ kind: "release", idemKey: hold.idemKey, at: facts.time });
         try {
           return under(viewOf(current, facts.time), record, current);
         } finally {
@@ -214,6 +248,18 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
     },
   };
 }
+
+/** The holds neither debited nor released whose validBefore is past at chain time `time` (unix ms). */
+function dueHolds(state: LedgerState, time: number): HoldRecord[] {
+  return [...state.holds.values()].filter(
+    (h) =>
+      !state.debits.has(h.idemKey as Hex) &&
+      !state.released.has(h.idemKey as Hex) &&
+      time >= Number(h.validBefore) * 1000,
+  );
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
  * One past the highest bitmap nonce index of the ledger's range (below LEDGER_NONCE_INDEXES) among its holds and

@@ -1,6 +1,5 @@
 import type { Address, Hex, LocalAccount } from "viem";
 import { isHex } from "viem";
-import { abiOf } from "../../../protocol/artifacts.ts";
 import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
 import { HEADER_X_PAYMENT, HEADER_X_PAYMENT_RESPONSE } from "../../../protocol/constants.ts";
 import type { Quote } from "../../../protocol/schemas/quote.ts";
@@ -10,6 +9,7 @@ import { authorizationWindow } from "./authorizationWindow.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { errorOf, fetchJson } from "./fetchJson.ts";
+import { nonceSpent } from "./nonceSpent.ts";
 import { PaymentUnknownError } from "./paymentUnknownError.ts";
 import type { PinnedTerms } from "./pinPaymentTerms.ts";
 import type { ProcessNonces } from "./processNonces.ts";
@@ -59,8 +59,6 @@ export type PayForCallReturnType = {
   /** Unix seconds: the signed authorization's end. */
   validBefore: bigint;
 };
-
-const escrowAbi = abiOf("PaymentEscrow");
 
 const postPaid = (chain: BuyerChain, url: string, body: unknown, header: string) =>
   fetchJson(
@@ -154,9 +152,7 @@ async function spentByAnother(
 ): Promise<boolean> {
   const deadline = Date.now() + NONCE_SPENT_WAIT_MS;
   for (;;) {
-    const spent = await chain.publicClient
-      .readContract({ address: chain.escrow, abi: escrowAbi, functionName: "nonceUsed", args: [p.buyer, p.nonce] })
-      .catch(() => false);
+    const spent = await nonceSpent(chain, p.buyer, p.nonce).catch(() => false);
     if (spent === true) break;
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 250));
