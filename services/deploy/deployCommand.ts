@@ -29,12 +29,14 @@ if (!values.parameters) usageError(USAGE, "--parameters <file> is required");
 // The deploy's imports (viem, Ignition's artifacts, the checks) take about a second of CPU: loaded after the command
 // line, so that --help and a wrong option answer at once.
 const [
+  { withoutRpcUrls },
   { privateKeyToAddress },
   { checkDeployment, formatCheckTable },
   { readDeployParameters },
   { deploySystem },
   { loadDeployConfig },
 ] = await Promise.all([
+  import("../http/rpcUrls.ts"),
   import("viem/accounts"),
   import("./checkDeployment.ts"),
   import("./deployParameters.ts"),
@@ -76,6 +78,7 @@ try {
   say(mismatches ? `${mismatches} check(s) failed` : `deployed; record in ${config.DEPLOYMENT_DIR}`);
   process.exit(mismatches ? 1 : 0);
 } catch (error) {
-  process.stderr.write(`[deploy] failed: ${(error as Error).message}\n`);
+  // A failed request's error names its URL, which may hold the provider's API key: printed with its host only.
+  process.stderr.write(`[deploy] failed: ${withoutRpcUrls(error as Error, process.env.RPC_URL).message}\n`);
   process.exit(1);
 }

@@ -1,6 +1,6 @@
 import type { HttpTransportConfig, Transport } from "viem";
 import { fallback, http } from "viem";
-import { endpointLabel, rpcUrlsOf } from "../http/rpcUrls.ts";
+import { endpointLabel, rpcUrlsOf, withoutRpcUrl } from "../http/rpcUrls.ts";
 import type { RpcErrorKind } from "./relayer/classifyRpcError.ts";
 import { classifyRpcError } from "./relayer/classifyRpcError.ts";
 
@@ -9,7 +9,8 @@ export type RpcErrorObserver = (error: { kind: RpcErrorKind; endpoint: string; m
 
 /**
  * viem's `http` transport whose every failed request is reported to `observe`, classified (classifyRpcError) and
- * labelled with the endpoint's host; the error itself is rethrown unchanged.
+ * labelled with the endpoint's host; the error is rethrown with the URL in its texts replaced by that label
+ * (withoutRpcUrl: the URL's path, query or credentials hold a hosted provider's API key).
  * @example http: observedTransport(rpcUrl, { retryCount: 0 }, (e) => metrics.rpcErrors.inc(e))
  */
 export function observedTransport(
@@ -18,7 +19,6 @@ export function observedTransport(
   observe: RpcErrorObserver | undefined,
 ): Transport {
   const inner = http(rpcUrl, config);
-  if (!observe) return inner;
   const endpoint = endpointLabel(rpcUrl);
   return (parameters) => {
     const transport = inner(parameters);
@@ -28,8 +28,8 @@ export function observedTransport(
         try {
           return await transport.request(args, options);
         } catch (error) {
-          observe({ kind: classifyRpcError(error), endpoint, method: args.method });
-          throw error;
+          observe?.({ kind: classifyRpcError(error), endpoint, method: args.method });
+          throw withoutRpcUrl(error, rpcUrl);
         }
       },
     } as ReturnType<Transport>;

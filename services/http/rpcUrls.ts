@@ -28,3 +28,41 @@ export function endpointLabel(rpcUrl: string): string {
     return "unknown";
   }
 }
+
+const ERROR_TEXTS = ["message", "shortMessage", "details", "url", "stack"] as const;
+
+/**
+ * `error`, with every copy of `rpcUrl` in its texts and its causes' replaced by the endpoint's label (endpointLabel):
+ * viem writes the whole URL of a failed request into its error ("URL: https://…/v2/KEY"), and such errors reach logs,
+ * stored failure reasons and printed output. Returns the same error, changed in place.
+ * @example throw withoutRpcUrl(error, rpcUrl)
+ */
+export function withoutRpcUrl<E>(error: E, rpcUrl: string): E {
+  const label = endpointLabel(rpcUrl);
+  // As given, and as viem prints it: without the credentials.
+  const forms = [...new Set([rpcUrl, rpcUrl.replace(/\/\/[^/@]*@/, "//")])];
+  const redact = (text: string) => forms.reduce((out, form) => out.replaceAll(form, label), text);
+  const seen = new Set<unknown>();
+  for (let at: unknown = error; at !== null && typeof at === "object" && !seen.has(at); ) {
+    seen.add(at);
+    const texts = at as Record<string, unknown>;
+    for (const key of ERROR_TEXTS) {
+      const text = texts[key];
+      const redacted = typeof text === "string" ? redact(text) : text;
+      if (redacted !== text) texts[key] = redacted;
+    }
+    if (Array.isArray(texts.metaMessages))
+      texts.metaMessages = texts.metaMessages.map((m) => (typeof m === "string" ? redact(m) : m));
+    at = texts.cause;
+  }
+  return error;
+}
+
+/**
+ * withoutRpcUrl for every endpoint of an `RPC_URL` setting (unset: the error as it is).
+ * @example process.stderr.write(withoutRpcUrls(error, process.env.RPC_URL).message)
+ */
+export function withoutRpcUrls<E>(error: E, setting: string | undefined): E {
+  for (const url of rpcUrlsOf(setting ?? "")) withoutRpcUrl(error, url);
+  return error;
+}

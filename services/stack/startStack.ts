@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { withoutRpcUrls } from "../http/rpcUrls.ts";
 import type { StackConfig } from "./loadStackConfig.ts";
 import { loadStackConfig } from "./loadStackConfig.ts";
 import type { StackRun } from "./stackRun.ts";
@@ -93,7 +94,8 @@ export async function startStack(options: { postgres: boolean }): Promise<void> 
   try {
     for (const name of STACK_STEPS) await steps[name](run);
   } catch (error) {
-    process.stderr.write(`[stack] failed: ${(error as Error).message}\n`);
+    // A failed request's error names its URL, which may hold the provider's API key: printed with its host only.
+    process.stderr.write(`[stack] failed: ${withoutRpcUrls(error as Error, env.RPC_URL ?? run.urls.rpc).message}\n`);
     await stop(1);
   }
   // A part that ends while the stack runs leaves the others answering for it (a marketplace without its indexer, a
