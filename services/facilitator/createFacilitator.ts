@@ -177,6 +177,9 @@ export async function createFacilitator(
       ]);
       const lowGas = balances.filter((b) => b.balance < config.LOW_GAS_WEI).map((b) => b.address);
       const unfunded = [...new Set([...relayer.unfundedSigners(), ...funding.belowMinimum])];
+      // Ready while one debit signer can pay, as verify takes payments then: the others are named in `unfunded` (and
+      // alerted on), and one low key of a pool that instances share must not take every instance out of service.
+      const paying = balances.filter((b) => b.debits && !unfunded.includes(b.address));
       const state = {
         chainId,
         lowGas,
@@ -191,7 +194,7 @@ export async function createFacilitator(
       };
       // Verify trusts the book only this long after it last reached the head (EscrowBookBehindError past it).
       const bookBehind = !book || clock.now() - book.currentAt > config.ESCROW_BOOK_MAX_LAG_SECONDS;
-      if (unfunded.length > 0) return { ready: false, reason: `relayer unfunded: ${unfunded.join(", ")}`, ...state };
+      if (paying.length === 0) return { ready: false, reason: `relayer unfunded: ${unfunded.join(", ")}`, ...state };
       if (funding.feeAboveCap) return { ready: false, reason: "the chain's fee is above MAX_FEE_PER_GAS", ...state };
       if (bookBehind)
         return {

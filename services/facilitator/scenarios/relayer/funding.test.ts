@@ -54,6 +54,38 @@ describe("relayer funding and fee cap", function () {
     expect(await h.debitsOf(payload.authorization.nonce)).to.have.length(0);
   }
 
+  it("a pool of two keys, one holding half a batch: /ready 200 naming it unfunded, and payments taken and debited by the other", async function () {
+    // Before, one low key of a pool made /ready 503: with instances sharing the pool, every one of them left the
+    // load balancer while verify still took payments and the other keys paid for them.
+    const { maxFeePerGas } = await chain.publicClient.estimateFeesPerGas();
+    await setRelayerBalance((fullBatchGas(BATCH_MAX_ITEMS) * maxFeePerGas) / 2n);
+    const facilitator = await facilitatorWith({ RELAYER_KEYS: `${devKey(ROLE.relayer)},${devKey(ROLE.relayer2)}` });
+    try {
+      // Once its escrow book has reached the head.
+      const ready = await until(
+        async () => {
+          const answer = await getJson(`${facilitator.url}/ready`);
+          return answer.status === 200 || answer.body.escrowBook ? answer : undefined;
+        },
+        20_000,
+        "the escrow book built",
+      );
+      expect(ready.status, JSON.stringify(ready.body)).to.equal(200);
+      expect(ready.body.unfunded).to.deep.equal([relayer]);
+      const payload = await h.sign();
+      expect((await h.verify(facilitator.url, payload)).body.isValid).to.equal(true);
+      const settled = await h.settle(facilitator.url, payload, 1_000n);
+      expect(settled.status, JSON.stringify(settled.body)).to.equal(200);
+      await until(
+        async () => ((await h.debitsOf(payload.authorization.nonce)).length === 1 ? true : undefined),
+        20_000,
+      );
+    } finally {
+      await facilitator.stop();
+      await setRelayerBalance(10n ** 19n);
+    }
+  });
+
   it("a relayer holding half of one full batch's gas: /ready 503 naming it, verify refuses relayer_unfunded; funded, it accepts and the debit is mined", async function () {
     const { maxFeePerGas } = await chain.publicClient.estimateFeesPerGas();
     await setRelayerBalance((fullBatchGas(BATCH_MAX_ITEMS) * maxFeePerGas) / 2n);
