@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createProjectionsClient } from "../projections/createProjectionsClient.ts";
-import { BLOCK_TIME_MS } from "../protocol/constants.ts";
+import { BLOCK_TIME_MS, CHAIN_ID } from "../protocol/constants.ts";
 import { defined } from "../protocol/defined.ts";
 import { gasCostInTokenUnits } from "../protocol/gasCostInTokenUnits.ts";
 import { RECLAIM_INTERVAL_SECONDS, reclaimStoreSpace, runBackgroundPass } from "./backgroundWork.ts";
@@ -194,6 +194,10 @@ export async function createFacilitator(
       };
       // Verify trusts the book only this long after it last reached the head (EscrowBookBehindError past it).
       const bookBehind = !book || clock.now() - book.currentAt > config.ESCROW_BOOK_MAX_LAG_SECONDS;
+      // Every signature it checks and every transaction it sends is bound to the test network's chain id: another
+      // chain's RPC (a wrong RPC_URL) would take payments it can never settle.
+      if (chainId !== CHAIN_ID)
+        return { ready: false, reason: `RPC_URL serves chain ${chainId}, not ${CHAIN_ID}`, ...state };
       if (paying.length === 0) return { ready: false, reason: `relayer unfunded: ${unfunded.join(", ")}`, ...state };
       if (funding.feeAboveCap) return { ready: false, reason: "the chain's fee is above MAX_FEE_PER_GAS", ...state };
       if (bookBehind)

@@ -174,4 +174,22 @@ describe("facilitator: the metrics an operator alerts on", function () {
       await facilitator.stop();
     }
   });
+
+  it("/ready is 503 while RPC_URL serves another chain than the test network, naming both ids", async function () {
+    // Before, /ready only reported the chain id it read: a wrong RPC_URL answered 200.
+    const facilitator = await start();
+    try {
+      await until(async () => ((await getJson(`${facilitator.url}/ready`)).body.ready === true ? true : undefined));
+      rpc.intercept("eth_chainId", async () => "0x1");
+      const wrong = await until(async () => {
+        const ready = await getJson(`${facilitator.url}/ready`);
+        return ready.status === 503 ? ready : undefined;
+      });
+      expect(wrong.body.reason).to.equal("RPC_URL serves chain 1, not 5042002");
+      rpc.intercept("eth_chainId", undefined);
+      await until(async () => ((await getJson(`${facilitator.url}/ready`)).body.ready === true ? true : undefined));
+    } finally {
+      await facilitator.stop();
+    }
+  });
 });
