@@ -8,6 +8,9 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { LocalChain } from "../../../../testkit/chain/localChain.ts";
 import { devKey, startLocalChain } from "../../../../testkit/chain/localChain.ts";
+import { committedHarness } from "../../../../testkit/facilitator/committedHarness.ts";
+import { startFacilitator } from "../../../../testkit/facilitator/startFacilitator.ts";
+import { until } from "../../../../testkit/until.ts";
 import { bitmapNonce, bitmapNonceIndex, LEDGER_NONCE_INDEXES, NONCES_PER_WORD } from "../../../protocol/bitmapNonce.ts";
 import { buyerChain } from "./buyerChain.ts";
 import { openSpendLedger } from "./openSpendLedger.ts";
@@ -66,5 +69,36 @@ describe("the spend ledger's bitmap nonces", function () {
     const processes = bitmapNonce(LEDGER_NONCE_INDEXES + 5 * NONCES_PER_WORD);
     expect(await ledger().hold({ ...hold, idemKey: processes }, () => {})).to.equal(processes);
     expect(bitmapNonceIndex(await ledger().hold(hold, () => {}))).to.equal(2);
+  });
+
+  it("a ledger built after the key's older payments (moved aside, another machine) holds no nonce the chain spent", async function () {
+    // Before, a new ledger counted only the debits of its lookback and allocated index 0 again: each of the key's
+    // old indexes was refused nonce_used, the call reported payment_unknown and its cap held for an hour.
+    const payer = privateKeyToAccount(devKey(13));
+    const resourceId = await chain.registerResource({ slug: "ledger-floor", cap: 50_000n });
+    await chain.fundBuyer(13, 1_000_000n);
+    const facilitator = await startFacilitator(chain, { env: { SETTLEMENT: "committed", HOLD_MAX_SECONDS: "0" } });
+    try {
+      const h = committedHarness({ chain, buyer: payer, resourceId, cap: 50_000n });
+      const paid: Hex[] = [];
+      for (let index = 0; index < 3; index++)
+        paid.push((await h.pay(facilitator.url, 1_000n, { nonce: bitmapNonce(index) })).payload.authorization.nonce);
+      for (const nonce of paid)
+        await until(async () => ((await h.debitsOf(nonce)).length === 1 ? true : undefined), 20_000, "mined");
+    } finally {
+      await facilitator.stop();
+    }
+    // Past those debits' blocks, a ledger whose lookback reads none of them.
+    await chain.connection.provider.request({ method: "evm_increaseTime", params: [60] });
+    await chain.connection.provider.request({ method: "evm_mine", params: [] });
+    const ledger = openSpendLedger({
+      dir,
+      chain: buyerChain({ rpcUrl: chain.rpcUrl, escrow: chain.addresses.escrow }),
+      buyer: payer.address,
+      lookbackMs: 1_000,
+    });
+    const hold = { resourceId, cap: 1n, validBefore: 4_102_444_800n };
+    expect(bitmapNonceIndex(await ledger.hold(hold, () => {}))).to.equal(3);
+    expect(bitmapNonceIndex(await ledger.hold(hold, () => {})), "and on from there").to.equal(4);
   });
 });

@@ -92,6 +92,8 @@ type Facts = {
   gapOk: boolean;
   /** Holds past their validBefore whose nonce the chain showed unspent at `toBlock`: the only ones released. */
   unspent: Set<Hex>;
+  /** A rebuilt ledger's first bitmap nonce index the chain shows unspent past the debits it read (nonceFloor). */
+  nonceFloor: number;
 };
 
 const RETRY = Symbol("retry");
@@ -163,7 +165,11 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
       const found = await readDebits(p.chain, { buyer: owner.buyer, fromBlock: since, toBlock: latest.number });
       debits.push(...found.filter((d) => d.idemKey === key));
     }
-    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk, unspent };
+    // A ledger built now knows nothing of the key's payments before its range: the chain says where its nonces are free.
+    const nonceFloor = before
+      ? 0
+      : await firstUnspentIndex(p.chain, owner.buyer, nextIndexAfter(debits.map((d) => d.idemKey)));
+    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk, unspent, nonceFloor };
   };
 
   const sync = async <T>(
@@ -182,6 +188,7 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
             version: 1,
             ...owner,
             fromBlock: facts.from.toString(),
+            ...(facts.nonceFloor > 0 ? { nonceFloor: facts.nonceFloor } : {}),
             at: Date.now(),
           } satisfies LedgerRecord);
           lines.push(opened);
@@ -262,15 +269,42 @@ function dueHolds(state: LedgerState, time: number): HoldRecord[] {
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /**
- * One past the highest bitmap nonce index of the ledger's range (below LEDGER_NONCE_INDEXES) among its holds and
- * debits (0 when it has none); indexes above it are the words of processes without a ledger.
+ * One past the highest bitmap nonce index of the ledger's range (below LEDGER_NONCE_INDEXES) among `keys`, and at
+ * least `floor`; indexes above the range are the words of processes without a ledger.
  */
-function nextBitmapIndex(state: LedgerState): number {
-  let next = 0;
-  for (const key of [...state.holds.keys(), ...state.debits.keys()]) {
+function nextIndexAfter(keys: Iterable<Hex>, floor = 0): number {
+  let next = floor;
+  for (const key of keys) {
     const index = bitmapNonceIndex(key);
     if (index !== null && index < LEDGER_NONCE_INDEXES && index >= next) next = index + 1;
   }
+  return next;
+}
+
+/**
+ * The first bitmap nonce index at or above `from` whose nonce the escrow has not spent, for a ledger's payments that
+ * spend indexes in order: found by doubling steps and then halving, a few reads for thousands of spent indexes.
+ */
+async function firstUnspentIndex(chain: BuyerChain, buyer: Address, from: number): Promise<number> {
+  const spent = (index: number) => nonceSpent(chain, buyer, bitmapNonce(index));
+  if (!(await spent(from))) return from;
+  let [low, step] = [from, 1];
+  while (from + step < LEDGER_NONCE_INDEXES && (await spent(from + step))) [low, step] = [from + step, step * 2];
+  let high = Math.min(from + step, LEDGER_NONCE_INDEXES);
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await spent(middle)) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+/**
+ * One past the highest bitmap nonce index of the ledger's range among its holds and debits, and at least the
+ * floor it was built with (0 when it has none).
+ */
+function nextBitmapIndex(state: LedgerState): number {
+  const next = nextIndexAfter([...state.holds.keys(), ...state.debits.keys()], state.nonceFloor);
   if (next >= LEDGER_NONCE_INDEXES)
     throw new BuyerError(
       "nonces_exhausted",

@@ -20,6 +20,11 @@ export const ledgerRecordSchema = z.discriminatedUnion("kind", [
     buyer: address,
     /** The chain's debits of this buyer from this block on are in the file (the last day's, rebuilt at creation). */
     fromBlock: amount,
+    /**
+     * The first bitmap nonce index the chain showed unspent when the ledger was built, where older payments of the key
+     * (before `fromBlock`, or of a ledger moved aside) spent those below it: no hold takes one of them.
+     */
+    nonceFloor: z.int().nonnegative().optional(),
     at: millis,
   }),
   z.strictObject({
@@ -64,6 +69,8 @@ export type LedgerState = {
   escrow: Address;
   buyer: Address;
   scannedTo: bigint;
+  /** The opening record's `nonceFloor` (0 when it has none). */
+  nonceFloor: number;
   debits: Map<Hex, DebitRecord>;
   holds: Map<Hex, HoldRecord>;
   released: Set<Hex>;
@@ -138,6 +145,7 @@ export function parseLedger(
         escrow: owner.escrow,
         buyer: owner.buyer,
         scannedTo: BigInt(record.fromBlock) - 1n,
+        nonceFloor: record.nonceFloor ?? 0,
         debits: new Map(),
         holds: new Map(),
         released: new Set(),
