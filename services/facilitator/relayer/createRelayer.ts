@@ -358,6 +358,16 @@ export function createRelayer(p: RelayerParameters) {
   }
 
   /** Sends a transaction of its own (an `exact` payment, a strike); a refusal at send as refusedAtSend says. */
+  /** Runs `work` (a simulation, then sendAlone) with `lane` counted as sending: the leasing keeps it meanwhile. */
+  async function onLane<T>(lane: Lane, work: () => Promise<T>): Promise<T> {
+    lane.sending++;
+    try {
+      return await work();
+    } finally {
+      lane.sending--;
+    }
+  }
+
   async function sendAlone(lane: Lane, to: Address, data: Hex, gas: bigint): Promise<TransactionReceipt> {
     try {
       return await send(lane, to, data, gas);
@@ -469,9 +479,12 @@ export function createRelayer(p: RelayerParameters) {
     async settleExact(item: ExactItem): Promise<DebitOutcome> {
       const lane = heldDebitLane();
       const data = encodeFunctionData({ abi: escrowAbi, functionName: "settleExact", args: [item] });
-      await simulate(lane, p.escrow, data, EXACT_GAS);
-      const receipt = await sendAlone(lane, p.escrow, data, EXACT_GAS);
-      if (receipt.status !== "success") await refuseMinedRevert(lane, p.escrow, data, EXACT_GAS, receipt);
+      const receipt = await onLane(lane, async () => {
+        await simulate(lane, p.escrow, data, EXACT_GAS);
+        const mined = await sendAlone(lane, p.escrow, data, EXACT_GAS);
+        if (mined.status !== "success") await refuseMinedRevert(lane, p.escrow, data, EXACT_GAS, mined);
+        return mined;
+      });
       const outcome = readDebitOutcomes(receipt, p.escrow).get(outcomeKey(item.from, item.nonce));
       if (!outcome) throw new Error(`no debit logged for exact nonce ${item.nonce}`);
       p.onBatch?.(bookOf(receipt, 1, [outcome]));
@@ -487,10 +500,12 @@ export function createRelayer(p: RelayerParameters) {
       });
       if (!holds(lanes.strike))
         throw new ChainUnavailableError("no_signer: another instance holds the facilitator signer's lease");
-      await simulate(lanes.strike, p.registry, data, STRIKE_GAS);
-      const receipt = await sendAlone(lanes.strike, p.registry, data, STRIKE_GAS);
-      if (receipt.status !== "success") await refuseMinedRevert(lanes.strike, p.registry, data, STRIKE_GAS, receipt);
-      return receipt.transactionHash;
+      return onLane(lanes.strike, async () => {
+        await simulate(lanes.strike, p.registry, data, STRIKE_GAS);
+        const receipt = await sendAlone(lanes.strike, p.registry, data, STRIKE_GAS);
+        if (receipt.status !== "success") await refuseMinedRevert(lanes.strike, p.registry, data, STRIKE_GAS, receipt);
+        return receipt.transactionHash;
+      });
     },
 
     /** Whether this instance may send strikes now (it holds the facilitator signer, or signers are not leased). */

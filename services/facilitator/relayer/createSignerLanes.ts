@@ -12,6 +12,12 @@ export type Lane = {
   account: LocalAccount;
   nonces: NonceManager;
   broadcasting: boolean;
+  /**
+   * Transactions sent alone on it (an `exact` settlement, a strike) from when it was picked until their receipt,
+   * simulation and fee checks included, before any nonce is taken: busy for the leasing, which gives back no lane
+   * that is about to send.
+   */
+  sending: number;
   heldUntil: number;
   /** Held above this instance's share: no new transaction goes out on it, and it is given back once idle. */
   yielding: boolean;
@@ -44,7 +50,7 @@ export function createSignerLanes(
     if (!lane) {
       const unknown: OnUnknownNonces = (_address, nonces) => onUnknown?.(account, nonces);
       const nonces = createNonceManager(publicClient, account.address, unknown);
-      lane = { account, nonces, broadcasting: false, heldUntil: Number.POSITIVE_INFINITY, yielding: false };
+      lane = { account, nonces, broadcasting: false, sending: 0, heldUntil: Number.POSITIVE_INFINITY, yielding: false };
       byAddress.set(account.address, lane);
     }
     return lane;

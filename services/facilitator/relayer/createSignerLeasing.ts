@@ -66,7 +66,7 @@ export function createSignerLeasing(p: SignerLeasingParameters) {
     const startedAt = Date.now();
     const live = await p.book.beat(p.leaseMs);
     const share = Math.ceil(debit.length / live);
-    const busy = (lane: Lane) => lane.broadcasting || lane.nonces.waiting();
+    const busy = (lane: Lane) => lane.broadcasting || lane.sending > 0 || lane.nonces.waiting();
     // Above the share, idle signers are given back first; a busy one stops taking new debits and is given back
     // once nothing of it is in flight, so no replacement of this instance's races the next holder.
     const held = debit.filter(holds).sort((a, b) => Number(busy(b)) - Number(busy(a)));
