@@ -37,7 +37,7 @@ export function startProber({ config, catalog, chain, store, logger }: StartProb
 
   async function probeOne(resourceId: Hex): Promise<{ ok: boolean; error?: string }> {
     const listing = await findListing(store, resourceId);
-    if (!listing) return { ok: false, error: "no listing" };
+    if (!listing || listing.status === "removed") return { ok: false, error: "no listing" };
     let expectedCard: unknown;
     try {
       expectedCard = JSON.parse(listing.cardText);

@@ -12,7 +12,7 @@ import { finalizeCard } from "../../protocol/schemas/card.ts";
 import { TransactionRefusedError } from "../chain.ts";
 import type { MarketplaceContext } from "../marketplaceContext.ts";
 import { cardUrlOf, registrationUrlOf } from "../marketplaceContext.ts";
-import { deleteListing, markPublished, savePendingListing } from "../store/listings.ts";
+import { markPublished, removeListing, savePendingListing } from "../store/listings.ts";
 import { recordProbe } from "../store/probes.ts";
 import { checkBond } from "./checkBond.ts";
 import { checkPrice } from "./checkPrice.ts";
@@ -208,7 +208,7 @@ export async function publishResource(ctx: MarketplaceContext, request: PublishR
         ]);
       } catch (error) {
         if (error instanceof TransactionRefusedError) {
-          await deleteListing(ctx.store, resourceId);
+          await removeListing(ctx.store, resourceId);
           ctx.catalog.dropListing(resourceId);
         }
         throw error;

@@ -85,9 +85,16 @@ export async function markPublished(sql: Sql, resourceId: Hex, now = Date.now())
   );
 }
 
-/** Deletes the listing of a publish that failed before its registration was mined. */
-export async function deleteListing(sql: Sql, resourceId: Hex): Promise<void> {
-  await sql.query(`DELETE FROM listing WHERE resource_id = $1`, [resourceId]);
+/**
+ * Marks `removed` the listing of a publish that failed before its registration was mined: a change with a seq of its
+ * own, which every instance sharing the store pulls (a deleted row would leave the others listing it as pending,
+ * and listing it once its resource is registered outside the pipeline). A later publish makes it pending again.
+ */
+export async function removeListing(sql: Sql, resourceId: Hex, now = Date.now()): Promise<void> {
+  await sql.query(
+    `UPDATE listing SET status = 'removed', updated_at = $2, seq = nextval('change_seq') WHERE resource_id = $1`,
+    [resourceId, now],
+  );
 }
 
 /** The stored listing of a resource, card included. */
