@@ -36,6 +36,27 @@ describe("moderation", function () {
     });
   });
 
+  it("refuses a blocked term however it is spelled: plural, spaced, accented, full-width, in the slug or a skill id", function () {
+    // Before, the blocklist matched the term's exact letters: each of these passed, and a search for the term found it.
+    const spellings: [Partial<ModerationSubject>, string, string][] = [
+      [{ name: "Keyloggers for hire" }, "name", "keylogger"],
+      [{ description: "Sells stolen  credentials" }, "description", "stolen credentials"],
+      [{ description: "stolen\u00a0credentials" }, "description", "stolen credentials"],
+      [{ description: "stolen\ncredentials" }, "description", "stolen credentials"],
+      [{ name: "Málware kit" }, "name", "malware"],
+      [{ name: "ｍａｌｗａｒｅ kit" }, "name", "malware"],
+      [{ category: "keyloggers" }, "category", "keylogger"],
+      [{ slug: "malware-builder" }, "slug", "malware"],
+      [{ skills: [{ id: "keylogger", name: "x", description: "y", tags: [] }] }, "skills[0].id", "keylogger"],
+    ];
+    const strict = defaultModerationRules("malware,stolen credentials,keylogger");
+    for (const [over, where, term] of spellings)
+      expect(moderate(subject(over), strict), JSON.stringify(over)).to.deep.equal({
+        ok: false,
+        reason: `${where} contains the blocked term "${term}"`,
+      });
+  });
+
   it("matches whole words only", () =>
     expect(
       moderate(subject({ description: "Anti-malwareish heuristics" }), [blockedTermsRule(["malware"])]),

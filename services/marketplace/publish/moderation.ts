@@ -1,3 +1,5 @@
+import { searchTerms } from "../catalog/searchTerms.ts";
+
 /** What moderation looks at: the listing's words. */
 export type ModerationSubject = {
   slug: string;
@@ -16,10 +18,12 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 function texts(subject: ModerationSubject): { where: string; text: string }[] {
   return [
+    { where: "slug", text: subject.slug },
     { where: "name", text: subject.name },
     { where: "description", text: subject.description },
     { where: "category", text: subject.category },
     ...subject.skills.flatMap((skill, i) => [
+      { where: `skills[${i}].id`, text: skill.id },
       { where: `skills[${i}].name`, text: skill.name },
       { where: `skills[${i}].description`, text: skill.description },
       ...skill.tags.map((tag, j) => ({ where: `skills[${i}].tags[${j}]`, text: tag })),
@@ -52,21 +56,27 @@ export const controlCharacterRule: ModerationRule = (s) => {
   return found ? `${found.where} contains control characters` : undefined;
 };
 
+/** Whether `words` holds `run` as consecutive words. */
+function holdsRun(words: readonly string[], run: readonly string[]): boolean {
+  for (let i = 0; i + run.length <= words.length; i++) if (run.every((word, j) => words[i + j] === word)) return true;
+  return false;
+}
+
 /**
- * Refuses a listing whose text contains a blocked term (case-insensitive, on word boundaries).
- * @example blockedTermsRule(["malware"])({ name: "Malware builder", … }) // 'name contains the blocked term "malware"'
+ * Refuses a listing whose text (the slug and skill ids included) holds a blocked term as whole words, both read as the
+ * marketplace's search reads them (searchTerms: Unicode-folded, so accents and full-width letters fold, split on
+ * anything but letters and digits, so any spacing or dash counts, and plurals stemmed): what moderation lets through
+ * is never what a search for the term finds.
+ * @example blockedTermsRule(["malware"])({ name: "Malware builders", … }) // 'name contains the blocked term "malware"'
  */
 export function blockedTermsRule(terms: readonly string[]): ModerationRule {
-  const patterns = terms
-    .map((term) => term.trim().toLowerCase())
-    .filter(Boolean)
-    .map((term) => ({
-      term,
-      pattern: new RegExp(`(^|[^a-z0-9])${term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^a-z0-9])`, "i"),
-    }));
+  const blocked = terms
+    .map((term) => ({ term: term.trim().toLowerCase(), words: searchTerms(term) }))
+    .filter(({ words }) => words.length > 0);
   return (s) => {
     for (const { where, text } of texts(s)) {
-      const hit = patterns.find(({ pattern }) => pattern.test(text));
+      const words = searchTerms(text);
+      const hit = blocked.find((b) => holdsRun(words, b.words));
       if (hit) return `${where} contains the blocked term "${hit.term}"`;
     }
     return undefined;
