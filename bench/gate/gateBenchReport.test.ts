@@ -108,10 +108,10 @@ describe("gateRatios", function () {
 });
 
 describe("gateBenchReport", function () {
-  it("gives the time the facilitator's embedded store ran statements per paid call, and a dash for a store on PostgreSQL", function () {
-    const onPostgres = { ...stackLoad(256, 6000, 1300, 9), storeBusySeconds: null };
-    const report = gateBenchReport({
-      date: "2026-11-30",
+  /** The report of one run of `stacks` beside the gate alone, on a made-up machine. */
+  const reportOf = (stacks: StackMeasurement[], postgres = false) =>
+    gateBenchReport({
+      date: "2026-12-01",
       machine: "2 cores",
       loadAverage: { start: 1, end: 1 },
       body: "{}",
@@ -119,9 +119,14 @@ describe("gateBenchReport", function () {
       buyers: 64,
       settlement: "",
       alone: [gateAlone],
-      stacks: [{ ...stack, loads: [stackLoad(32, 6000, 1000, 12), onPostgres] }],
+      stacks,
+      postgres,
       totalSeconds: 100,
     });
+
+  it("gives the time the facilitator's embedded store ran statements per paid call, and a dash for a store on PostgreSQL", function () {
+    const onPostgres = { ...stackLoad(256, 6000, 1300, 9), storeBusySeconds: null };
+    const report = reportOf([{ ...stack, loads: [stackLoad(32, 6000, 1000, 12), onPostgres] }]);
     // A quarter of each load's CPU seconds, over its calls: 2.5 s / 500, 1.9 s / 500, 12 s / 6,000.
     expect(report.split("\n")).to.include(
       "| of the facilitator's, its embedded store's statements, ms per paid call | 1.25 | 0.95 | 0.50 | – |",
@@ -135,16 +140,8 @@ describe("gateBenchReport", function () {
       cpu: { ...l.cpu, facilitator: l.cpu.facilitator / 2, postgres: l.cpu.facilitator / 2 },
       storeBusySeconds: null,
     });
-    const report = gateBenchReport({
-      date: "2026-12-01",
-      machine: "2 cores",
-      loadAverage: { start: 1, end: 1 },
-      body: "{}",
-      price: 10200n,
-      buyers: 64,
-      settlement: "",
-      alone: [gateAlone],
-      stacks: [
+    const report = reportOf(
+      [
         {
           ...stack,
           latency: onServer(stackLoad(1, 500, 250, 4)),
@@ -152,9 +149,8 @@ describe("gateBenchReport", function () {
           loads: [onServer(stackLoad(32, 6000, 1000, 12))],
         },
       ],
-      postgres: true,
-      totalSeconds: 100,
-    });
+      true,
+    );
     const lines = report.split("\n");
     expect(lines).to.include("## Gate on PostgreSQL");
     expect(report).to.include("Command: `BENCH_GATE_POSTGRES=1 npm run bench:gate`");
