@@ -7,8 +7,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
  * Step 3: the body must be UTF-8 JSON nested at most MAX_BODY_DEPTH deep, a JSON object, and valid under the
- * resource's request schema; else 400 (and 503
- * `endpoint_busy` when too many checks of a slow schema wait, schemaCheck.ts). Nothing is reserved before it.
+ * resource's request schema; else 400 (and 503 `endpoint_busy` when too many checks of a slow schema wait,
+ * schemaCheck.ts). Nothing is reserved before it.
  * @example app.use(parseBody(checkRequest))
  */
 export function parseBody(checkRequest: SchemaCheck): GateMiddleware {
