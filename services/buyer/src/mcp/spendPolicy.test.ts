@@ -17,7 +17,7 @@ function view(debits: { amount: bigint; at: number }[], held = 0n): LedgerView {
   return {
     debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + d.amount, 0n),
     held,
-    payment: () => ({ released: false }),
+    payment: () => ({ released: false, spentUnseen: false }),
     payments: () => [],
     chainTime: now,
   };

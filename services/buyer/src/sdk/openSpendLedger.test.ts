@@ -102,3 +102,85 @@ describe("the spend ledger's bitmap nonces", function () {
     expect(bitmapNonceIndex(await ledger.hold(hold, () => {})), "and on from there").to.equal(4);
   });
 });
+
+describe("the spend ledger's hold whose nonce is spent where no log shows the debit", function () {
+  this.timeout(120_000);
+  let chain: LocalChain;
+  let dir: string;
+
+  before(async function () {
+    chain = await startLocalChain();
+  });
+  after(async () => chain?.close());
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "ledger-unseen-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is looked for up to its validBefore only, and a day past it is recorded spent: paid at most its cap, no longer held or searched", async function () {
+    // Before, such a hold (a provider that drops logs, a clock ten minutes off) stayed held against the budgets for
+    // good, and every sync read the logs from its signing to the head again: a day of blocks more each day.
+    const payer = privateKeyToAccount(devKey(14));
+    const resourceId = await chain.registerResource({ slug: "ledger-unseen", cap: 50_000n });
+    await chain.fundBuyer(14, 1_000_000n);
+    const ranges: { fromBlock: bigint; toBlock: bigint }[] = [];
+    const real = buyerChain({ rpcUrl: chain.rpcUrl, escrow: chain.addresses.escrow });
+    // A provider whose logs never show this buyer's debit.
+    const publicClient = new Proxy(real.publicClient, {
+      get: (client, key) =>
+        key === "getLogs"
+          ? async (args: { fromBlock: bigint; toBlock: bigint }) => {
+              ranges.push({ fromBlock: args.fromBlock, toBlock: args.toBlock });
+              return [];
+            }
+          : Reflect.get(client, key),
+    });
+    const ledger = () => openSpendLedger({ dir, chain: { ...real, publicClient }, buyer: payer.address });
+    const validForSeconds = 600;
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + validForSeconds);
+    const idemKey = await ledger().hold({ resourceId, cap: 50_000n, validBefore }, () => {});
+    const facilitator = await startFacilitator(chain, { env: { SETTLEMENT: "committed", HOLD_MAX_SECONDS: "0" } });
+    try {
+      const h = committedHarness({ chain, buyer: payer, resourceId, cap: 50_000n });
+      await h.pay(facilitator.url, 1_000n, { nonce: idemKey, validForSeconds });
+      await until(async () => ((await h.debitsOf(idemKey)).length === 1 ? true : undefined), 20_000, "mined");
+    } finally {
+      await facilitator.stop();
+    }
+    const provider = chain.connection.provider;
+    const chainTime = async () => Number((await real.publicClient.getBlock({ blockTag: "latest" })).timestamp);
+    // Past validBefore, then 200 blocks more: the search reads none of them (no debit can be mined after validBefore).
+    await provider.request({ method: "evm_increaseTime", params: [Number(validBefore) - (await chainTime()) + 5] });
+    await provider.request({ method: "hardhat_mine", params: ["0xc8", "0x1"] });
+    ranges.length = 0;
+    const due = await ledger().read();
+    const latest = await real.publicClient.getBlockNumber();
+    // One read to the head (the scan since the last); the search for the debit ends before the 200 blocks.
+    expect(
+      ranges.filter((r) => r.toBlock === latest),
+      "reads to the head",
+    ).to.have.length(1);
+    expect(
+      ranges.filter((r) => r.toBlock <= latest - 190n),
+      "the search",
+    ).to.have.length(1);
+    expect(due.held, "spent, its debit not found: still held").to.equal(50_000n);
+    expect(due.payment(idemKey)).to.include({ spentUnseen: false, released: false });
+
+    // A day past validBefore: recorded spent, counted as paid at its validBefore, no longer held.
+    await provider.request({ method: "evm_increaseTime", params: [24 * 3600] });
+    await provider.request({ method: "evm_mine", params: [] });
+    const settled = await ledger().read();
+    expect(settled.held).to.equal(0n);
+    expect(settled.payment(idemKey)).to.include({ spentUnseen: true, released: false });
+    expect(settled.payments().find((p) => p.idemKey === idemKey)?.status).to.equal("paid");
+    expect(settled.debitedSince(Number(validBefore) * 1000 - 1)).to.equal(50_000n);
+    expect(settled.debitedSince(Number(validBefore) * 1000 + 1)).to.equal(0n);
+    // Searched no more: the next read asks only for the blocks since the last scan.
+    ranges.length = 0;
+    const again = await ledger().read();
+    expect(again.payment(idemKey).spentUnseen, "as the file reads it back").to.equal(true);
+    const head = await real.publicClient.getBlockNumber();
+    expect(ranges.every((r) => r.fromBlock >= head - 64n)).to.equal(true);
+  });
+});

@@ -4,6 +4,7 @@ import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
 import { bitmapNonce, bitmapNonceIndex, LEDGER_NONCE_INDEXES } from "../../../protocol/bitmapNonce.ts";
 import { CHAIN_ID } from "../../../protocol/constants.ts";
+import { defined } from "../../../protocol/defined.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { nonceSpent } from "./nonceSpent.ts";
@@ -15,12 +16,18 @@ import { withFileLock } from "./withFileLock.ts";
 
 /** What the ledger knows once brought up to the chain: proven debits, and the caps still held. */
 export type LedgerView = {
-  /** Sum of the debits the chain proved, dated by their block, at or after `since` (unix ms). */
+  /**
+   * Sum of the debits the chain proved, dated by their block, at or after `since` (unix ms); a payment recorded spent
+   * with its debit unseen counts its cap, dated at its validBefore.
+   */
   debitedSince(since: number): bigint;
   /** Caps of the payments signed and not yet proven debited, or void (unspent past their validBefore). */
   held: bigint;
-  /** What the ledger knows of one payment. */
-  payment(idemKey: Hex): { hold?: HoldRecord; debit?: DebitRecord; released: boolean };
+  /**
+   * What the ledger knows of one payment; `spentUnseen`: the chain spent its nonce (it was debited, at most its cap,
+   * before its validBefore) and no log showed the debit.
+   */
+  payment(idemKey: Hex): { hold?: HoldRecord; debit?: DebitRecord; released: boolean; spentUnseen: boolean };
   /** Every payment the ledger knows (signed here, or debited on chain by any process of the key), newest first. */
   payments(): LedgerPayment[];
   /** The timestamp (unix ms) of the latest block read. */
@@ -28,8 +35,9 @@ export type LedgerView = {
 };
 
 /**
- * One payment as the ledger knows it: `paid` (the chain debited it), `not_paid` (void: past its validBefore, never
- * debited), or `pending` (signed; the chain may still debit it until validBefore).
+ * One payment as the ledger knows it: `paid` (the chain debited it; without `debit` when only its spent nonce showed
+ * it), `not_paid` (void: past its validBefore, never debited), or `pending` (signed; the chain may still debit it
+ * until validBefore).
  */
 export type LedgerPayment = {
   idemKey: Hex;
@@ -83,6 +91,12 @@ const SCAN_OVERLAP_BLOCKS = 64n;
 /** How far before a hold's own `signedAt` (the buyer's clock) its debit is looked for when the scans missed it (ms). */
 const SIGNED_AT_SKEW_MS = 10 * 60_000;
 
+/**
+ * How long past its validBefore a spent hold's debit is looked for (ms): a day, the longest budget window. Past it the
+ * debit, mined before validBefore, lies outside every window, and the hold is recorded `spent` (paid, amount unseen).
+ */
+const SPENT_SEARCH_MS = 24 * 3_600_000;
+
 type Facts = {
   from: bigint;
   toBlock: bigint;
@@ -92,6 +106,8 @@ type Facts = {
   gapOk: boolean;
   /** Holds past their validBefore whose nonce the chain showed unspent at `toBlock`: the only ones released. */
   unspent: Set<Hex>;
+  /** Holds the chain showed spent whose debit no log showed by SPENT_SEARCH_MS past their validBefore. */
+  spentUnseen: Set<Hex>;
   /** A rebuilt ledger's first bitmap nonce index the chain shows unspent past the debits it read (nonceFloor). */
   nonceFloor: number;
 };
@@ -153,23 +169,28 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
         : [];
     // A hold past its window is released only on the chain's word that its nonce is unspent. A spent one was debited
     // where no scan read it (a provider's logs lagging past the overlap, a day skipped by a long gap): its debit is
-    // looked for from when it was signed, and the hold stays until it is found. A nonce that cannot be read waits.
+    // looked for between when it was signed and its validBefore, and the hold stays until it is found, for a day at
+    // most; then it is recorded spent, its debit unseen. A nonce that cannot be read waits.
     const unspent = new Set<Hex>();
+    const spentUnseen = new Set<Hex>();
     for (const hold of before ? dueHolds(before, time) : []) {
       const key = hold.idemKey as Hex;
       if (debits.some((d) => d.idemKey === key)) continue;
       const spent = await nonceSpent(p.chain, owner.buyer, key).catch(() => undefined);
       if (spent === false) unspent.add(key);
       if (spent !== true) continue;
+      const validBefore = Number(hold.validBefore) * 1000;
       const since = await firstBlockSince(p.chain, latest.number, hold.signedAt - SIGNED_AT_SKEW_MS);
-      const found = await readDebits(p.chain, { buyer: owner.buyer, fromBlock: since, toBlock: latest.number });
+      const until = await firstBlockSince(p.chain, latest.number, validBefore + 1);
+      const found = await readDebits(p.chain, { buyer: owner.buyer, fromBlock: since, toBlock: until });
       debits.push(...found.filter((d) => d.idemKey === key));
+      if (!found.some((d) => d.idemKey === key) && time >= validBefore + SPENT_SEARCH_MS) spentUnseen.add(key);
     }
     // A ledger built now knows nothing of the key's payments before its range: the chain says where its nonces are free.
     const nonceFloor = before
       ? 0
       : await firstUnspentIndex(p.chain, owner.buyer, nextIndexAfter(debits.map((d) => d.idemKey)));
-    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk, unspent, nonceFloor };
+    return { from, toBlock: latest.number, time, debits, rebuild: !before, gapOk, unspent, spentUnseen, nonceFloor };
   };
 
   const sync = async <T>(
@@ -219,6 +240,8 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
         for (const hold of dueHolds(current, facts.time))
           if (facts.unspent.has(hold.idemKey as Hex))
             record({ kind: "release", idemKey: hold.idemKey, at: facts.time });
+          else if (facts.spentUnseen.has(hold.idemKey as Hex))
+            record({ kind: "spent", idemKey: hold.idemKey, at: facts.time });
         try {
           return under(viewOf(current, facts.time), record, current);
         } finally {
@@ -256,14 +279,17 @@ export function openSpendLedger(p: OpenSpendLedgerParameters): SpendLedger {
   };
 }
 
-/** The holds neither debited nor released whose validBefore is past at chain time `time` (unix ms). */
+/** The holds neither debited, released nor recorded spent whose validBefore is past at chain time `time` (unix ms). */
 function dueHolds(state: LedgerState, time: number): HoldRecord[] {
-  return [...state.holds.values()].filter(
-    (h) =>
-      !state.debits.has(h.idemKey as Hex) &&
-      !state.released.has(h.idemKey as Hex) &&
-      time >= Number(h.validBefore) * 1000,
-  );
+  return openHolds(state).filter((h) => time >= Number(h.validBefore) * 1000);
+}
+
+/** The holds whose fate the ledger does not know yet: neither debited, released nor recorded spent. */
+function openHolds(state: LedgerState): HoldRecord[] {
+  return [...state.holds.values()].filter((h) => {
+    const key = h.idemKey as Hex;
+    return !state.debits.has(key) && !state.released.has(key) && !state.spentUnseen.has(key);
+  });
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -314,16 +340,26 @@ function nextBitmapIndex(state: LedgerState): number {
 }
 
 function viewOf(state: LedgerState, chainTime: number): LedgerView {
-  const open = [...state.holds.values()].filter(
-    (h) => !state.debits.has(h.idemKey as Hex) && !state.released.has(h.idemKey as Hex),
-  );
-  const debits = [...state.debits.values()];
+  const open = openHolds(state);
+  // A spent hold whose debit no log showed counts its cap, dated at its validBefore, the latest its debit can be.
+  const debits = [
+    ...[...state.debits.values()].map((d) => ({ at: d.at, amount: BigInt(d.amount) })),
+    ...[...state.spentUnseen]
+      .filter((key) => !state.debits.has(key))
+      .map((key) => defined(state.holds.get(key), "a spent payment's hold"))
+      .map((h) => ({ at: Number(h.validBefore) * 1000, amount: BigInt(h.cap) })),
+  ];
   return {
-    debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + BigInt(d.amount), 0n),
+    debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + d.amount, 0n),
     held: open.reduce((sum, h) => sum + BigInt(h.cap), 0n),
     payment: (idemKey) => {
       const key = idemKey.toLowerCase() as Hex;
-      return { hold: state.holds.get(key), debit: state.debits.get(key), released: state.released.has(key) };
+      return {
+        hold: state.holds.get(key),
+        debit: state.debits.get(key),
+        released: state.released.has(key),
+        spentUnseen: state.spentUnseen.has(key),
+      };
     },
     payments: () => {
       const keys = new Set<Hex>([...state.holds.keys(), ...state.debits.keys()]);
@@ -331,7 +367,8 @@ function viewOf(state: LedgerState, chainTime: number): LedgerView {
         .map((idemKey): LedgerPayment => {
           const hold = state.holds.get(idemKey);
           const debit = state.debits.get(idemKey);
-          const status = debit ? "paid" : state.released.has(idemKey) ? "not_paid" : "pending";
+          const status =
+            debit || state.spentUnseen.has(idemKey) ? "paid" : state.released.has(idemKey) ? "not_paid" : "pending";
           const resourceId = (debit?.resourceId ?? hold?.resourceId) as Hex;
           return { idemKey, resourceId, status, hold, debit, at: debit?.at ?? hold?.signedAt ?? 0 };
         })

@@ -56,6 +56,16 @@ export const ledgerRecordSchema = z.discriminatedUnion("kind", [
     /** The block timestamp at or after validBefore that proved the nonce unspent. */
     at: millis,
   }),
+  z.strictObject({
+    kind: z.literal("spent"),
+    prev,
+    idemKey: bytes32,
+    /**
+     * The block timestamp, a day or more past validBefore, at which the chain showed the nonce spent and no log
+     * between its signing and its validBefore showed its debit: debited, for at most the hold's cap, before validBefore.
+     */
+    at: millis,
+  }),
   z.strictObject({ kind: z.literal("scanned"), prev, toBlock: amount, at: millis }),
 ]);
 
@@ -74,6 +84,8 @@ export type LedgerState = {
   debits: Map<Hex, DebitRecord>;
   holds: Map<Hex, HoldRecord>;
   released: Set<Hex>;
+  /** Holds the chain showed spent whose debit no log showed (`spent` records): paid, amount unknown. */
+  spentUnseen: Set<Hex>;
   /** sha256 of the last line: the next record's `prev`. */
   head: string;
 };
@@ -149,6 +161,7 @@ export function parseLedger(
         debits: new Map(),
         holds: new Map(),
         released: new Set(),
+        spentUnseen: new Set(),
         head: "",
       };
     } else {
@@ -181,6 +194,11 @@ export function applyRecord(file: string, state: LedgerState, record: LedgerReco
     if (!state.holds.has(key) || state.released.has(key) || state.debits.has(key))
       throw new LedgerUnreadableError(file, `releases a payment it does not hold (${at})`);
     state.released.add(key);
+  } else if (record.kind === "spent") {
+    const key = record.idemKey as Hex;
+    if (!state.holds.has(key) || state.released.has(key) || state.debits.has(key) || state.spentUnseen.has(key))
+      throw new LedgerUnreadableError(file, `marks spent a payment it does not hold (${at})`);
+    state.spentUnseen.add(key);
   } else if (record.kind === "scanned") {
     const toBlock = BigInt(record.toBlock);
     if (toBlock < state.scannedTo) throw new LedgerUnreadableError(file, `scans backwards (${at})`);

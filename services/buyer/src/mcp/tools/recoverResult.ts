@@ -19,7 +19,7 @@ export function registerRecoverResult(tool: ToolContext): void {
     "recover_result",
     {
       title: "Find out what became of a payment",
-      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"; with settlement "committed" when the facilitator recorded its debit, which is final and lands on chain by validBefore, or facilitator "in_progress" / "settlement_pending" when the facilitator holds it open: its call being served, or its debit waiting for the chain; ask again in a few seconds). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
+      description: `Tells what became of a payment by the idemKey call_resource reported (after payment_unknown, or a lost answer): the chain says whether it was debited, how much and when ("paid"; only "at most its cap" when its nonce is spent and no log shows the debit a day past its validBefore), that it can no longer be ("not_paid"), or that it still may be until validBefore ("pending"; with settlement "committed" when the facilitator recorded its debit, which is final and lands on chain by validBefore, or facilitator "in_progress" / "settlement_pending" when the facilitator holds it open: its call being served, or its debit waiting for the chain; ask again in a few seconds). The answer the facilitator keeps for 24 h (FACILITATOR_URL) comes back when it agrees with the chain. Pays nothing; never pay again for a payment that is pending.${tool.scoped}`,
       inputSchema: z.strictObject({
         idemKey: z
           .string()
@@ -54,7 +54,7 @@ export function registerRecoverResult(tool: ToolContext): void {
         const chain = tool.chainOf(env);
         if (!env.account || !env.ledger) throw new BuyerError("key_unavailable", "BUYER_PRIVATE_KEY is not set");
         const idemKey = input.idemKey.toLowerCase() as Hex;
-        const { hold, debit, released } = (await env.ledger.read()).payment(idemKey);
+        const { hold, debit, released, spentUnseen } = (await env.ledger.read()).payment(idemKey);
         // The facilitator's word on a payment it holds open, with no result yet (its 202).
         let open: { code: "in_progress" | "settlement_pending"; message: string } | undefined;
         const stored = env.facilitatorUrl
@@ -95,6 +95,13 @@ export function registerRecoverResult(tool: ToolContext): void {
             amount: formatAmount(paid.amount),
             transaction: paid.transaction,
             debitedAt: new Date(paid.at).toISOString(),
+            ...answer,
+          });
+        if (spentUnseen)
+          return toolAnswer(env.mode, {
+            outcome: "paid",
+            message: `debited on chain (its nonce is spent) before its validBefore, for at most its cap${hold ? ` of ${formatAmount.text(hold.cap)}` : ""}; no log of the chain showed the debit, so its amount, transaction and time are unknown`,
+            resourceId,
             ...answer,
           });
         if (released)
