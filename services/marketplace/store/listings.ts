@@ -62,7 +62,7 @@ export async function savePendingListing(
     `INSERT INTO listing (resource_id, creator, slug, resource_url, card_text, card_hash, sample_request, agent_id, status, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
      ON CONFLICT (resource_id) DO UPDATE SET creator = $2, slug = $3, resource_url = $4, card_text = $5, card_hash = $6,
-       sample_request = $7, agent_id = $8, status = 'pending', updated_at = $9, seq = nextval('change_seq')`,
+       sample_request = $7, agent_id = $8, status = 'pending', updated_at = $9, seq = next_change_seq()`,
     [
       l.resourceId,
       l.creator,
@@ -80,7 +80,7 @@ export async function savePendingListing(
 /** Marks a listing published once the indexer shows its registration. */
 export async function markPublished(sql: Sql, resourceId: Hex, now = Date.now()): Promise<void> {
   await sql.query(
-    `UPDATE listing SET status = 'published', updated_at = $2, seq = nextval('change_seq') WHERE resource_id = $1`,
+    `UPDATE listing SET status = 'published', updated_at = $2, seq = next_change_seq() WHERE resource_id = $1`,
     [resourceId, now],
   );
 }
@@ -92,7 +92,7 @@ export async function markPublished(sql: Sql, resourceId: Hex, now = Date.now())
  */
 export async function removeListing(sql: Sql, resourceId: Hex, now = Date.now()): Promise<void> {
   await sql.query(
-    `UPDATE listing SET status = 'removed', updated_at = $2, seq = nextval('change_seq') WHERE resource_id = $1`,
+    `UPDATE listing SET status = 'removed', updated_at = $2, seq = next_change_seq() WHERE resource_id = $1`,
     [resourceId, now],
   );
 }

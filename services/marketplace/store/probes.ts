@@ -47,7 +47,7 @@ export async function recordProbe(
   const [row] = await sql.query<Row>(
     `INSERT INTO probe (resource_id, history, last_ok, last_error, checked_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (resource_id) DO UPDATE SET history = right(probe.history || $2, $6), last_ok = $3, last_error = $4, checked_at = $5,
-       seq = nextval('change_seq')
+       seq = next_change_seq()
      RETURNING *`,
     [resourceId, bit, result.ok, result.ok ? null : (result.error ?? "failed"), now, keep],
   );
