@@ -103,6 +103,14 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
     busySeconds: () => null,
     async transaction(fn) {
       const client = await pool.connect();
+      // A connection the server ends while the transaction idles (a restart, a failover, an idle-in-transaction
+      // timeout) emits 'error', which would end the process without a listener; its next statement fails instead, and
+      // the connection is destroyed, not given back.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => {
+        lost = error;
+      };
+      client.on("error", onLost);
       try {
         await client.query("BEGIN");
         const result = await fn({ query: (text, params) => run(client, text, params) });
@@ -112,7 +120,8 @@ async function openPostgres(url: string, schema: string, max: number): Promise<S
         await client.query("ROLLBACK").catch(() => {});
         throw error;
       } finally {
-        client.release();
+        client.off("error", onLost);
+        client.release(lost);
       }
     },
     withLock(key, fn) {
