@@ -11,6 +11,7 @@ import { parseResourcesQuery, withPriceFloor } from "./catalog/resourcesQuery.ts
 import type { MarketplaceContext } from "./marketplaceContext.ts";
 import { publishRequestSchema } from "./publish/publishRequest.ts";
 import { PublishRefusedError, publishResource } from "./publish/publishResource.ts";
+import { createPublishSlots } from "./publish/publishSlots.ts";
 import type { PriceFloorReading } from "./publish/readPriceFloor.ts";
 import { readCard } from "./routes/readCard.ts";
 import { readiness } from "./routes/readiness.ts";
@@ -105,6 +106,7 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     };
   });
 
+  const publishSlots = createPublishSlots();
   router.post(
     "/resources",
     // Fail-closed: no configured token refuses every publish; a missing or wrong one is 401.
@@ -116,7 +118,7 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
     async (koa) => {
       const request = parseWith(publishRequestSchema, koa.request.body);
       try {
-        const result = await publishResource(ctx, request);
+        const result = await publishSlots.run(() => publishResource(ctx, request));
         ctx.logger.info({ resourceId: result.resourceId, agentId: result.agentId, stages: result.stages }, "published");
         koa.status = 201;
         koa.body = result;

@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "method_not_allowed",
   "facilitator_unavailable",
   "endpoint_busy",
+  "publish_busy",
   "provider_unavailable",
   "draft_not_verified",
   "payer_required",
