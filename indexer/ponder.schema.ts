@@ -96,7 +96,8 @@ export const debitBatch = onchainTable(
 /** Per-resource totals of `debit_batch`: settled calls, gross, creator and treasury legs, last settlement. */
 export const revenue = onchainTable("revenue", (t) => ({
   resourceId: t.hex().primaryKey(),
-  calls: t.integer().notNull(),
+  /** A 64-bit count: at a thousand calls a second, one resource passes a 32-bit integer within a month. */
+  calls: t.bigint().notNull(),
   gross: t.bigint().notNull(),
   creator: t.bigint().notNull(),
   treasury: t.bigint().notNull(),

@@ -328,9 +328,9 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
       const weather = rows.find((r) => r.resourceId === history.weather)!;
       const gross = history.amounts.reduce((a, b) => a + b, 0n);
       const treasury = history.amounts.reduce((a, b) => a + (b * 500n) / 10_000n, 0n);
-      expect(weather).to.include({ calls: 3, gross, treasury, creator: gross - treasury });
+      expect(weather).to.include({ calls: 3n, gross, treasury, creator: gross - treasury });
       const translate = rows.find((r) => r.resourceId === history.translate)!;
-      expect(translate).to.include({ calls: 1, gross: 9_000n, treasury: 450n, creator: 8_550n });
+      expect(translate).to.include({ calls: 1n, gross: 9_000n, treasury: 450n, creator: 8_550n });
     });
 
     it("records every strike, and bond changes including the slash", async function () {
@@ -461,7 +461,7 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           const mine = onChain.filter((d) => d.resourceId === row.resourceId);
           const gross = mine.reduce((sum, d) => sum + d.amount, 0n);
           const treasury = mine.reduce((sum, d) => sum + d.treasuryAmount, 0n);
-          expect(row).to.include({ calls: mine.length, gross, treasury, creator: gross - treasury });
+          expect(row).to.include({ calls: BigInt(mine.length), gross, treasury, creator: gross - treasury });
           expect(row.lastSettledBlock).to.equal(mine.at(-1)!.blockNumber);
         }
       });
@@ -502,7 +502,7 @@ for (const backend of ["PGlite", "PostgreSQL"] as const) {
           expect(row.strikes).to.equal(onChain.strikes);
           expect(row.strikesTotal).to.equal(struck.filter((s) => s.args.resourceId === resourceId).length);
           expect(revenue.find((r) => r.resourceId === resourceId)?.calls).to.equal(
-            (await debitsOnChain(chain, { resourceId })).length,
+            BigInt((await debitsOnChain(chain, { resourceId })).length),
           );
         }
         const loaded = resources.filter((r) => load.resources.includes(r.resourceId));

@@ -57,9 +57,9 @@ ponder.on("PaymentEscrow:BatchDebited", async ({ event, context }) => {
   });
   await context.db
     .insert(revenue)
-    .values({ resourceId, calls, gross, creator, treasury, ...settled })
+    .values({ resourceId, calls: BigInt(calls), gross, creator, treasury, ...settled })
     .onConflictDoUpdate((r) => ({
-      calls: r.calls + calls,
+      calls: r.calls + BigInt(calls),
       gross: r.gross + gross,
       creator: r.creator + creator,
       treasury: r.treasury + treasury,

@@ -22,7 +22,7 @@ export async function readRevenue(indexer: ProjectionsClient, resourceId: Hex): 
   if (!row && known.length === 0) return null;
   return {
     resourceId: id,
-    calls: row?.calls ?? 0,
+    calls: Number(row?.calls ?? 0n),
     gross: (row?.gross ?? 0n).toString(),
     creator: (row?.creator ?? 0n).toString(),
     treasury: (row?.treasury ?? 0n).toString(),

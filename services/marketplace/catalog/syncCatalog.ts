@@ -140,7 +140,7 @@ export function startCatalogSync({
         .where(where)
         .orderBy(asc(v.lastSettledBlock), asc(v.resourceId))
         .limit(PAGE);
-      for (const row of rows) catalog.applySettled(row.resourceId, row.calls);
+      for (const row of rows) catalog.applySettled(row.resourceId, Number(row.calls));
       const last: (typeof rows)[number] | undefined = rows.at(-1);
       if (last) {
         after = { block: last.lastSettledBlock, id: last.resourceId };
