@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { pino } from "pino";
 import type { Hex } from "viem";
+import { keccak256, stringToBytes } from "viem";
 import { listen } from "../services/http/listen.ts";
 import { createCatalog } from "../services/marketplace/catalog/createCatalog.ts";
 import { createMarketplaceApp } from "../services/marketplace/createMarketplaceApp.ts";
@@ -109,10 +110,11 @@ async function serve(size: number): Promise<void> {
     const slug = `resource-${i}`;
     const resourceId = resourceIdOf(creator, slug);
     const base = BigInt(Math.floor(next() * 100) * 100);
+    const cardText = syntheticCard(next, i, resourceId);
     catalog.applyListing({
       resourceId,
       resourceUrl: `https://host.example/r/${slug}`,
-      cardText: syntheticCard(next, i, resourceId),
+      cardText,
       sampleRequest: {},
       status: "published",
     });
@@ -132,7 +134,7 @@ async function serve(size: number): Promise<void> {
       max: base + 100_000n,
       bond: BigInt(Math.floor(next() * 10_000)) * 1_000n,
       active: next() < 0.9,
-      cardHash: `0x${"00".repeat(32)}`,
+      cardHash: keccak256(stringToBytes(cardText)),
       strikesTotal: Math.floor(next() * 20),
       registeredBlock: BigInt(i),
     });
@@ -242,12 +244,12 @@ async function blockToListing(pollingMs: number): Promise<{ p50: number; p95: nu
         slug,
         resourceUrl: `https://host.example/r/${slug}`,
         cardText: "{}",
-        cardHash: `0x${"00".repeat(32)}`,
+        cardHash: keccak256(stringToBytes("{}")),
         sampleRequest: {},
         agentId: "0",
       });
       await sleep(300 + Math.random() * pollingMs);
-      await chain.registerResource({ slug, creatorIndex });
+      await chain.registerResource({ slug, creatorIndex, cardHash: keccak256(stringToBytes("{}")) });
       const mined = performance.now();
       const url = `${marketplace.url}/resources?category=tools&limit=1&offset=${i}`;
       for (;;) {

@@ -54,12 +54,15 @@ export async function startLocalChain() {
     base = 1_000n,
     perKB = 200n,
     creatorIndex = ROLE.creator,
+    cardHash = `0x${"00".repeat(32)}`,
   }: {
     slug: string;
     cap?: bigint;
     base?: bigint;
     perKB?: bigint;
     creatorIndex?: number;
+    /** The card hash registered (default zeros): a marketplace lists it only with a stored card of that hash. */
+    cardHash?: Hex;
   }): Promise<Hex> {
     const account = wallets[creatorIndex]!.account;
     const hash = await identity.write.register([`https://example.test/${slug}.json`], { account });
@@ -75,7 +78,7 @@ export async function startLocalChain() {
           category: "tools",
           pricing: { base, perKB, max: cap },
           cardURI: `https://example.test/${slug}/card`,
-          cardHash: `0x${"00".repeat(32)}`,
+          cardHash,
         },
       ],
       { account },

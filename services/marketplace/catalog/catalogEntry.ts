@@ -34,7 +34,11 @@ export type CatalogEntry = {
   readonly resourceId: Hex;
   chain: ChainResource | undefined;
   listing: Listing | undefined;
+  /** keccak256 of the listing's stored card text: the entry is listed only while it is the chain's `cardHash`. */
+  cardTextHash: Hex | undefined;
   settled: number;
+  /** The resync generation that last applied `settled` (a full resync that does not apply it again zeroes it). */
+  settledGeneration: number;
   history: ProbeHistory;
   record: IndexRecord | undefined;
   json: string | undefined;

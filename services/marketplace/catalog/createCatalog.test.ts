@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Hex } from "viem";
+import { keccak256, stringToBytes } from "viem";
 import { validCard } from "../../../testkit/protocol/fixtures.ts";
 import type { ChainResource } from "./createCatalog.ts";
 import { createCatalog } from "./createCatalog.ts";
@@ -8,6 +9,11 @@ import { searchTerms } from "./searchTerms.ts";
 
 const id = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const creator = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" as Hex;
+
+/** The card text last stored for each resource number (`listing`): a chain row names its hash by default. */
+const storedTexts = new Map<number, string>();
+const hashOf = (text: string) => keccak256(stringToBytes(text));
+const defaultText = JSON.stringify(validCard());
 
 function chainRow(n: number, over: Partial<ChainResource> = {}): ChainResource {
   return {
@@ -21,7 +27,7 @@ function chainRow(n: number, over: Partial<ChainResource> = {}): ChainResource {
     max: 50_000n,
     bond: 1_000_000n,
     active: true,
-    cardHash: `0x${"00".repeat(32)}`,
+    cardHash: hashOf(storedTexts.get(n) ?? defaultText),
     strikesTotal: 0,
     registeredBlock: BigInt(n),
     ...over,
@@ -45,13 +51,17 @@ describe("createCatalog", function () {
       skills: [skill],
     });
   };
-  const listing = (n: number, text = cardText()) => ({
-    resourceId: id(n),
-    resourceUrl: `https://r.example/${n}`,
-    cardText: text,
-    sampleRequest: {},
-    status: "published" as const,
-  });
+  const listing = (n: number, text = cardText()) => {
+    storedTexts.set(n, text);
+    return {
+      resourceId: id(n),
+      resourceUrl: `https://r.example/${n}`,
+      cardText: text,
+      sampleRequest: {},
+      status: "published" as const,
+    };
+  };
+  beforeEach(() => storedTexts.clear());
   const slugs = (json: string) => (JSON.parse(json) as { slug: string }[]).map((r) => r.slug);
 
   it("lists a resource only once the chain knows it and the marketplace published it", function () {
@@ -107,6 +117,41 @@ describe("createCatalog", function () {
     catalog.applyResource(chainRow(1));
     catalog.endResync();
     expect(slugs(catalog.query({ limit: 10, offset: 0 }).json)).to.deep.equal(["r1"]);
+  });
+
+  it("a full resync that reads no revenue of a resource (a reorg took its only debits back) zeroes its settled calls", function () {
+    // Before, the settled count stayed, and with it the reputation the settled calls had earned, until a restart.
+    const catalog = make();
+    for (const n of [1, 2]) {
+      catalog.applyListing(listing(n));
+      catalog.applyResource(chainRow(n));
+      catalog.applySettled(id(n), 8);
+    }
+    const settled = () => [1, 2].map((n) => catalog.get(id(n))?.settled);
+    const reputations = () =>
+      (JSON.parse(catalog.query({ limit: 10, offset: 0 }).json) as { reputation: number }[]).map((r) => r.reputation);
+    const before = reputations();
+    catalog.beginResync();
+    for (const n of [1, 2]) catalog.applyResource(chainRow(n));
+    catalog.applySettled(id(1), 8);
+    catalog.endResync();
+    expect(settled()).to.deep.equal([8, 0]);
+    expect(reputations()[0]).to.equal(before[0]);
+    expect(reputations()[1]).to.be.below(before[1] ?? 0);
+  });
+
+  it("lists a resource only while the chain's cardHash is the stored card's: a card updated on chain is not listed", function () {
+    // Before, a creator's updateCard (CardUpdated) left the resource listed by GET /resources while its card route
+    // refused the stored card (500 card_invalid): docs/protocol.md's "Listed" requires the hashes to agree.
+    const catalog = make();
+    catalog.applyListing(listing(1));
+    catalog.applyResource(chainRow(1));
+    expect(catalog.query({ limit: 10, offset: 0 }).total).to.equal(1);
+    catalog.applyResource(chainRow(1, { cardHash: `0x${"ee".repeat(32)}` }));
+    expect(catalog.query({ limit: 10, offset: 0 }).total).to.equal(0);
+    expect(catalog.get(id(1))?.listed).to.equal(false);
+    catalog.applyResource(chainRow(1));
+    expect(catalog.query({ limit: 10, offset: 0 }).total).to.equal(1);
   });
 
   it("does not list a record that fails the index-record schema", function () {
@@ -266,6 +311,8 @@ describe("createCatalog", function () {
       publish(catalog, 1, cardText({ name: "Palindrome" }));
       publish(catalog, 2, cardText({ name: "Palindrome" }));
       catalog.applyListing(listing(1, cardText({ name: "Anagram" })));
+      // Listed again once the chain names the new card (its cardHash).
+      catalog.applyResource(chainRow(1));
       expect(search(catalog, "palindrome").slugs).to.deep.equal(["r2"]);
       expect(search(catalog, "anagram").slugs).to.deep.equal(["r1"]);
       catalog.applyListing({ ...listing(2, cardText({ name: "Palindrome" })), status: "removed" });

@@ -1,4 +1,5 @@
 import type { Hex } from "viem";
+import { keccak256, stringToBytes } from "viem";
 import { bestFirst } from "./bestFirst.ts";
 import { cardSearchTexts } from "./cardSearchTexts.ts";
 import type { CatalogEntry, ChainResource, Listing } from "./catalogEntry.ts";
@@ -51,7 +52,9 @@ export function createCatalog({
         resourceId: id,
         chain: undefined,
         listing: undefined,
+        cardTextHash: undefined,
         settled: 0,
+        settledGeneration: generation,
         history: [],
         record: undefined,
         json: undefined,
@@ -75,6 +78,9 @@ export function createCatalog({
   const rebuild = (entry: CatalogEntry) => {
     const { chain, listing } = entry;
     if (!chain || !listing || listing.status === "removed") return unlist(entry);
+    // The card the chain names (its cardHash) must be the one stored here: a card changed on chain (CardUpdated) is
+    // not one this marketplace validated, and its card route would refuse it.
+    if (entry.cardTextHash !== chain.cardHash.toLowerCase()) return unlist(entry);
     const built = indexRecordOf({
       resourceId: entry.resourceId,
       chain,
@@ -135,6 +141,7 @@ export function createCatalog({
     /** Applies the settled-call count of a resource (the indexer's `revenue.calls`). */
     applySettled(resourceId: Hex, calls: number): void {
       const entry = entryOf(resourceId);
+      entry.settledGeneration = generation;
       if (entry.settled === calls) return;
       entry.settled = calls;
       rebuild(entry);
@@ -143,6 +150,7 @@ export function createCatalog({
     applyListing(listing: Listing): void {
       const entry = entryOf(listing.resourceId);
       if (entry.listing?.cardText !== listing.cardText) {
+        entry.cardTextHash = keccak256(stringToBytes(listing.cardText));
         const parsed = parseStoredCard(listing.cardText);
         if (parsed.ok) text.put(entry.slot, cardSearchTexts(parsed.card));
         else {
@@ -157,6 +165,7 @@ export function createCatalog({
     dropListing(resourceId: Hex): void {
       const entry = entryOf(resourceId);
       entry.listing = undefined;
+      entry.cardTextHash = undefined;
       text.remove(entry.slot);
       rebuild(entry);
     },
@@ -166,16 +175,20 @@ export function createCatalog({
       entry.history = history;
       rebuild(entry);
     },
-    /** Starts a full rebuild: chain facts not re-applied before `endResync` are dropped (a reorg removed them). */
+    /**
+     * Starts a full rebuild: chain facts and settled counts not re-applied before `endResync` are dropped (a reorg
+     * removed them: a resource whose only debits it took back has no revenue row left to apply).
+     */
     beginResync(): void {
       generation += 1;
     },
     endResync(): void {
       for (const entry of entries.values()) {
-        if (entry.chain && entry.generation !== generation) {
-          entry.chain = undefined;
-          rebuild(entry);
-        }
+        const stale = entry.chain !== undefined && entry.generation !== generation;
+        const unsettled = entry.settled !== 0 && entry.settledGeneration !== generation;
+        if (stale) entry.chain = undefined;
+        if (unsettled) entry.settled = 0;
+        if (stale || unsettled) rebuild(entry);
       }
     },
     get(resourceId: string): CatalogEntry | undefined {

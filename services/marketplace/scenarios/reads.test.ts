@@ -334,16 +334,19 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
       await store.query("UPDATE listing SET card_text = $2 WHERE resource_id = $1", [ids.gamma, original]);
     });
 
-    it("answers 500 once the creator points the chain at another card hash", async function () {
+    it("unlists a resource once its creator points the chain at another card hash: not in GET /resources, card 404", async function () {
       const creator = stack.creators[1]!;
       await stack.chain.contracts.registry.write.updateCard(
         [ids.beta!, "https://elsewhere.example/card.json", keccak256(toHex("another card"))],
         { account: creator.address },
       );
       await stack.settle();
+      // Before, GET /resources kept listing it while its card route refused the stored card (500 card_invalid).
       const { status, body } = await stack.get(`/${ids.beta}/.well-known/agent-card.json`);
-      expect(status).to.equal(500);
-      expect(body.error.code).to.equal("card_invalid");
+      expect(status).to.equal(404);
+      expect(body.error.code).to.equal("not_found");
+      const listed = await stack.get("/resources");
+      expect((listed.body as { resourceId: string }[]).map((r) => r.resourceId)).not.to.include(ids.beta);
     });
   });
 
@@ -377,7 +380,8 @@ describe("marketplace: reads (GET /resources, cards, scores, health)", function 
       const after = await stack.marketplace.ctx.store.query<{ n: string }>(
         "SELECT sum(length(history))::text AS n FROM probe",
       );
-      expect(Number(after[0]!.n) - Number(before[0]!.n)).to.equal(4);
+      expect(Number(after[0]!.n) - Number(before[0]!.n)).to.equal(stack.marketplace.ctx.catalog.listed().length);
+      expect(stack.marketplace.ctx.catalog.listed().length).to.be.greaterThan(1);
     });
   });
 
