@@ -115,11 +115,12 @@ abstract contract EscrowActors is Stack {
 
     // ------------------------------------------------------------ debits
 
-    /// @notice A debit drawn from `seed` at the current time, signed by its buyer's key (or broken as the draw says);
-    /// `fits` says whether the compact encoding can carry it.
-    function drawDebit(uint256 seed) internal returns (IPaymentEscrow.Debit memory d, bool fits) {
+    /// @notice A debit drawn from `seed` at the current time, signed by its buyer's key (or broken as the draw says:
+    /// `broken`); `fits` says whether the compact encoding can carry it.
+    function drawDebit(uint256 seed) internal returns (IPaymentEscrow.Debit memory d, bool fits, bool broken) {
         uint256 r = uint256(keccak256(abi.encode(seed)));
         Fault fault = Fault(_min((r >> 8) % 32, uint256(Fault.None)));
+        broken = fault != Fault.None;
         IPaymentEscrow.DebitAuthorization memory a = d.authorization;
         a.buyer = buyers[r % BUYERS];
         a.resourceId = fault == Fault.UnknownResource ? UNKNOWN_RESOURCE : resources[(r >> 16) % RESOURCES];

@@ -77,6 +77,7 @@ contract EscrowHandler is EscrowActors {
     uint256 public batchesUnlikeOneByOne; // E10
     uint256 public compactUnlikeFull; // E10
     uint256 public unmatchedLogs; // E10
+    uint256 public brokenDebits; // E11
 
     // How often each path succeeded, so that a run shows what it reached.
     uint256 public balanceDebits;
@@ -209,24 +210,26 @@ contract EscrowHandler is EscrowActors {
     /// @notice One debit through `debit`.
     function debit(uint256 seed) external {
         IPaymentEscrow.Debit[] memory items = new IPaymentEscrow.Debit[](1);
-        (items[0], ) = drawDebit(seed);
-        _settle(items, Path.OneByOne);
+        bool[] memory broken = new bool[](1);
+        (items[0], , broken[0]) = drawDebit(seed);
+        _settle(items, broken, Path.OneByOne);
     }
 
     /// @notice One to eight debits, compared three ways before they are settled one of them: one by one, as a batch,
     /// and (when every item fits) as a compact batch must leave the same state, outcomes and entries (E10).
     function debitBatch(uint256 seed, uint256 count) external {
         IPaymentEscrow.Debit[] memory items = new IPaymentEscrow.Debit[](bound(count, 1, 8));
+        bool[] memory broken = new bool[](items.length);
         bool allFit = true;
         for (uint256 i; i < items.length; ++i) {
             bool fits;
-            (items[i], fits) = drawDebit(uint256(keccak256(abi.encode(seed, i))));
+            (items[i], fits, broken[i]) = drawDebit(uint256(keccak256(abi.encode(seed, i))));
             allFit = allFit && fits;
         }
         bytes32 asBatch = _simulate(Path.Batch, items);
         if (_simulate(Path.OneByOne, items) != asBatch) ++batchesUnlikeOneByOne;
         if (allFit && _simulate(Path.Compact, items) != asBatch) ++compactUnlikeFull;
-        _settle(items, allFit && seed % 2 == 0 ? Path.Compact : Path.Batch);
+        _settle(items, broken, allFit && seed % 2 == 0 ? Path.Compact : Path.Batch);
     }
 
     /// @notice Runs `items` along `path` and reverts with the digest of what came of them; the revert undoes it.
@@ -434,14 +437,16 @@ contract EscrowHandler is EscrowActors {
         vm.roll(block.number + 1);
     }
 
-    /// @notice Settles `items` along `path` and records what the chain reports.
-    function _settle(IPaymentEscrow.Debit[] memory items, Path path) private {
+    /// @notice Settles `items` along `path` and records what the chain reports; an item drawn `broken` that the chain
+    /// debited counts against E11.
+    function _settle(IPaymentEscrow.Debit[] memory items, bool[] memory broken, Path path) private {
         (Outcome[] memory outcomes, Entry[] memory entries, bool complete) = _run(path, items);
         if (!complete) ++unmatchedLogs;
         _checkFees(entries);
         for (uint256 i; i < items.length; ++i) {
             IPaymentEscrow.DebitAuthorization memory a = items[i].authorization;
             if (outcomes[i].debited) {
+                if (broken[i]) ++brokenDebits;
                 _countAgainstLimit(a.buyer, items[i].amount);
                 _recordDebit(a.buyer, a.resourceId, a.nonce, items[i].amount, true);
                 ++balanceDebits;

@@ -159,4 +159,11 @@ contract EscrowInvariants is Test {
         vm.assertEq(handler.compactUnlikeFull(), 0, "E10: a compact batch differed from the full encoding");
         vm.assertEq(handler.unmatchedLogs(), 0, "E10: the logs do not account for the items");
     }
+
+    /// @notice E11: only what the buyer authorized is debited: a debit drawn broken (not yet valid, expired, above its
+    /// maxAmount, zero, for an unknown resource, signed by another key, with a malleable or a short signature) is
+    /// never debited, on any path.
+    function invariant_E11_onlyAuthorizedDebits() public view {
+        vm.assertEq(handler.brokenDebits(), 0, "E11: a debit the buyer did not authorize was debited");
+    }
 }
