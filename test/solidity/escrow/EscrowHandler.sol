@@ -78,6 +78,8 @@ contract EscrowHandler is EscrowActors {
     uint256 public compactUnlikeFull; // E10
     uint256 public unmatchedLogs; // E10
     uint256 public brokenDebits; // E11
+    uint256 public strangerActions; // E12
+    uint256 public feeRulesBroken; // E12
 
     // How often each path succeeded, so that a run shows what it reached.
     uint256 public balanceDebits;
@@ -321,14 +323,85 @@ contract EscrowHandler is EscrowActors {
         }
     }
 
-    /// @notice Moves the fee by up to 100 bps either way (the step allowed), below 5000.
+    /// @notice Proposes a fee: in three of four within the step allowed (100 bps either way, below 5000), else
+    /// anywhere up to 6000. The chain must take exactly the proposals the rules allow: within the step, a day after
+    /// the last change, below 5000 (E12).
     function setFee(uint256 seed) external {
-        uint16 next = uint16(_min(bound(seed, fee > 100 ? fee - 100 : 0, uint256(fee) + 100), 4999));
+        uint16 next =
+            seed % 4 == 0
+                ? uint16(bound(seed >> 2, 0, 6000))
+                : uint16(_min(bound(seed >> 2, fee > 100 ? fee - 100 : 0, uint256(fee) + 100), 4999));
+        uint256 step = next > fee ? next - fee : fee - next;
+        bool allowed = step <= 100 && block.timestamp >= feeChangedAt + 1 days && next < 5000;
         vm.prank(admin);
         try escrowContract.setFee(next) {
+            if (!allowed) ++feeRulesBroken;
             fee = next;
             feeChangedAt = block.timestamp;
-        } catch {}
+        } catch {
+            if (allowed) ++feeRulesBroken;
+        }
+    }
+
+    /// @notice Someone holding no role calls one of the escrow's privileged functions, with arguments that would
+    /// pass for the role holder (a debit drawn as the relayer would send it): the chain must refuse every one (E12).
+    function strangerCalls(uint256 seed) external {
+        address stranger = _named("stranger");
+        (IPaymentEscrow.Debit memory d, bool fits, ) = drawDebit(seed);
+        IPaymentEscrow.Debit[] memory items = new IPaymentEscrow.Debit[](1);
+        items[0] = d;
+        IPaymentEscrow.CompactDebit[] memory packed = new IPaymentEscrow.CompactDebit[](1);
+        if (fits) packed[0] = compact(d);
+        IPaymentEscrow.ExactPayment memory p;
+        (p.from, p.resourceId, p.value, p.validBefore, p.nonce) = (
+            d.authorization.buyer,
+            d.authorization.resourceId,
+            d.amount,
+            d.authorization.validBefore,
+            d.authorization.nonce
+        );
+        uint256 pick = seed % 9;
+        bool accepted = true;
+        vm.startPrank(stranger);
+        if (pick == 0)
+            try escrowContract.debit(d) {} catch {
+                accepted = false;
+            }
+        else if (pick == 1)
+            try escrowContract.debitBatch(items) {} catch {
+                accepted = false;
+            }
+        else if (pick == 2 && fits)
+            try escrowContract.debitBatchCompact(packed) {} catch {
+                accepted = false;
+            }
+        else if (pick == 3)
+            try escrowContract.settleExact(p) {} catch {
+                accepted = false;
+            }
+        else if (pick == 4)
+            try escrowContract.setFee(fee) {} catch {
+                accepted = false;
+            }
+        else if (pick == 5)
+            try escrowContract.setTreasury(stranger) {} catch {
+                accepted = false;
+            }
+        else if (pick == 6)
+            try escrowContract.recoverSurplus(stranger, 0) {} catch {
+                accepted = false;
+            }
+        else if (pick == 7)
+            try escrowContract.pause() {} catch {
+                accepted = false;
+            }
+        else if (pick == 8)
+            try escrowContract.unpause() {} catch {
+                accepted = false;
+            }
+        else accepted = false;
+        vm.stopPrank();
+        if (accepted) ++strangerActions;
     }
 
     function setTreasury(uint256 seed) external {

@@ -26,7 +26,7 @@ contract EscrowInvariants is Test {
         handler.setSpendLimit(1, 50_000_001, 1 days);
         handler.applySpendLimit(0, 2);
         handler.applySpendLimit(1, 2);
-        bytes4[] memory actions = new bytes4[](18);
+        bytes4[] memory actions = new bytes4[](19);
         actions[0] = handler.deposit.selector;
         actions[1] = handler.requestWithdrawal.selector;
         actions[2] = handler.withdraw.selector;
@@ -46,6 +46,7 @@ contract EscrowInvariants is Test {
         actions[16] = handler.warp.selector;
         // Debits are what the properties are about: the fuzzer picks a selector uniformly, so list them twice.
         actions[17] = handler.debitBatch.selector;
+        actions[18] = handler.strangerCalls.selector;
         targetContract(address(handler));
         targetSelector(address(handler), actions);
     }
@@ -165,5 +166,17 @@ contract EscrowInvariants is Test {
     /// never debited, on any path.
     function invariant_E11_onlyAuthorizedDebits() public view {
         vm.assertEq(handler.brokenDebits(), 0, "E11: a debit the buyer did not authorize was debited");
+    }
+
+    /// @notice E12: only the role holders act: a caller without the role is refused every debit path, the fee, the
+    /// treasury, surplus recovery, pause and unpause; the admin's fee is taken exactly when the rules allow it (within
+    /// 100 bps of the current, a day after the last change, below 5000).
+    function invariant_E12_onlyRoleHoldersWithinTheRules() public view {
+        vm.assertEq(handler.strangerActions(), 0, "E12: a caller without the role was obeyed");
+        vm.assertEq(
+            handler.feeRulesBroken(),
+            0,
+            "E12: a fee change the rules forbid was taken, or one they allow refused"
+        );
     }
 }

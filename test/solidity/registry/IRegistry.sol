@@ -9,6 +9,7 @@ interface IRegistry is IResourceRegistry {
     function deactivate(bytes32 resourceId) external;
     function reactivate(bytes32 resourceId) external;
     function setPayout(bytes32 resourceId, address payout) external;
+    function updateCard(bytes32 resourceId, string calldata cardURI, bytes32 cardHash) external;
     function postBond(bytes32 resourceId, uint256 amount) external;
     function postBondWithAuthorization(
         bytes32 resourceId,

@@ -54,6 +54,7 @@ contract RegistryHandler is Stack {
     uint256 public wrongWithdrawals; // R5
     uint256 public bondsMisbound; // R6
     uint256 public policiesOutOfBounds; // R7
+    uint256 public strangerActions; // R8
 
     // How often the paths that matter succeeded, so that a run shows what it reached.
     uint256 public slashes;
@@ -243,6 +244,52 @@ contract RegistryHandler is Stack {
         try registryContract.setTreasury(next) {
             currentTreasury = next;
         } catch {}
+    }
+
+    /// @notice Someone who is neither the resource's creator nor a role holder calls what only they may: strike,
+    /// strike policy, treasury, and the creator's deactivate, reactivate, withdrawBond, updateCard and setPayout,
+    /// with arguments that would pass for them. The chain must refuse every one (R8).
+    function strangerCalls(uint256 resourceSeed, uint256 pick) external {
+        address stranger = _named("stranger");
+        bytes32 resourceId = resources.length == 0 ? bytes32(0) : _resource(resourceSeed);
+        (address buyer, bytes32 nonce) = strikeAt(pick % STRIKE_BUYERS, (pick >> 8) % STRIKE_NONCES);
+        bool accepted = true;
+        vm.startPrank(stranger);
+        pick %= 8;
+        if (pick == 0)
+            try registryContract.recordStrike(resourceId, buyer, nonce, "timeout") {} catch {
+                accepted = false;
+            }
+        else if (pick == 1)
+            try registryContract.setStrikePolicy(strikeThreshold, slashBps, minBond) {} catch {
+                accepted = false;
+            }
+        else if (pick == 2)
+            try registryContract.setTreasury(stranger) {} catch {
+                accepted = false;
+            }
+        else if (pick == 3)
+            try registryContract.deactivate(resourceId) {} catch {
+                accepted = false;
+            }
+        else if (pick == 4)
+            try registryContract.reactivate(resourceId) {} catch {
+                accepted = false;
+            }
+        else if (pick == 5)
+            try registryContract.withdrawBond(resourceId) {} catch {
+                accepted = false;
+            }
+        else if (pick == 6)
+            try registryContract.updateCard(resourceId, "https://stranger.example", bytes32(0)) {} catch {
+                accepted = false;
+            }
+        else
+            try registryContract.setPayout(resourceId, stranger) {} catch {
+                accepted = false;
+            }
+        vm.stopPrank();
+        if (accepted) ++strangerActions;
     }
 
     /// @notice Lets time pass: up to eight days, or to a deadline ahead (a bond's unlock, the end of a slash interval)

@@ -22,7 +22,7 @@ contract RegistryInvariants is Test {
         handler.register(0, 1, 1);
         handler.register(1, 0, 1);
         vm.assertEq(handler.resourceCount(), 3, "set-up registrations");
-        bytes4[] memory actions = new bytes4[](14);
+        bytes4[] memory actions = new bytes4[](15);
         actions[0] = handler.register.selector;
         actions[1] = handler.postBond.selector;
         actions[2] = handler.postBondWithAuthorization.selector;
@@ -38,6 +38,7 @@ contract RegistryInvariants is Test {
         actions[11] = handler.recordStrike.selector;
         actions[12] = handler.deactivate.selector;
         actions[13] = handler.withdrawBond.selector;
+        actions[14] = handler.strangerCalls.selector;
         targetContract(address(handler));
         targetSelector(address(handler), actions);
     }
@@ -116,5 +117,15 @@ contract RegistryInvariants is Test {
         vm.assertLe(registry.slashBps(), 5_000, "R7: slashBps");
         vm.assertEq(registry.strikeThreshold(), handler.strikeThreshold(), "R7: threshold is the model's");
         vm.assertEq(registry.slashBps(), handler.slashBps(), "R7: slashBps is the model's");
+    }
+
+    /// @notice R8: only the creator and the role holders act: a caller who is neither is refused strikes, the strike
+    /// policy, the treasury, and a resource's deactivate, reactivate, withdrawBond, updateCard and setPayout.
+    function invariant_R8_onlyCreatorsAndRoleHolders() public view {
+        vm.assertEq(
+            handler.strangerActions(),
+            0,
+            "R8: a caller who is neither the creator nor a role holder was obeyed"
+        );
     }
 }
