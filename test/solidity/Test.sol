@@ -29,6 +29,7 @@ interface Vm {
     ) external pure returns (string memory);
     function toString(address value) external pure returns (string memory);
     function toString(uint256 value) external pure returns (string memory);
+    function toString(bytes calldata value) external pure returns (string memory);
     function recordLogs() external;
     function getRecordedLogs() external returns (Log[] memory);
     function assertTrue(bool condition, string calldata error) external pure;
