@@ -360,47 +360,21 @@ contract EscrowHandler is EscrowActors {
             d.authorization.validBefore,
             d.authorization.nonce
         );
-        uint256 pick = seed % 9;
-        bool accepted = true;
-        vm.startPrank(stranger);
-        if (pick == 0)
-            try escrowContract.debit(d) {} catch {
-                accepted = false;
-            }
-        else if (pick == 1)
-            try escrowContract.debitBatch(items) {} catch {
-                accepted = false;
-            }
-        else if (pick == 2 && fits)
-            try escrowContract.debitBatchCompact(packed) {} catch {
-                accepted = false;
-            }
-        else if (pick == 3)
-            try escrowContract.settleExact(p) {} catch {
-                accepted = false;
-            }
-        else if (pick == 4)
-            try escrowContract.setFee(fee) {} catch {
-                accepted = false;
-            }
-        else if (pick == 5)
-            try escrowContract.setTreasury(stranger) {} catch {
-                accepted = false;
-            }
-        else if (pick == 6)
-            try escrowContract.recoverSurplus(stranger, 0) {} catch {
-                accepted = false;
-            }
-        else if (pick == 7)
-            try escrowContract.pause() {} catch {
-                accepted = false;
-            }
-        else if (pick == 8)
-            try escrowContract.unpause() {} catch {
-                accepted = false;
-            }
-        else accepted = false;
-        vm.stopPrank();
+        bytes[9] memory calls = [
+            abi.encodeCall(escrowContract.debit, (d)),
+            abi.encodeCall(escrowContract.debitBatch, (items)),
+            fits
+                ? abi.encodeCall(escrowContract.debitBatchCompact, (packed))
+                : abi.encodeCall(escrowContract.debitBatch, (items)),
+            abi.encodeCall(escrowContract.settleExact, (p)),
+            abi.encodeCall(escrowContract.setFee, (fee)),
+            abi.encodeCall(escrowContract.setTreasury, (stranger)),
+            abi.encodeCall(escrowContract.recoverSurplus, (stranger, 0)),
+            abi.encodeCall(escrowContract.pause, ()),
+            abi.encodeCall(escrowContract.unpause, ())
+        ];
+        vm.prank(stranger);
+        (bool accepted, ) = escrow.call(calls[seed % 9]);
         if (accepted) ++strangerActions;
     }
 

@@ -253,42 +253,18 @@ contract RegistryHandler is Stack {
         address stranger = _named("stranger");
         bytes32 resourceId = resources.length == 0 ? bytes32(0) : _resource(resourceSeed);
         (address buyer, bytes32 nonce) = strikeAt(pick % STRIKE_BUYERS, (pick >> 8) % STRIKE_NONCES);
-        bool accepted = true;
-        vm.startPrank(stranger);
-        pick %= 8;
-        if (pick == 0)
-            try registryContract.recordStrike(resourceId, buyer, nonce, "timeout") {} catch {
-                accepted = false;
-            }
-        else if (pick == 1)
-            try registryContract.setStrikePolicy(strikeThreshold, slashBps, minBond) {} catch {
-                accepted = false;
-            }
-        else if (pick == 2)
-            try registryContract.setTreasury(stranger) {} catch {
-                accepted = false;
-            }
-        else if (pick == 3)
-            try registryContract.deactivate(resourceId) {} catch {
-                accepted = false;
-            }
-        else if (pick == 4)
-            try registryContract.reactivate(resourceId) {} catch {
-                accepted = false;
-            }
-        else if (pick == 5)
-            try registryContract.withdrawBond(resourceId) {} catch {
-                accepted = false;
-            }
-        else if (pick == 6)
-            try registryContract.updateCard(resourceId, "https://stranger.example", bytes32(0)) {} catch {
-                accepted = false;
-            }
-        else
-            try registryContract.setPayout(resourceId, stranger) {} catch {
-                accepted = false;
-            }
-        vm.stopPrank();
+        bytes[8] memory calls = [
+            abi.encodeCall(registryContract.recordStrike, (resourceId, buyer, nonce, "timeout")),
+            abi.encodeCall(registryContract.setStrikePolicy, (strikeThreshold, slashBps, minBond)),
+            abi.encodeCall(registryContract.setTreasury, (stranger)),
+            abi.encodeCall(registryContract.deactivate, (resourceId)),
+            abi.encodeCall(registryContract.reactivate, (resourceId)),
+            abi.encodeCall(registryContract.withdrawBond, (resourceId)),
+            abi.encodeCall(registryContract.updateCard, (resourceId, "https://stranger.example", bytes32(0))),
+            abi.encodeCall(registryContract.setPayout, (resourceId, stranger))
+        ];
+        vm.prank(stranger);
+        (bool accepted, ) = address(registry).call(calls[pick % 8]);
         if (accepted) ++strangerActions;
     }
 

@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "chai";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
-import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
-import type { ConnectedBuyer } from "../../../../testkit/buyer/connectBuyer.ts";
-import { callTool, connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
+import { CALL_PRICE } from "../../../../testkit/buyer/budgetStack.ts";
+import { budgetStackBuyers } from "../../../../testkit/buyer/budgetStackBuyers.ts";
+import { callTool, type connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
 import { serveLaggingLogsRpc } from "../../../../testkit/chain/laggingLogsRpc.ts";
 import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
@@ -46,24 +43,15 @@ async function serveRewrittenResults(facilitatorUrl: string, transaction: string
  */
 describe("buyer MCP tools: prices, confirmation, funding and history", function () {
   this.timeout(300_000);
+  const kit = budgetStackBuyers("buyer-tools");
+  const dataDir = kit.dataDir;
   let s: BudgetStack;
-  const dataDir = mkdtempSync(join(tmpdir(), "buyer-tools-"));
-  const open: ConnectedBuyer[] = [];
-
-  before(async function () {
-    s = await startBudgetStack();
-  });
-
-  after(async function () {
-    for (const connected of open) await connected.close().catch(() => {});
-    await s?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+  before(() => {
+    s = kit.stack;
   });
 
   async function connect(key: Hex, extra: Record<string, string> = {}, elicit?: Parameters<typeof connectInMemory>[1]) {
-    const connected = await connectInMemory(s.settings(key, dataDir, extra), elicit);
-    open.push(connected);
-    return connected.client;
+    return (await kit.open(s.settings(key, dataDir, extra), elicit)).client;
   }
 
   const verifies = () => countVerifies(s.stack.facilitator.url);

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -8,9 +6,9 @@ import { Ajv } from "ajv";
 import { expect } from "chai";
 import type { Hex } from "viem";
 import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
-import { CALL_PRICE, startBudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
-import type { ConnectedBuyer } from "../../../../testkit/buyer/connectBuyer.ts";
-import { callTool, connectInMemory, connectStdio, TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
+import { CALL_PRICE } from "../../../../testkit/buyer/budgetStack.ts";
+import { budgetStackBuyers } from "../../../../testkit/buyer/budgetStackBuyers.ts";
+import { callTool, connectStdio, TOOL_TIMEOUT_MS } from "../../../../testkit/buyer/connectBuyer.ts";
 import { fixtureMarketplace } from "../../../../testkit/buyer/fixtureMarketplace.ts";
 import type { CreatorRelay } from "../../../../testkit/buyer/startCreatorRelay.ts";
 import { startLoopbackRecorder } from "../../../../testkit/buyer/startLoopbackRecorder.ts";
@@ -66,18 +64,11 @@ type CallResult = {
  */
 describe("typed tools: one per resource, from the schemas its quote publishes", function () {
   this.timeout(600_000);
+  const kit = budgetStackBuyers("buyer-typed");
+  const dataDir = kit.dataDir;
   let s: BudgetStack;
-  const dataDir = mkdtempSync(join(tmpdir(), "buyer-typed-"));
-  const open: ConnectedBuyer[] = [];
-
-  before(async function () {
-    s = await startBudgetStack();
-  });
-
-  after(async function () {
-    for (const connected of open) await connected.close().catch(() => {});
-    await s?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+  before(() => {
+    s = kit.stack;
   });
 
   /** The card example a buyer posts for the quote, matching the schema (the echo template's does not). */
@@ -101,11 +92,7 @@ describe("typed tools: one per resource, from the schemas its quote publishes", 
     return { ...resource, slug };
   }
 
-  async function connect(env: Record<string, string>) {
-    const connected = await connectInMemory(env);
-    open.push(connected);
-    return connected;
-  }
+  const connect = (env: Record<string, string>) => kit.open(env);
 
   /** Counts the server's `notifications/tools/list_changed`. */
   function listChanges(client: Client) {
@@ -180,7 +167,7 @@ describe("typed tools: one per resource, from the schemas its quote publishes", 
       const refused = await callTool(capped.client, slug, { text: "too dear" });
       expect(refused.error).to.include({ code: "spend_refused", rule: "SPEND_MAX_PER_CALL" });
       const asked: unknown[] = [];
-      const declining = await connectInMemory(
+      const declining = await kit.open(
         s.settings(buyer.key, dataDir, { SERVICE_RESOURCE_IDS: resourceId, SPEND_CONFIRM_ABOVE: "1" }),
         {
           elicit: async (request) => {
@@ -189,7 +176,6 @@ describe("typed tools: one per resource, from the schemas its quote publishes", 
           },
         },
       );
-      open.push(declining);
       expect(await toolNamed(declining.client, slug)).to.not.equal(undefined);
       expect((await callTool(declining.client, slug, { text: "no" })).error?.code).to.equal("payment_declined");
       expect(asked).to.have.length(1);
@@ -200,12 +186,13 @@ describe("typed tools: one per resource, from the schemas its quote publishes", 
     it("over stdio, as a client launches it: the same typed tool, and a paid call", async function () {
       const { resourceId, slug } = await typedResource();
       const buyer = await s.buyer();
-      const server = await connectStdio(
-        process.execPath,
-        [join(root, "services/buyer/bin/service-buyer-mcp.ts")],
-        s.settings(buyer.key, join(dataDir, "stdio"), { SERVICE_RESOURCE_IDS: resourceId }),
+      const server = kit.closeAfter(
+        await connectStdio(
+          process.execPath,
+          [join(root, "services/buyer/bin/service-buyer-mcp.ts")],
+          s.settings(buyer.key, join(dataDir, "stdio"), { SERVICE_RESOURCE_IDS: resourceId }),
+        ),
       );
-      open.push(server);
       const tool = await toolNamed(server.client, slug);
       expect(tool?.inputSchema, server.stderr()).to.deep.equal(REQUEST_SCHEMA);
       expect(tool?.outputSchema).to.deep.equal(RESPONSE_SCHEMA);
