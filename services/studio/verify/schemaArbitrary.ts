@@ -4,6 +4,11 @@ type Schema = Record<string, unknown> | boolean;
 
 const MAX_STRING = 64;
 const MAX_ITEMS = 8;
+/** The longest string and array drawn whatever the schema's minimum: longer ones are left to fail the schema. */
+const MAX_MIN_LENGTH = 4_096;
+const MAX_MIN_ITEMS = 256;
+/** Every candidate string of the kinds users forget: each is drawn only where the schema's lengths allow it. */
+const AWKWARD_STRINGS = ["", " ", "\n", "0", "-1", "null", "{}", "é", "☃", "\u0000"];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -17,24 +22,40 @@ function anyJson(depth: number): fc.Arbitrary<unknown> {
   return fc.jsonValue({ maxDepth: Math.max(0, 2 - depth) });
 }
 
+/**
+ * Strings for a string schema. Nothing here filters: a filter no value can pass (the awkward strings under a
+ * `minLength` of 5, a pattern whose matches are all too long) made fast-check draw forever, synchronously, and the
+ * whole studio stopped. Candidates the schema refuses are dropped by the caller instead.
+ */
 function stringArbitrary(s: Record<string, unknown>): fc.Arbitrary<string> {
-  const minLength = num(s.minLength) ?? 0;
+  const minLength = Math.min(Math.max(0, Math.ceil(num(s.minLength) ?? 0)), MAX_MIN_LENGTH);
   const maxLength = Math.max(minLength, Math.min(num(s.maxLength) ?? MAX_STRING, minLength + MAX_STRING));
-  if (typeof s.pattern === "string") {
-    const pattern = new RegExp(s.pattern, "u");
-    return fc
-      .stringMatching(pattern)
-      .filter((v) => [...v].length >= minLength && [...v].length <= (num(s.maxLength) ?? Infinity));
-  }
   const bounds = { minLength, maxLength };
+  const plain = fc.string(bounds);
+  if (typeof s.pattern === "string") {
+    // A pattern fast-check cannot draw from (a lookahead, `\b`) gets plain strings, which the schema may refuse.
+    try {
+      return fc.stringMatching(new RegExp(s.pattern, "u"));
+    } catch {
+      return plain;
+    }
+  }
+  const awkward = AWKWARD_STRINGS.filter((v) => v.length >= minLength && v.length <= maxLength);
   return fc.oneof(
-    fc.string(bounds),
+    plain,
     fc.string({ ...bounds, unit: "grapheme" }),
     fc.string({ ...bounds, unit: "binary" }),
-    fc
-      .constantFrom("", " ", "\n", "0", "-1", "null", "{}", "é", "☃", "\u0000")
-      .filter((v) => v.length >= minLength && v.length <= maxLength),
+    ...(awkward.length > 0 ? [fc.constantFrom(...awkward)] : []),
   );
+}
+
+/** `[min, max]` for a bound schema, each side defaulting to `span` beyond the other (or to ±`span`): never inverted. */
+function range(s: Record<string, unknown>, span: number): { min: number; max: number } {
+  const low = num(s.minimum);
+  const high = num(s.maximum);
+  const min = low ?? (high !== undefined ? Math.min(high, 0) - span : -span);
+  const max = high ?? Math.max(min, 0) + span;
+  return max >= min ? { min, max } : { min, max: min };
 }
 
 function typed(type: string, s: Record<string, unknown>, depth: number): fc.Arbitrary<unknown> {
@@ -42,24 +63,23 @@ function typed(type: string, s: Record<string, unknown>, depth: number): fc.Arbi
     case "string":
       return stringArbitrary(s);
     case "integer": {
-      const min = Math.ceil(num(s.minimum) ?? -2_147_483_648);
-      const max = Math.floor(num(s.maximum) ?? 2_147_483_647);
-      return fc.integer({ min, max });
+      // fast-check draws safe integers: a bound beyond them is clamped, and the schema judges what is drawn.
+      const { min, max } = range(s, 2_147_483_647);
+      const low = Math.min(Math.max(Math.ceil(min), Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+      const high = Math.min(Math.max(Math.floor(max), low), Number.MAX_SAFE_INTEGER);
+      return fc.integer({ min: low, max: high });
     }
-    case "number":
-      return fc.double({
-        min: num(s.minimum) ?? -1e15,
-        max: num(s.maximum) ?? 1e15,
-        noNaN: true,
-        noDefaultInfinity: true,
-      });
+    case "number": {
+      const { min, max } = range(s, 1e15);
+      return fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+    }
     case "boolean":
       return fc.boolean();
     case "null":
       return fc.constant(null);
     case "array": {
       const items = s.items === undefined ? true : (s.items as Schema);
-      const minLength = num(s.minItems) ?? 0;
+      const minLength = Math.min(Math.max(0, Math.ceil(num(s.minItems) ?? 0)), MAX_MIN_ITEMS);
       const maxLength = Math.max(minLength, Math.min(num(s.maxItems) ?? MAX_ITEMS, minLength + MAX_ITEMS));
       return fc.array(schemaArbitrary(items, depth + 1), { minLength, maxLength });
     }

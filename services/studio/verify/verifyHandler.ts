@@ -177,7 +177,14 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
     }
     add("examples", exampleFailures, contract.examples.length);
 
-    const candidates = fc.sample(schemaArbitrary(contract.requestSchema), { numRuns: runs * 4, seed: p.seed ?? 42 });
+    // A schema fast-check cannot draw from is the contract's failure to report (and repair), not the studio's.
+    let candidates: unknown[] = [];
+    let undrawable: string | undefined;
+    try {
+      candidates = fc.sample(schemaArbitrary(contract.requestSchema), { numRuns: runs * 4, seed: p.seed ?? 42 });
+    } catch (error) {
+      undrawable = (error as Error).message.split("\n")[0];
+    }
     const inputs = [...contract.edgeCases.map((edge) => edge.input), ...candidates]
       .filter((input) => validateRequest(input))
       .slice(0, runs + contract.edgeCases.length);
@@ -185,7 +192,7 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
     if (inputs.length < runs)
       crashFailures.push({
         check: "generated_inputs",
-        error: `only ${inputs.length} of ${runs} generated inputs satisfy the request schema`,
+        error: `only ${inputs.length} of ${runs} generated inputs satisfy the request schema${undrawable ? ` (no input could be drawn from it: ${undrawable})` : ""}`,
       });
     let generated = 0;
     for (const input of inputs) {
