@@ -1,6 +1,6 @@
 import type { HttpTransportConfig, Transport } from "viem";
-import { fallback, http } from "viem";
-import { endpointLabel, rpcUrlsOf, withoutRpcUrl } from "../http/rpcUrls.ts";
+import { fallback } from "viem";
+import { endpointLabel, redactedHttp, rpcUrlsOf } from "../http/rpcUrls.ts";
 import type { RpcErrorKind } from "./relayer/classifyRpcError.ts";
 import { classifyRpcError } from "./relayer/classifyRpcError.ts";
 
@@ -10,7 +10,7 @@ export type RpcErrorObserver = (error: { kind: RpcErrorKind; endpoint: string; m
 /**
  * viem's `http` transport whose every failed request is reported to `observe`, classified (classifyRpcError) and
  * labelled with the endpoint's host; the error is rethrown with the URL in its texts replaced by that label
- * (withoutRpcUrl: the URL's path, query or credentials hold a hosted provider's API key).
+ * (redactedHttp: the URL's path, query or credentials hold a hosted provider's API key).
  * @example http: observedTransport(rpcUrl, { retryCount: 0 }, (e) => metrics.rpcErrors.inc(e))
  */
 export function observedTransport(
@@ -18,7 +18,7 @@ export function observedTransport(
   config: HttpTransportConfig,
   observe: RpcErrorObserver | undefined,
 ): Transport {
-  const inner = http(rpcUrl, config);
+  const inner = redactedHttp(rpcUrl, config);
   const endpoint = endpointLabel(rpcUrl);
   return (parameters) => {
     const transport = inner(parameters);
@@ -29,7 +29,7 @@ export function observedTransport(
           return await transport.request(args, options);
         } catch (error) {
           observe?.({ kind: classifyRpcError(error), endpoint, method: args.method });
-          throw withoutRpcUrl(error, rpcUrl);
+          throw error;
         }
       },
     } as ReturnType<Transport>;

@@ -1,3 +1,5 @@
+import type { HttpTransportConfig, Transport } from "viem";
+import { http } from "viem";
 import { z } from "zod";
 
 /** The endpoints of an `RPC_URL` setting: one, or several separated by commas (the facilitator fails over to the next). */
@@ -65,4 +67,26 @@ export function withoutRpcUrl<E>(error: E, rpcUrl: string): E {
 export function withoutRpcUrls<E>(error: E, setting: string | undefined): E {
   for (const url of rpcUrlsOf(setting ?? "")) withoutRpcUrl(error, url);
   return error;
+}
+
+/**
+ * viem's `http` transport whose every failed request is rethrown without the URL in its texts (withoutRpcUrl): the
+ * URL's path, query or credentials hold a hosted provider's API key, which viem's error messages print whole.
+ * @example createPublicClient({ chain, transport: redactedHttp(rpcUrl) })
+ */
+export function redactedHttp(rpcUrl: string, config: HttpTransportConfig = {}): Transport {
+  const inner = http(rpcUrl, config);
+  return (parameters) => {
+    const transport = inner(parameters);
+    return {
+      ...transport,
+      async request(args, options) {
+        try {
+          return await transport.request(args, options);
+        } catch (error) {
+          throw withoutRpcUrl(error, rpcUrl);
+        }
+      },
+    } as ReturnType<Transport>;
+  };
 }

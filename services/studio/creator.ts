@@ -1,5 +1,6 @@
 import type { Address, Hex, LocalAccount } from "viem";
-import { createPublicClient, createWalletClient, http } from "viem";
+import { createPublicClient, createWalletClient } from "viem";
+import { redactedHttp } from "../http/rpcUrls.ts";
 import { abiOf } from "../protocol/artifacts.ts";
 import { serviceChain } from "../protocol/chain.ts";
 
@@ -24,8 +25,8 @@ export function localCreator(
   { rpcUrl, registry }: { rpcUrl: string; registry: Address },
 ): Creator {
   const chain = serviceChain(rpcUrl);
-  const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
-  const client = createPublicClient({ chain, transport: http(rpcUrl) });
+  const wallet = createWalletClient({ account, chain, transport: redactedHttp(rpcUrl) });
+  const client = createPublicClient({ chain, transport: redactedHttp(rpcUrl) });
   return {
     address: account.address,
     signTypedData: (typedData) => account.signTypedData(typedData),

@@ -1,15 +1,14 @@
 import { pino } from "pino";
-import type { Address, Hex, PublicClient } from "viem";
-import { createPublicClient, http } from "viem";
+import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { listen } from "../http/listen.ts";
-import { serviceChain } from "../protocol/chain.ts";
 import { parseCommandLine } from "../stack/parseCommandLine.ts";
 import { chooseWriter, writerEnvSchema } from "./chooseWriter.ts";
 import { loadStudioConfig, studioEnvSchema } from "./loadStudioConfig.ts";
 import { createStudioApp } from "./server/createStudioApp.ts";
 import { createDraftStore } from "./server/draftStore.ts";
 import { SetupError } from "./setupError.ts";
+import { studioChainClient } from "./studioTarget.ts";
 
 /** The studio's HTTP service: `node services/studio/main.ts`, configured by the environment (see README). */
 parseCommandLine(
@@ -46,7 +45,7 @@ const app = createStudioApp({
   },
   writer,
   buyer: privateKeyToAccount(config.STUDIO_BUYER_KEY as Hex),
-  client: createPublicClient({ chain: serviceChain(config.RPC_URL), transport: http(config.RPC_URL) }) as PublicClient,
+  client: studioChainClient(config.RPC_URL),
   token: config.STUDIO_TOKEN,
   logger,
   drafts: createDraftStore({ ttlMs: config.STUDIO_DRAFT_TTL_SECONDS * 1000 }),

@@ -1,8 +1,7 @@
 import type { Address, Hex } from "viem";
-import { createPublicClient, http, parseUnits } from "viem";
+import { parseUnits } from "viem";
 import { abiOf } from "../protocol/artifacts.ts";
 import { bondNonce } from "../protocol/bondNonce.ts";
-import { serviceChain } from "../protocol/chain.ts";
 import { resourceIdOf } from "../protocol/resourceId.ts";
 import { bondTypedData, registerResourceTypedData } from "../protocol/typedData.ts";
 import type { EndpointContract } from "./contract.ts";
@@ -12,6 +11,7 @@ import { cardOf } from "./deploy.ts";
 import { errorText, requestJson } from "./requestJson.ts";
 import { StudioError } from "./studioError.ts";
 import type { StudioTarget } from "./studioTarget.ts";
+import { studioChainClient } from "./studioTarget.ts";
 
 /** The bond the studio asks the creator to post by default (1 unit of the stablecoin, 6 decimals). */
 export const DEFAULT_BOND = parseUnits("1", 6);
@@ -90,7 +90,7 @@ export async function signTerms(creator: Creator, terms: PublishTerms): Promise<
 }
 
 async function registrationTransaction(target: StudioTarget, resourceId: Hex): Promise<Hex | undefined> {
-  const client = createPublicClient({ chain: serviceChain(target.rpcUrl), transport: http(target.rpcUrl) });
+  const client = studioChainClient(target.rpcUrl);
   const logs = await client.getContractEvents({
     address: target.contracts.registry,
     abi: abiOf("ResourceRegistry"),
@@ -165,7 +165,7 @@ export async function publish(p: {
  * @example await unpublish(target, creator, resourceId)
  */
 export async function unpublish(target: StudioTarget, creator: Creator, resourceId: Hex): Promise<Hex | undefined> {
-  const client = createPublicClient({ chain: serviceChain(target.rpcUrl), transport: http(target.rpcUrl) });
+  const client = studioChainClient(target.rpcUrl);
   const [, active] = await client.readContract({
     address: target.contracts.registry,
     abi: abiOf("ResourceRegistry"),

@@ -1,3 +1,7 @@
+import type { PublicClient } from "viem";
+import { createPublicClient } from "viem";
+import { redactedHttp } from "../http/rpcUrls.ts";
+import { serviceChain } from "../protocol/chain.ts";
 import type { StackFile } from "../stack/stackFile.ts";
 import { readStackFile, StackFileError } from "../stack/stackFile.ts";
 import { SetupError } from "./setupError.ts";
@@ -27,4 +31,13 @@ export function readStudioStack(stackDir = ".stack"): StackFile {
       "start the system first with `npm start` (in another terminal), or set STACK_DIR to its folder",
     );
   }
+}
+
+/**
+ * The studio's reader of the chain at `rpcUrl`: its errors never carry the URL (a hosted provider's API key), so no
+ * draft, event or terminal line shows it.
+ * @example const client = studioChainClient(target.rpcUrl)
+ */
+export function studioChainClient(rpcUrl: string): PublicClient {
+  return createPublicClient({ chain: serviceChain(rpcUrl), transport: redactedHttp(rpcUrl) }) as PublicClient;
 }

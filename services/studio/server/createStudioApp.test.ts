@@ -5,9 +5,11 @@ import type { PublicClient } from "viem";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { sleep } from "../../../testkit/sleep.ts";
+import { until } from "../../../testkit/until.ts";
 import { listen } from "../../http/listen.ts";
 import { catalogWriter } from "../catalog/catalogWriter.ts";
 import type { StudioTarget } from "../studioTarget.ts";
+import { studioChainClient } from "../studioTarget.ts";
 import type { StudioAppParameters } from "./createStudioApp.ts";
 import { createStudioApp } from "./createStudioApp.ts";
 import { createDraftStore } from "./draftStore.ts";
@@ -69,6 +71,21 @@ describe("the studio's HTTP service: auth, input and availability", function () 
   };
   after(() => {
     for (const server of servers) server.close();
+  });
+
+  it("attack: an RPC URL holding a provider's API key never reaches a draft; a chain that does not answer is not a bug", async function () {
+    // Before, viem's error text ("URL: http://…/v2/KEY") was copied into the draft's error and its events, and the
+    // outage was reported as internal_error ("a bug in the studio").
+    const rpcUrl = "http://127.0.0.1:9/v2/SECRET-RPC-API-KEY";
+    const call = await start({ target: { ...target, rpcUrl }, client: studioChainClient(rpcUrl) });
+    const { body } = await call("POST", "/drafts", { sentence: "Return the SHA-256 hex digest of a text", creator });
+    const draft = await until(async () => {
+      const view = await call("GET", `/drafts/${body.id}`);
+      return view.body.status === "drafting" ? undefined : view.body;
+    }, 60_000);
+    expect(JSON.stringify(draft)).not.to.contain("SECRET-RPC-API-KEY");
+    expect(draft.error?.code).to.equal("chain_unavailable");
+    expect(draft.error?.message).to.contain("127.0.0.1:9");
   });
 
   it("refuses every request but /health when no token is configured (fail-closed)", async function () {

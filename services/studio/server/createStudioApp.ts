@@ -10,6 +10,7 @@ import { errorBodies } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { parseWith } from "../../http/parseWith.ts";
 import { jsonBody } from "../../http/readJsonBody.ts";
+import { isChainUnavailable } from "../../protocol/chain.ts";
 import { resourceIdOf } from "../../protocol/resourceId.ts";
 import { addressSchema, signatureSchema } from "../../protocol/schemas/primitives.ts";
 import type { CodeWriter } from "../contract.ts";
@@ -63,6 +64,14 @@ function failure(error: unknown): Draft["error"] {
       message: error.message,
       next: error.next,
       details: jsonSafe(error.data) as Record<string, unknown>,
+    };
+  if (isChainUnavailable(error))
+    return {
+      stage: "internal",
+      code: "chain_unavailable",
+      message: (error as Error).message,
+      next: "the chain's RPC did not answer: start the draft again once it does",
+      details: {},
     };
   return {
     stage: "internal",
