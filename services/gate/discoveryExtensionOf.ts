@@ -13,8 +13,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** The first example of the card's skills whose request and response both pass the gate's schemas. */
-function exampleCall(card: unknown, validators: DiscoveryValidators): ExampleCall | undefined {
+/**
+ * The example calls of a card's skills in the documented form, in order; examples in any other form are left out.
+ * @example for (const call of cardExampleCalls(card)) check(call.request)
+ */
+export function cardExampleCalls(card: unknown): ExampleCall[] {
+  const calls: ExampleCall[] = [];
   const skills = isObject(card) && Array.isArray(card.skills) ? card.skills : [];
   for (const skill of skills) {
     const examples = isObject(skill) && Array.isArray(skill.examples) ? skill.examples : [];
@@ -25,12 +29,18 @@ function exampleCall(card: unknown, validators: DiscoveryValidators): ExampleCal
       } catch {
         continue;
       }
-      if (!isObject(call) || !isObject(call.request) || !("response" in call)) continue;
-      if (validators.validateRequest(call.request) && validators.validateResponse(call.response))
-        return { request: call.request, response: call.response };
+      if (isObject(call) && isObject(call.request) && "response" in call)
+        calls.push({ request: call.request, response: call.response });
     }
   }
-  return undefined;
+  return calls;
+}
+
+/** The first example of the card's skills whose request and response both pass the gate's schemas. */
+function exampleCall(card: unknown, validators: DiscoveryValidators): ExampleCall | undefined {
+  return cardExampleCalls(card).find(
+    (call) => validators.validateRequest(call.request) && validators.validateResponse(call.response),
+  );
 }
 
 const bytesOf = (extension: DiscoveryExtension) => Buffer.byteLength(JSON.stringify({ bazaar: extension }), "utf8");

@@ -25,6 +25,7 @@ import type { HostConfig } from "./loadHostConfig.ts";
 import { prepareDeployment } from "./prepareDeployment.ts";
 import { readSealKey, SEAL_KEY_FILE } from "./readSealKey.ts";
 import { servedCard } from "./servedCard.ts";
+import { slowExampleProblem } from "./slowExampleProblem.ts";
 
 /** A running host: its URL, the endpoints it serves by slug, its sandbox pool and store, and `stop`. */
 export type Host = {
@@ -205,6 +206,9 @@ export async function createHost(config: HostConfig, options: { logger?: Logger 
           message: "another creator deployed this slug",
         } as const;
         if (local && local.creator !== request.creator) return taken;
+        // Before prepareDeployment, which checks the sample request on this loop.
+        const slow = await slowExampleProblem(request);
+        if (slow) return { kind: "refused", status: 400, code: "invalid_request", message: slow } as const;
         const prepared = prepareDeployment(ctx, request, local);
         if (!prepared.ok)
           return { kind: "refused", status: 400, code: "invalid_request", message: prepared.message } as const;
