@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { freePort } from "../../testkit/freePort.ts";
 import { openai } from "../../testkit/studio/modelServers.ts";
-import type { WireAnswer } from "../../testkit/studio/wireServer.ts";
+import type { RecordedAnswer, WireAnswer } from "../../testkit/studio/wireServer.ts";
 import { startWireServer } from "../../testkit/studio/wireServer.ts";
 import { CHAIN_ID } from "../protocol/constants.ts";
 import { DEV_ROLE, devKey } from "../stack/devAccounts.ts";
@@ -55,6 +55,11 @@ describe("npm run studio: usage, the question before publishing, and failures th
   this.timeout(300_000);
   let stackDir: string;
   let host: Wire;
+  const REFUSED: RecordedAnswer = {
+    status: 401,
+    json: { error: { code: "unauthorized", message: "a valid bearer token is required" } },
+  };
+  let hostAnswer: RecordedAnswer = REFUSED;
   const wires: Wire[] = [];
   const env = (extra: Record<string, string> = {}) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("STUDIO_")));
@@ -68,10 +73,9 @@ describe("npm run studio: usage, the question before publishing, and failures th
 
   before(async function () {
     stackDir = mkdtempSync(join(tmpdir(), "studio-cli-"));
-    // The host refuses every deployment: a run that gets as far as deploy shows up here, and stops there.
-    host = await startWireServer([
-      { status: 401, json: { error: { code: "unauthorized", message: "a valid bearer token is required" } } },
-    ]);
+    // The host refuses every deployment (unless a test says otherwise): a run that gets as far as deploy shows up
+    // here, and stops there.
+    host = await startWireServer([() => hostAnswer]);
     const unused = `http://127.0.0.1:${await freePort()}`;
     writeStackFile(stackDir, {
       chainId: CHAIN_ID,
@@ -92,7 +96,10 @@ describe("npm run studio: usage, the question before publishing, and failures th
       resources: [],
     });
   });
-  beforeEach(() => host.requests.splice(0));
+  beforeEach(() => {
+    host.requests.splice(0);
+    hostAnswer = REFUSED;
+  });
   afterEach(async () => Promise.all(wires.splice(0).map((w) => w.close())));
   after(async () => {
     await host.close();
@@ -175,6 +182,17 @@ describe("npm run studio: usage, the question before publishing, and failures th
       expect(host.requests.map((r) => `${r.method} ${r.path}`)).to.deep.equal(["POST /deployments"]);
       expect(run.stdout).to.match(/deploy: deploy_refused: the host refused the deployment: 401 unauthorized/);
       expect(run.stdout).to.match(/\[studio\] next: .*hostToken/);
+      expect(run.code).to.equal(1);
+    });
+
+    it("a host that replaced this creator's earlier deployment of the slug (200) is deploy_replaced, not a wrong token", async function () {
+      // Before, the 200 read as a refusal naming a wrong hostToken, while the host had swapped the live handler.
+      hostAnswer = { status: 200, json: { slug: "x", resourceId: `0x${"ab".repeat(32)}` } };
+      const run = await runCli(["--yes", "--json", SENTENCE], env());
+      const out = JSON.parse(run.stdout);
+      expect(out.error).to.deep.include({ stage: "deploy", code: "deploy_replaced" });
+      expect(out.error.message).to.match(/replaced the earlier deployment of .* \(200\)/);
+      expect(out.error.next).to.match(/live on the host unverified/);
       expect(run.code).to.equal(1);
     });
 

@@ -49,7 +49,9 @@ export function deploymentOf(contract: EndpointContract, source: string, target:
 
 /**
  * Stage 5: deploys a verified handler on the host (`POST /deployments`, bearer) with its card template.
- * @throws {StudioError} stage `deploy`: `deploy_refused` (the host's answer in the message) or `host_unreachable`.
+ * @throws {StudioError} stage `deploy`: `deploy_refused` (the host's answer in the message), `deploy_replaced` (the
+ * host replaced this creator's earlier deployment of the slug, 200: not a new endpoint to verify and list), or
+ * `host_unreachable`.
  * @example const deployed = await deploy({ contract, source, target, creator: creator.address })
  */
 export async function deploy(p: {
@@ -69,6 +71,12 @@ export async function deploy(p: {
   } catch (error) {
     throw new StudioError("deploy", "host_unreachable", `the host did not answer: ${(error as Error).message}`);
   }
+  if (answer.status === 200)
+    throw new StudioError(
+      "deploy",
+      "deploy_replaced",
+      `the host replaced the earlier deployment of ${p.contract.slug} by this creator with this handler (200); the studio only lists new endpoints`,
+    );
   if (answer.status !== 201 || !answer.body)
     throw new StudioError("deploy", "deploy_refused", `the host refused the deployment: ${errorText(answer)}`);
   const body = answer.body;

@@ -33,6 +33,8 @@ const CODE_NEXT: Record<string, string> = {
     "read the failures (--dry-run writes them to report.json); then rephrase the sentence, raise --rounds, or use a stronger model",
   host_unreachable: STACK,
   deploy_refused: "read the host's reason above; a wrong hostToken in stack.json is the usual one",
+  deploy_replaced:
+    "the slug was yours already: its new handler is live on the host unverified; run the studio again with another slug, or deploy the earlier bundle again",
   marketplace_unreachable: STACK,
   publish_refused: "read the marketplace's reason above (moderation, price, bond, probe), fix it, then run again",
   identity_failed: STACK,
