@@ -1,5 +1,5 @@
+import { MAX_BODY_DEPTH, nestedDeeperThan } from "../http/jsonDepth.ts";
 import type { GateMiddleware } from "./gateRuntime.ts";
-import { MAX_BODY_DEPTH, nestedDeeperThan } from "./jsonDepth.ts";
 import type { SchemaCheck } from "./schemaCheck.ts";
 import { sendError } from "./sendError.ts";
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type Koa from "koa";
 import { HttpError } from "./httpError.ts";
+import { MAX_BODY_DEPTH, nestedDeeperThan } from "./jsonDepth.ts";
 
 declare module "koa" {
   interface Request {
@@ -24,7 +25,7 @@ export function isContentEncoded(headers: IncomingMessage["headers"]): boolean {
 /**
  * A request's JSON body of at most `maxBytes`, refused as every route refuses one: 415 when it is not JSON by its
  * content type or is content-encoded, 413 over `maxBytes` (declared or sent; the caller closes the connection when the
- * body was not read whole), 400 when it is not JSON or did not arrive whole. Parsed with JSON.parse, so a key named
+ * body was not read whole), 400 when it is not JSON, nests deeper than MAX_BODY_DEPTH, or did not arrive whole. Parsed with JSON.parse, so a key named
  * `__proto__` is data like any other (a handler's response may hold one): every reader takes the body through a zod
  * schema, which never copies that key onto an object, or passes it on as JSON.
  * @example const body = await readJsonBody(req, { maxBytes: 1_048_576, what: "a batch" })
@@ -51,8 +52,14 @@ export function readJsonBody(req: IncomingMessage, p: { maxBytes: number; what: 
     req.once("error", unread);
     req.once("close", () => req.complete || unread());
     req.once("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      // Deeper than any API's shape: JSON.parse takes it, but what walks it later (JSON.stringify, a schema) does not.
+      if (nestedDeeperThan(text, MAX_BODY_DEPTH))
+        return reject(
+          new HttpError(400, "invalid_request", `${p.what} nests arrays and objects deeper than ${MAX_BODY_DEPTH}`),
+        );
       try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        resolve(JSON.parse(text));
       } catch (error) {
         reject(new HttpError(400, "invalid_request", `${p.what} is not JSON: ${(error as Error).message}`));
       }

@@ -158,6 +158,12 @@ describe("host", function () {
       ],
       ["a network allow-list reaching loopback", (b) => ({ ...b, allowNetwork: ["127.0.0.1/32"] }), /loopback/],
       [
+        // Before, 500: the store's JSON.stringify ran out of stack on a sample request nested 400,000 deep.
+        "a sample request nested deeper than any API's shape",
+        (b) => ({ ...b, sampleRequest: JSON.parse(`${'{"a":'.repeat(600)}1${"}".repeat(600)}`) }),
+        /nests arrays and objects deeper than 512/,
+      ],
+      [
         "a network allow-list reaching cloud metadata",
         (b) => ({ ...b, allowNetwork: ["169.254.169.254/32"] }),
         /link-local/,
