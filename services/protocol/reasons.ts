@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   "facilitator_unavailable",
   "endpoint_busy",
   "publish_busy",
+  "studio_busy",
   "provider_unavailable",
   "draft_not_verified",
   "payer_required",

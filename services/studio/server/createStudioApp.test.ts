@@ -88,6 +88,13 @@ describe("the studio's HTTP service: auth, input and availability", function () 
     expect(draft.error?.message).to.contain("127.0.0.1:9");
   });
 
+  it("answers 503 studio_busy with Retry-After when no draft can be taken now", async function () {
+    const call = await start({ drafts: createDraftStore({ working: 0 }) });
+    const busy = await call("POST", "/drafts", { sentence: "Reverse a text", creator });
+    expect(busy.status).to.equal(503);
+    expect(busy.body.error?.code).to.equal("studio_busy");
+  });
+
   it("refuses every request but /health when no token is configured (fail-closed)", async function () {
     const call = await start({ token: undefined });
     expect((await call("GET", "/health", undefined, "")).status).to.equal(200);

@@ -22,7 +22,7 @@ import { StudioError } from "../studioError.ts";
 import type { StudioTarget } from "../studioTarget.ts";
 import { checkDeactivation, deactivationTransaction } from "./deactivationTransaction.ts";
 import type { Draft, DraftStore } from "./draftStore.ts";
-import { createDraftStore } from "./draftStore.ts";
+import { createDraftStore, DraftsBusyError } from "./draftStore.ts";
 
 /** What the studio service needs: where it deploys, who writes code, who pays the self-test, its bearer token. */
 export type StudioAppParameters = {
@@ -223,7 +223,13 @@ export function createStudioApp(p: StudioAppParameters): Koa {
           "retry-after": "5",
         },
       );
-    const draft = drafts.create(sentence, creator);
+    let draft: Draft;
+    try {
+      draft = drafts.create(sentence, creator);
+    } catch (error) {
+      if (!(error instanceof DraftsBusyError)) throw error;
+      throw new HttpError(503, "studio_busy", error.message, { "retry-after": "10" });
+    }
     void runDraft(draft);
     koa.status = 202;
     koa.body = { id: draft.id, status: draft.status };

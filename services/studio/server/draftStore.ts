@@ -27,8 +27,16 @@ export type Draft = {
   result?: Record<string, unknown>;
 };
 
-/** In-memory drafts with progress listeners; resting drafts expire, and the oldest are dropped beyond `limit`. */
+/**
+ * In-memory drafts with progress listeners; resting drafts expire, and the oldest resting ones are dropped beyond
+ * `limit`.
+ */
 export type DraftStore = {
+  /**
+   * A new draft, drafting.
+   * @throws {DraftsBusyError} when `working` drafts are being worked on already, or `limit` drafts are kept and none
+   * rests.
+   */
   create(sentence: string, creator: Address): Draft;
   /** The draft, or undefined when it never existed or has expired (`expired` tells which). */
   get(id: string): Draft | undefined;
@@ -42,9 +50,22 @@ export type DraftStore = {
 /** How long a verified, failed or listed draft is kept by default: half the creator's signature lifetime. */
 export const DRAFT_TTL_MS = (SIGNATURE_LIFETIME_SECONDS * 1000) / 2;
 
+/** Drafts the studio works on at once (drafting or publishing): each runs a sandbox process of its own. */
+export const DRAFTS_WORKING_MAX = 8;
+
+/** No draft can be taken now: too many are being worked on (the caller answers 503 with Retry-After). */
+export class DraftsBusyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DraftsBusyError";
+  }
+}
+
 export type DraftStoreOptions = {
-  /** Most drafts kept; the oldest go first. */
+  /** Most drafts kept; the oldest resting ones go first, and one being worked on is never dropped. */
   limit?: number;
+  /** Most drafts worked on at once (default DRAFTS_WORKING_MAX). */
+  working?: number;
   /** How long a draft is kept once it rests (verified, failed, listed). */
   ttlMs?: number;
   now?: () => number;
@@ -58,6 +79,7 @@ export type DraftStoreOptions = {
  */
 export function createDraftStore(options: DraftStoreOptions = {}): DraftStore {
   const limit = options.limit ?? 200;
+  const workingMax = options.working ?? DRAFTS_WORKING_MAX;
   const ttlMs = options.ttlMs ?? DRAFT_TTL_MS;
   const now = options.now ?? Date.now;
   const drafts = new Map<string, Draft>();
@@ -78,6 +100,14 @@ export function createDraftStore(options: DraftStoreOptions = {}): DraftStore {
   return {
     create(sentence, creator) {
       sweep();
+      const working = [...drafts.values()].filter((d) => d.expiresAt === undefined).length;
+      if (working >= workingMax)
+        throw new DraftsBusyError(`${working} drafts are being worked on; try again when one is done`);
+      const resting = [...drafts.values()].filter((d) => d.expiresAt !== undefined);
+      if (drafts.size >= limit && resting.length === 0)
+        throw new DraftsBusyError(`${drafts.size} drafts are kept and none is done; try again when one is`);
+      // Beyond the limit the oldest resting drafts go (their ids answer expired); a draft being worked on stays.
+      for (const old of resting.slice(0, Math.max(0, drafts.size + 1 - limit))) forget(old.id);
       const draft: Draft = {
         id: randomUUID(),
         sentence,
@@ -89,7 +119,6 @@ export function createDraftStore(options: DraftStoreOptions = {}): DraftStore {
         events: [],
       };
       drafts.set(draft.id, draft);
-      for (const id of [...drafts.keys()].slice(0, Math.max(0, drafts.size - limit))) drafts.delete(id);
       return draft;
     },
     get(id) {
