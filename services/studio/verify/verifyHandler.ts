@@ -3,7 +3,7 @@ import type { ValidateFunction } from "ajv";
 import fc from "fast-check";
 import { compileSchema } from "../../gate/compileSchema.ts";
 import type { HandlerResult } from "../../gate/handler.ts";
-import { schemaMessage } from "../../gate/schemaMessage.ts";
+import { createSchemaCheck } from "../../gate/schemaCheck.ts";
 import type { Sandbox } from "../../host/createSandbox.ts";
 import { createSandbox, SandboxStartError } from "../../host/createSandbox.ts";
 import { percentile } from "../../protocol/percentile.ts";
@@ -108,22 +108,26 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
     return finish(0);
   }
   add("schemas_compile", [], 1);
+  // A schema whose pattern or uniqueItems a value can make slow is checked off the studio's loop, each value under
+  // a deadline (the gate's checks): an example or an answer the model wrote stalls nothing but its own draft.
+  const checkRequest = createSchemaCheck(contract.requestSchema, validateRequest);
+  const checkResponse = createSchemaCheck(contract.responseSchema, validateResponse);
+  const always = { queue: "always" } as const;
 
   const badExamples: VerifyFailure[] = [];
-  for (const example of contract.examples)
-    if (!validateRequest(example.input))
-      badExamples.push({
-        check: "examples_match_request_schema",
-        input: example.input,
-        error: schemaMessage(validateRequest),
-      });
-    else if (!validateResponse(example.output))
+  for (const example of contract.examples) {
+    const request = await checkRequest(example.input, always);
+    const response = request.kind === "valid" ? await checkResponse(example.output, always) : request;
+    if (request.kind !== "valid")
+      badExamples.push({ check: "examples_match_request_schema", input: example.input, error: request.message });
+    else if (response.kind !== "valid")
       badExamples.push({
         check: "examples_match_request_schema",
         input: example.input,
         expected: example.output,
-        error: `expected output: ${schemaMessage(validateResponse)}`,
+        error: `expected output: ${response.message}`,
       });
+  }
   add("examples_match_request_schema", badExamples, contract.examples.length);
 
   let sandbox: Sandbox;
@@ -139,28 +143,25 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
   const schemaFailures: VerifyFailure[] = [];
   const sizeFailures: VerifyFailure[] = [];
   let answered = 0;
-  const judge = (input: unknown, answer: Answer): answer is Extract<Answer, { ok: true }> => {
+  /** Counts an answer: its time; one too large is a response_size failure, one the schema refuses response_schema. */
+  const judge = async (input: unknown, answer: Answer): Promise<void> => {
     times.push(answer.ms);
     if (!answer.ok) {
       if (answer.bytes !== undefined) sizeFailures.push({ check: "response_size", input, error: answer.error });
-      return false;
+      return;
     }
     answered++;
-    if (!validateResponse(answer.json))
-      schemaFailures.push({
-        check: "response_schema",
-        input,
-        actual: answer.json,
-        error: schemaMessage(validateResponse),
-      });
-    return true;
+    const checked = await checkResponse(answer.json, always);
+    if (checked.kind !== "valid")
+      schemaFailures.push({ check: "response_schema", input, actual: answer.json, error: checked.message });
   };
 
   try {
     const exampleFailures: VerifyFailure[] = [];
     for (const example of contract.examples) {
       const answer = await call(sandbox, example.input, contract, timeoutMs);
-      if (!judge(example.input, answer))
+      await judge(example.input, answer);
+      if (!answer.ok)
         exampleFailures.push({
           check: "examples",
           input: example.input,
@@ -185,9 +186,11 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
     } catch (error) {
       undrawable = (error as Error).message.split("\n")[0];
     }
-    const inputs = [...contract.edgeCases.map((edge) => edge.input), ...candidates]
-      .filter((input) => validateRequest(input))
-      .slice(0, runs + contract.edgeCases.length);
+    const inputs: unknown[] = [];
+    for (const input of [...contract.edgeCases.map((edge) => edge.input), ...candidates]) {
+      if (inputs.length >= runs + contract.edgeCases.length) break;
+      if ((await checkRequest(input, always)).kind === "valid") inputs.push(input);
+    }
     const crashFailures: VerifyFailure[] = [];
     if (inputs.length < runs)
       crashFailures.push({
@@ -199,7 +202,8 @@ export async function verifyHandler(p: VerifyHandlerParameters): Promise<VerifyR
       if (crashFailures.length >= MAX_FAILURES) break;
       generated++;
       const answer = await call(sandbox, input, contract, timeoutMs);
-      if (!judge(input, answer) && answer.bytes === undefined)
+      await judge(input, answer);
+      if (!answer.ok && answer.bytes === undefined)
         crashFailures.push({ check: "generated_inputs", input, error: answer.error });
     }
     add("generated_inputs", crashFailures, generated);

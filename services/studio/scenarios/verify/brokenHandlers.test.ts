@@ -118,4 +118,29 @@ describe("verify catches broken handlers", function () {
     });
     expect(failing(report)).to.include("examples");
   });
+
+  it("attack: an example a backtracking pattern takes seconds to check stalls only its own draft, not the studio", async function () {
+    // Before, the examples and answers were checked on the studio's loop: one example the model wrote stopped every
+    // draft and route of the service for as long as the pattern backtracked (139 s in a reviewer's run).
+    const slow = {
+      ...contract,
+      requestSchema: {
+        type: "object",
+        additionalProperties: false,
+        required: ["text"],
+        properties: { text: { type: "string", pattern: "^(a|a)+$" } },
+      },
+      examples: [{ input: { text: `${"a".repeat(27)}!` }, output: { length: 28 } }],
+    };
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 50);
+    try {
+      const report = await verifyHandler({ contract: slow, source: handler("return Response.json({ length: 1 });") });
+      const failure = report.checks.find((c) => c.check === "examples_match_request_schema")?.failures[0];
+      expect(failure?.error).to.match(/took longer than 1000 ms to check/);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks, "the loop kept turning while the example was checked").to.be.greaterThan(10);
+  });
 });
