@@ -131,6 +131,8 @@ describe("verify catches broken handlers", function () {
         properties: { text: { type: "string", pattern: "^(a|a)+$" } },
       },
       examples: [{ input: { text: `${"a".repeat(27)}!` }, output: { length: 28 } }],
+      // Edge cases as slow: the draw of inputs stops after three deadlines, not after hundreds.
+      edgeCases: Array.from({ length: 6 }, (_, i) => ({ input: { text: `${"a".repeat(27 + i)}!` }, note: "slow" })),
     };
     let ticks = 0;
     const timer = setInterval(() => ticks++, 50);
@@ -138,6 +140,8 @@ describe("verify catches broken handlers", function () {
       const report = await verifyHandler({ contract: slow, source: handler("return Response.json({ length: 1 });") });
       const failure = report.checks.find((c) => c.check === "examples_match_request_schema")?.failures[0];
       expect(failure?.error).to.match(/took longer than 1000 ms to check/);
+      const draw = report.checks.find((c) => c.check === "generated_inputs")?.failures[0];
+      expect(draw?.error).to.match(/the request schema took its deadline on 3 of them/);
     } finally {
       clearInterval(timer);
     }
