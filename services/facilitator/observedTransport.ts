@@ -1,6 +1,6 @@
 import type { HttpTransportConfig, Transport } from "viem";
 import { fallback } from "viem";
-import { endpointLabel, redactedHttp, rpcUrlsOf } from "../http/rpcUrls.ts";
+import { endpointLabel, onRequestError, redactedHttp, rpcUrlsOf } from "../http/rpcUrls.ts";
 import type { RpcErrorKind } from "./relayer/classifyRpcError.ts";
 import { classifyRpcError } from "./relayer/classifyRpcError.ts";
 
@@ -18,22 +18,11 @@ export function observedTransport(
   config: HttpTransportConfig,
   observe: RpcErrorObserver | undefined,
 ): Transport {
-  const inner = redactedHttp(rpcUrl, config);
   const endpoint = endpointLabel(rpcUrl);
-  return (parameters) => {
-    const transport = inner(parameters);
-    return {
-      ...transport,
-      async request(args, options) {
-        try {
-          return await transport.request(args, options);
-        } catch (error) {
-          observe?.({ kind: classifyRpcError(error), endpoint, method: args.method });
-          throw error;
-        }
-      },
-    } as ReturnType<Transport>;
-  };
+  return onRequestError(redactedHttp(rpcUrl, config), (error, method) => {
+    observe?.({ kind: classifyRpcError(error), endpoint, method });
+    return error;
+  });
 }
 
 /**

@@ -75,7 +75,14 @@ export function withoutRpcUrls<E>(error: E, setting: string | undefined): E {
  * @example createPublicClient({ chain, transport: redactedHttp(rpcUrl) })
  */
 export function redactedHttp(rpcUrl: string, config: HttpTransportConfig = {}): Transport {
-  const inner = http(rpcUrl, config);
+  return onRequestError(http(rpcUrl, config), (error) => withoutRpcUrl(error, rpcUrl));
+}
+
+/**
+ * `inner` whose every failed request throws what `onError` makes of its error (given the JSON-RPC method).
+ * @example onRequestError(http(url), (error, method) => { count(method); return error })
+ */
+export function onRequestError(inner: Transport, onError: (error: unknown, method: string) => unknown): Transport {
   return (parameters) => {
     const transport = inner(parameters);
     return {
@@ -84,7 +91,7 @@ export function redactedHttp(rpcUrl: string, config: HttpTransportConfig = {}): 
         try {
           return await transport.request(args, options);
         } catch (error) {
-          throw withoutRpcUrl(error, rpcUrl);
+          throw onError(error, args.method);
         }
       },
     } as ReturnType<Transport>;
