@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defined } from "../../services/protocol/defined.ts";
+import { serveLaggingLogsRpc } from "../chain/laggingLogsRpc.ts";
 import type { BudgetStack } from "./budgetStack.ts";
 import { startBudgetStack } from "./budgetStack.ts";
 import type { ConnectedBuyer } from "./connectBuyer.ts";
-import { connectInMemory } from "./connectBuyer.ts";
+import { callTool, connectInMemory } from "./connectBuyer.ts";
 
 /**
  * A describe block's budget stack and buyer servers (call it in the block): the stack is started before its tests and
@@ -38,6 +39,29 @@ export function budgetStackBuyers(prefix: string) {
     closeAfter(connected: ConnectedBuyer): ConnectedBuyer {
       servers.push(connected);
       return connected;
+    },
+    /**
+     * One paid call (`call_resource` to a resource of its own, by a new buyer) through a provider whose logs lag the
+     * head by `lagBlocks` once the buyer's server has read its ledger: the debit, mined meanwhile, stays out of the
+     * logs the buyer reads. The caller closes `lagging` (whose `lag` it may change).
+     * @example const { lagging, client, paid } = await kit.payBehindLaggingLogs(1_000)
+     */
+    async payBehindLaggingLogs(lagBlocks: number, extra: Record<string, string> = {}) {
+      const s = this.stack;
+      const lagging = await serveLaggingLogsRpc(s.chain.connection.provider, { logs: 0 });
+      try {
+        const { resourceId } = await s.resource();
+        const buyer = await s.buyer();
+        const { client } = await this.open(s.settings(buyer.key, dataDir, { RPC_URL: lagging.url, ...extra }));
+        await callTool(client, "list_payments");
+        lagging.lag.logs = lagBlocks;
+        const paid = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
+        if (paid.isError) throw new Error(`the paid call failed: ${JSON.stringify(paid.data)}`);
+        return { lagging, resourceId, buyer, client, paid };
+      } catch (error) {
+        await lagging.close();
+        throw error;
+      }
     },
   };
 }

@@ -8,7 +8,6 @@ import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { CALL_PRICE } from "../../../../testkit/buyer/budgetStack.ts";
 import { budgetStackBuyers } from "../../../../testkit/buyer/budgetStackBuyers.ts";
 import { callTool, type connectInMemory } from "../../../../testkit/buyer/connectBuyer.ts";
-import { serveLaggingLogsRpc } from "../../../../testkit/chain/laggingLogsRpc.ts";
 import { countVerifies } from "../../../../testkit/facilitator/countVerifies.ts";
 import { decodeBase64Json, encodeBase64Json } from "../../../protocol/base64.ts";
 import { randomNonce } from "../../../protocol/resourceId.ts";
@@ -287,15 +286,8 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       // Before, a debit mined after the ledger's scan (here: a provider whose logs lag the head) was listed pending,
       // without its settlement or its receipt, and recovered as "not debited yet", though the facilitator held its
       // confirmed receipt.
-      const lagging = await serveLaggingLogsRpc(s.chain.connection.provider, { logs: 0 });
+      const { lagging, resourceId, buyer, client, paid } = await kit.payBehindLaggingLogs(1_000);
       try {
-        const { resourceId } = await s.resource();
-        const buyer = await s.buyer();
-        const client = await connect(buyer.key, { RPC_URL: lagging.url });
-        await callTool(client, "list_payments");
-        lagging.lag.logs = 1_000;
-        const paid = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
-        expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
         const listed = await callTool(client, "list_payments");
         expect(listed.isError, JSON.stringify(listed.data)).to.equal(false);
         const [payment] = listed.data.payments as Record<string, unknown>[];
@@ -344,15 +336,10 @@ describe("buyer MCP tools: prices, confirmation, funding and history", function 
       // to the head it read as scanned, whatever logs came back: a debit mined while the provider's logs lagged was
       // never read again, the hold was released an hour later, the call listed not_paid and recovered "nothing was
       // paid", and the daily budget let the next call through.
-      const lagging = await serveLaggingLogsRpc(s.chain.connection.provider, { logs: 0 });
+      const { lagging, resourceId, buyer, client, paid } = await kit.payBehindLaggingLogs(1_000_000, {
+        SPEND_DAILY_BUDGET: CALL_PRICE.toString(),
+      });
       try {
-        const { resourceId } = await s.resource();
-        const buyer = await s.buyer();
-        const client = await connect(buyer.key, { RPC_URL: lagging.url, SPEND_DAILY_BUDGET: CALL_PRICE.toString() });
-        await callTool(client, "list_payments");
-        lagging.lag.logs = 1_000_000;
-        const paid = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
-        expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
         await passTime(2 * 3_600);
         // Past its window with its debit still out of the logs, and once the logs show it: paid (the first time from
         // the receipt the chain confirms), and the day's budget spent.

@@ -2,7 +2,6 @@ import { expect } from "chai";
 import type { BudgetStack } from "../../../../testkit/buyer/budgetStack.ts";
 import { budgetStackBuyers } from "../../../../testkit/buyer/budgetStackBuyers.ts";
 import { callTool } from "../../../../testkit/buyer/connectBuyer.ts";
-import { serveLaggingLogsRpc } from "../../../../testkit/chain/laggingLogsRpc.ts";
 import { until } from "../../../../testkit/until.ts";
 
 /**
@@ -25,15 +24,8 @@ describe("attack: a provider hides a debit's log for good", function () {
   it("a day past its window the payment is paid for at most its cap, and no longer held against the budgets", async function () {
     // Before, its hold stayed held against the budgets for good (get_balance's `held`, every budget's room), and each
     // sync read the logs from its signing to the head again, a day of blocks more each day.
-    const lagging = await serveLaggingLogsRpc(s.chain.connection.provider, { logs: 0 });
+    const { lagging, resourceId, buyer, paid } = await kit.payBehindLaggingLogs(1_000_000);
     try {
-      const { resourceId } = await s.resource();
-      const buyer = await s.buyer();
-      const client = await connect(buyer.key, { RPC_URL: lagging.url });
-      await callTool(client, "list_payments");
-      lagging.lag.logs = 1_000_000;
-      const paid = await callTool(client, "call_resource", { resourceId, body: { n: 1 } });
-      expect(paid.isError, JSON.stringify(paid.data)).to.equal(false);
       // Mined (the facilitator may hold a committed debit a while), then a day and two hours on: a day past the
       // payment's validBefore, whatever window it was signed for (at most an hour).
       await until(async () => ((await s.debits(buyer.address)).length === 1 ? true : undefined), 60_000, "mined");
