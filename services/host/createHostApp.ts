@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { requireBearerToken } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
+import { MAX_BODY_DEPTH } from "../http/jsonDepth.ts";
 import { parseWith as parse } from "../http/parseWith.ts";
 import { jsonBody } from "../http/readJsonBody.ts";
 import type { ErrorCode } from "../protocol/reasons.ts";
@@ -58,7 +59,7 @@ export function createHostApp(ctx: HostContext, operations: HostOperations): Koa
     disabled: "deploys are disabled: the host has no HOST_TOKEN",
     refused: "a valid bearer token is required",
   });
-  const json = jsonBody({ maxBytes: 3_145_728 });
+  const json = jsonBody({ maxBytes: 3_145_728, maxDepth: MAX_BODY_DEPTH });
 
   router.get("/health", (koa) => {
     koa.body = { ok: true, service: "host" };

@@ -1,4 +1,7 @@
-/** How deep a request body's arrays and objects may nest (step 3): far past any API's shape, far below every limit of the parts that walk it. */
+/**
+ * How deep a request body's arrays and objects may nest (the gate's step 3, and the APIs with a shape of their own):
+ * far past any API's shape, far below every limit of the parts that walk it.
+ */
 export const MAX_BODY_DEPTH = 512;
 
 /**

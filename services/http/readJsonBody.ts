@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type Koa from "koa";
 import { HttpError } from "./httpError.ts";
-import { MAX_BODY_DEPTH, nestedDeeperThan } from "./jsonDepth.ts";
+import { nestedDeeperThan } from "./jsonDepth.ts";
 
 declare module "koa" {
   interface Request {
@@ -25,12 +25,16 @@ export function isContentEncoded(headers: IncomingMessage["headers"]): boolean {
 /**
  * A request's JSON body of at most `maxBytes`, refused as every route refuses one: 415 when it is not JSON by its
  * content type or is content-encoded, 413 over `maxBytes` (declared or sent; the caller closes the connection when the
- * body was not read whole), 400 when it is not JSON, nests deeper than MAX_BODY_DEPTH, or did not arrive whole. Parsed with JSON.parse, so a key named
+ * body was not read whole), 400 when it is not JSON, nests deeper than `maxDepth` (when given), or did not arrive
+ * whole. Parsed with JSON.parse, so a key named
  * `__proto__` is data like any other (a handler's response may hold one): every reader takes the body through a zod
  * schema, which never copies that key onto an object, or passes it on as JSON.
  * @example const body = await readJsonBody(req, { maxBytes: 1_048_576, what: "a batch" })
  */
-export function readJsonBody(req: IncomingMessage, p: { maxBytes: number; what: string }): Promise<unknown> {
+export function readJsonBody(
+  req: IncomingMessage,
+  p: { maxBytes: number; what: string; maxDepth?: number | undefined },
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     if (!JSON_TYPE.test(req.headers["content-type"] ?? ""))
       return reject(new HttpError(415, "unsupported_media_type", `${p.what} is JSON (content-type application/json)`));
@@ -53,10 +57,10 @@ export function readJsonBody(req: IncomingMessage, p: { maxBytes: number; what: 
     req.once("close", () => req.complete || unread());
     req.once("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      // Deeper than any API's shape: JSON.parse takes it, but what walks it later (JSON.stringify, a schema) does not.
-      if (nestedDeeperThan(text, MAX_BODY_DEPTH))
+      // Deeper than the API's shape: JSON.parse takes it, but what walks it later (JSON.stringify, a schema) may not.
+      if (p.maxDepth !== undefined && nestedDeeperThan(text, p.maxDepth))
         return reject(
-          new HttpError(400, "invalid_request", `${p.what} nests arrays and objects deeper than ${MAX_BODY_DEPTH}`),
+          new HttpError(400, "invalid_request", `${p.what} nests arrays and objects deeper than ${p.maxDepth}`),
         );
       try {
         resolve(JSON.parse(text));
@@ -69,13 +73,19 @@ export function readJsonBody(req: IncomingMessage, p: { maxBytes: number; what: 
 
 /**
  * Koa middleware: a POST's JSON body (readJsonBody) as `koa.request.body`; a body left unread closes the connection.
- * @example app.use(jsonBody({ maxBytes: 262_144 }))
+ * An API whose bodies have a shape of their own passes `maxDepth` (MAX_BODY_DEPTH); one that carries a handler's
+ * answers (the facilitator's settlements) does not, since an answer may nest as deep as its schema allows.
+ * @example app.use(jsonBody({ maxBytes: 262_144, maxDepth: MAX_BODY_DEPTH }))
  */
-export function jsonBody(p: { maxBytes: number }): Koa.Middleware {
+export function jsonBody(p: { maxBytes: number; maxDepth?: number }): Koa.Middleware {
   return async (koa, next) => {
     if (koa.method === "POST") {
       try {
-        koa.request.body = await readJsonBody(koa.req, { maxBytes: p.maxBytes, what: "a request body" });
+        koa.request.body = await readJsonBody(koa.req, {
+          maxBytes: p.maxBytes,
+          maxDepth: p.maxDepth,
+          what: "a request body",
+        });
       } catch (error) {
         if (!koa.req.complete) koa.set("connection", "close");
         throw error;

@@ -3,6 +3,7 @@ import Koa from "koa";
 import { requireBearerToken } from "../http/bearerToken.ts";
 import { errorBodies } from "../http/errorBodies.ts";
 import { HttpError } from "../http/httpError.ts";
+import { MAX_BODY_DEPTH } from "../http/jsonDepth.ts";
 import { parseWith } from "../http/parseWith.ts";
 import { jsonBody } from "../http/readJsonBody.ts";
 import { isChainUnavailable } from "../protocol/chain.ts";
@@ -114,7 +115,7 @@ export function createMarketplaceApp(ctx: MarketplaceContext): Koa {
       disabled: "publishing is disabled: no publish token is configured",
       refused: "a valid Authorization: Bearer token is required to publish",
     }),
-    jsonBody({ maxBytes: 262_144 }),
+    jsonBody({ maxBytes: 262_144, maxDepth: MAX_BODY_DEPTH }),
     async (koa) => {
       const request = parseWith(publishRequestSchema, koa.request.body);
       try {

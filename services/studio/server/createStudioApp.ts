@@ -8,6 +8,7 @@ import { z } from "zod";
 import { requireBearerToken } from "../../http/bearerToken.ts";
 import { errorBodies } from "../../http/errorBodies.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { MAX_BODY_DEPTH } from "../../http/jsonDepth.ts";
 import { parseWith } from "../../http/parseWith.ts";
 import { jsonBody } from "../../http/readJsonBody.ts";
 import { isChainUnavailable } from "../../protocol/chain.ts";
@@ -131,7 +132,7 @@ export function createStudioApp(p: StudioAppParameters): Koa {
     disabled: "the studio has no STUDIO_TOKEN: every request is refused",
     refused: "a valid bearer token is required",
   });
-  const json = jsonBody({ maxBytes: 65_536 });
+  const json = jsonBody({ maxBytes: 65_536, maxDepth: MAX_BODY_DEPTH });
   const draftOf = (id: string) => {
     const draft = drafts.get(id);
     if (draft) return draft;

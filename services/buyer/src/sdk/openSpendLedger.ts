@@ -4,7 +4,6 @@ import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
 import { bitmapNonce, bitmapNonceIndex, LEDGER_NONCE_INDEXES } from "../../../protocol/bitmapNonce.ts";
 import { CHAIN_ID } from "../../../protocol/constants.ts";
-import { defined } from "../../../protocol/defined.ts";
 import type { BuyerChain } from "./buyerChain.ts";
 import { BuyerError } from "./buyerError.ts";
 import { nonceSpent } from "./nonceSpent.ts";
@@ -17,8 +16,9 @@ import { withFileLock } from "./withFileLock.ts";
 /** What the ledger knows once brought up to the chain: proven debits, and the caps still held. */
 export type LedgerView = {
   /**
-   * Sum of the debits the chain proved, dated by their block, at or after `since` (unix ms); a payment recorded spent
-   * with its debit unseen counts its cap, dated at its validBefore.
+   * Sum of the debits the chain proved, dated by their block, at or after `since` (unix ms). A payment recorded spent
+   * with its debit unseen adds nothing: it is recorded a day past its validBefore, when its debit, mined before
+   * then, lies outside every budget window.
    */
   debitedSince(since: number): bigint;
   /** Caps of the payments signed and not yet proven debited, or void (unspent past their validBefore). */
@@ -341,16 +341,9 @@ function nextBitmapIndex(state: LedgerState): number {
 
 function viewOf(state: LedgerState, chainTime: number): LedgerView {
   const open = openHolds(state);
-  // A spent hold whose debit no log showed counts its cap, dated at its validBefore, the latest its debit can be.
-  const debits = [
-    ...[...state.debits.values()].map((d) => ({ at: d.at, amount: BigInt(d.amount) })),
-    ...[...state.spentUnseen]
-      .filter((key) => !state.debits.has(key))
-      .map((key) => defined(state.holds.get(key), "a spent payment's hold"))
-      .map((h) => ({ at: Number(h.validBefore) * 1000, amount: BigInt(h.cap) })),
-  ];
+  const debits = [...state.debits.values()];
   return {
-    debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + d.amount, 0n),
+    debitedSince: (since) => debits.filter((d) => d.at >= since).reduce((sum, d) => sum + BigInt(d.amount), 0n),
     held: open.reduce((sum, h) => sum + BigInt(h.cap), 0n),
     payment: (idemKey) => {
       const key = idemKey.toLowerCase() as Hex;
